@@ -1,0 +1,33 @@
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace ipcbench::cli {
+
+// What the user asked for, validated. Built by parse_command_line; usage_error otherwise.
+struct command_line {
+    bool help = false;
+    bool version = false;
+    bool list = false;
+    bool verbose = false;
+    std::string describe;                 // transport id for --describe
+    std::vector<std::string> plugins;     // ids or plugin names; empty = all
+    std::vector<std::filesystem::path> plugin_dirs;
+    std::vector<std::string> modes;       // "throughput", "latency"
+    std::vector<std::uint64_t> sizes;
+    double duration_s = 1.0;
+    double warmup_s = 0.25;
+    std::uint64_t count = 0;
+    double timeout_s = 0;
+    std::vector<std::string> option_assignments;  // "KEY=VALUE" or "ID:KEY=VALUE"
+    std::string format = "table";
+    std::string output;  // file, empty = stdout
+    std::string help_text;
+};
+
+command_line parse_command_line(int argc, const char *const argv[]);
+
+}  // namespace ipcbench::cli

@@ -1,0 +1,14 @@
+#pragma once
+
+#include "cli/command_line.hpp"
+#include "plugin/plugin_registry.hpp"
+
+namespace ipcbench::cli {
+
+// Each returns the process exit code.
+int list_command(const command_line &cmd, const plugin::plugin_registry &registry);
+int describe_command(const command_line &cmd, const plugin::plugin_registry &registry);
+int run_command(const command_line &cmd, const plugin::plugin_registry &registry, int argc,
+                const char *const argv[]);
+
+}  // namespace ipcbench::cli

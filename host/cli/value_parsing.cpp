@@ -1,0 +1,81 @@
+#include "cli/value_parsing.hpp"
+
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <sstream>
+
+#include "cli/usage_error.hpp"
+
+namespace ipcbench::cli {
+
+std::uint64_t parse_size(const std::string &flag, const std::string &text) {
+    const std::string accepted = "a byte count such as 32, 1K, 64K or 1M";
+    if (text.empty() || text[0] < '0' || text[0] > '9')
+        throw usage_error(flag + " '" + text + "': expected " + accepted);
+    errno = 0;
+    char *end = nullptr;
+    unsigned long long value = std::strtoull(text.c_str(), &end, 10);
+    std::string suffix(end);
+    std::uint64_t multiplier = 1;
+    if (suffix == "K" || suffix == "k" || suffix == "KiB")
+        multiplier = 1024;
+    else if (suffix == "M" || suffix == "m" || suffix == "MiB")
+        multiplier = 1024 * 1024;
+    else if (suffix == "G" || suffix == "g" || suffix == "GiB")
+        multiplier = 1024 * 1024 * 1024;
+    else if (!suffix.empty() && suffix != "B")
+        throw usage_error(flag + " '" + text + "': unknown unit '" + suffix + "'; expected " +
+                          accepted);
+    if (errno == ERANGE || value > max_message_size / multiplier)
+        throw usage_error(flag + " '" + text + "': larger than the 1 GiB limit");
+    return value * multiplier;
+}
+
+std::vector<std::uint64_t> parse_size_list(const std::string &flag, const std::string &text) {
+    std::vector<std::uint64_t> sizes;
+    for (const auto &item : split_list(text)) {
+        std::uint64_t size = parse_size(flag, item);
+        if (size < min_message_size)
+            throw usage_error(flag + " '" + item + "': messages must be at least " +
+                              std::to_string(min_message_size) +
+                              " bytes (each carries an 8-byte sequence header); use 8 or more");
+        sizes.push_back(size);
+    }
+    if (sizes.empty()) throw usage_error(flag + " needs at least one size, e.g. 32,1K,64K");
+    return sizes;
+}
+
+double parse_seconds(const std::string &flag, const std::string &text, bool allow_zero) {
+    errno = 0;
+    char *end = nullptr;
+    double value = std::strtod(text.c_str(), &end);
+    const std::string accepted = allow_zero ? "seconds from 0 to 86400, e.g. 0.5"
+                                            : "seconds above 0 and up to 86400, e.g. 2 or 0.5";
+    if (text.empty() || *end != '\0' || errno == ERANGE || !std::isfinite(value) ||
+        value < 0 || (!allow_zero && value == 0) || value > 86400)
+        throw usage_error(flag + " '" + text + "': expected " + accepted);
+    return value;
+}
+
+std::uint64_t parse_count(const std::string &flag, const std::string &text) {
+    errno = 0;
+    char *end = nullptr;
+    if (text.empty() || text[0] < '0' || text[0] > '9')
+        throw usage_error(flag + " '" + text + "': expected a whole number of messages >= 1");
+    unsigned long long value = std::strtoull(text.c_str(), &end, 10);
+    if (*end != '\0' || errno == ERANGE || value == 0 || value > (1ull << 50))
+        throw usage_error(flag + " '" + text + "': expected a whole number of messages >= 1");
+    return value;
+}
+
+std::vector<std::string> split_list(const std::string &text) {
+    std::vector<std::string> items;
+    std::stringstream in(text);
+    std::string item;
+    while (std::getline(in, item, ','))
+        if (!item.empty()) items.push_back(item);
+    return items;
+}
+
+}  // namespace ipcbench::cli

@@ -1,0 +1,52 @@
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+
+#include "control/frame_codec.hpp"
+
+namespace ipcbench::control {
+
+// The peer closed the channel (its process ended).
+struct channel_closed : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+// One end of a control connection over a stream socket. Does not own the descriptor.
+class control_channel {
+public:
+    explicit control_channel(int fd) : fd_(fd) {}
+
+    void send(const nlohmann::json &message);
+    // Waits until deadline_ns (CLOCK_MONOTONIC; < 0 forever) for a message. std::nullopt on
+    // timeout or when interrupted by a signal (the caller checks why). Throws channel_closed at
+    // end of stream, protocol_error on garbage.
+    std::optional<nlohmann::json> receive(std::int64_t deadline_ns);
+    // A message already buffered or readable without waiting.
+    std::optional<nlohmann::json> poll() { return receive(0); }
+    bool has_buffered() const { return decoder_.buffered() > 0; }
+    int fd() const { return fd_; }
+
+    // Reads whatever is readable now into the decoder; false at end of stream.
+    bool pump();
+    std::optional<nlohmann::json> next_buffered() { return decoder_.next(); }
+
+private:
+    int fd_;
+    frame_decoder decoder_;
+};
+
+// A message of the given type, or a protocol_error naming what came instead. An {"type":"error"}
+// message from the peer is thrown as peer_error.
+struct peer_error : std::runtime_error {
+    peer_error(const std::string &stage, int status, const std::string &message)
+        : std::runtime_error(message), stage(stage), status(status) {}
+    std::string stage;
+    int status;
+};
+
+const nlohmann::json &expect_type(const nlohmann::json &message, const std::string &type);
+
+}  // namespace ipcbench::control

@@ -1,0 +1,39 @@
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace ipcbench::control {
+
+// The control protocol between ipchost and its workers (and, later, a remote agent): frames of a
+// 4-byte big-endian length followed by that many bytes of UTF-8 JSON, an object with a "type".
+// This parser faces untrusted input: every malformed frame is a protocol_error, never a crash.
+inline constexpr std::uint32_t protocol_version = 1;
+inline constexpr std::size_t max_frame_bytes = 1 << 20;
+
+struct protocol_error : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+std::string encode_frame(const nlohmann::json &message);
+
+// Accumulates bytes and hands out whole messages.
+class frame_decoder {
+public:
+    void feed(const char *data, std::size_t size);
+    // The next complete message, if any. Throws protocol_error on an oversized frame, invalid
+    // JSON, or a message that is not an object with a string "type".
+    std::optional<nlohmann::json> next();
+    std::size_t buffered() const { return buffer_.size() - consumed_; }
+
+private:
+    std::string buffer_;
+    std::size_t consumed_ = 0;
+};
+
+}  // namespace ipcbench::control

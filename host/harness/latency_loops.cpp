@@ -1,0 +1,135 @@
+// Ping-pong: where the harness times round trips.
+#include <vector>
+
+#include "harness/message_header.hpp"
+#include "harness/message_io.hpp"
+#include "harness/timed_loops.hpp"
+#include "harness/usage_json.hpp"
+#include "platform/monotonic_clock.hpp"
+#include "stats/latency_histogram.hpp"
+
+namespace ipcbench::harness {
+namespace {
+
+using platform::now_ns;
+
+nlohmann::json failure(plugin::transport_endpoint &ep, int32_t status, const char *what,
+                       nlohmann::json partial) {
+    partial["error"] = ep.transport().id + " " + what + " failed (" + ipcb_status_name(status) +
+                       "): " + ep.last_error();
+    partial["status"] = status;
+    return partial;
+}
+
+}  // namespace
+
+nlohmann::json run_pinger(plugin::transport_endpoint &out, plugin::transport_endpoint &in,
+                          const job &j) {
+    std::vector<unsigned char> ping(j.size, 0x5a), pong(j.size);
+    // A lost ping or pong on an unreliable transport must not hang the run.
+    const std::int64_t timeout = j.reliable ? IPCB_WAIT_FOREVER : 200'000'000;
+    stats::latency_histogram histogram;
+    std::uint64_t warm = 0, seq = 0, mismatched = 0, lost = 0;
+    int32_t status = IPCB_OK;
+    const char *failed = "send";
+
+    auto round_trip = [&](std::uint64_t header) -> int32_t {
+        write_header(ping.data(), header);
+        int32_t s = out.send_raw(ping.data(), j.size, IPCB_WAIT_FOREVER);
+        if (s != IPCB_OK) {
+            failed = "send";
+            return s;
+        }
+        s = receive_message(in, j.stream, pong.data(), j.size, timeout);
+        if (s != IPCB_OK) failed = "recv";
+        return s;
+    };
+
+    const std::int64_t warm_end = now_ns() + j.warmup_ns;
+    while (j.warmup_ns > 0 && now_ns() < warm_end) {
+        status = round_trip(flag_warmup | warm);
+        if (status == IPCB_E_TIMEOUT) continue;
+        if (status != IPCB_OK) return failure(j.reliable ? out : in, status, failed, {});
+        ++warm;
+    }
+
+    auto usage_before = platform::sample_resource_usage();
+    const std::int64_t start = now_ns();
+    const std::int64_t end = start + j.duration_ns;
+    std::int64_t t = start;
+    for (;;) {
+        const std::int64_t t0 = t;
+        status = round_trip(seq);
+        t = now_ns();
+        if (status == IPCB_E_TIMEOUT) {
+            ++lost;
+        } else if (status != IPCB_OK) {
+            break;
+        } else {
+            histogram.record(static_cast<std::uint64_t>(t - t0));
+            if ((read_header(pong.data()) & sequence_mask) != seq) ++mismatched;
+        }
+        ++seq;
+        if (j.count ? seq >= j.count : t >= end) break;
+        // The next round trip starts now; reading the clock once per loop keeps its cost out
+        // of the gap between the two.
+    }
+    const std::int64_t stop = now_ns();
+    auto usage = platform::usage_between(usage_before, platform::sample_resource_usage());
+    nlohmann::json result = {{"round_trips", histogram.count()},
+                             {"pings_sent", seq},
+                             {"lost", lost},
+                             {"mismatched", mismatched},
+                             {"warmup_round_trips", warm},
+                             {"elapsed_ns", stop - start},
+                             {"histogram", histogram.to_json()},
+                             {"usage", usage_to_json(usage, stop - start)}};
+    if (status != IPCB_OK && status != IPCB_E_TIMEOUT)
+        return failure(std::string(failed) == "send" ? out : in, status, failed, result);
+    write_header(ping.data(), flag_end | seq);
+    for (int i = 0; i < (j.reliable ? 1 : 3); ++i) {
+        status = out.send_raw(ping.data(), j.size, IPCB_WAIT_FOREVER);
+        if (status != IPCB_OK) return failure(out, status, "send (end marker)", result);
+    }
+    return result;
+}
+
+nlohmann::json run_ponger(plugin::transport_endpoint &in, plugin::transport_endpoint &out,
+                          const job &j) {
+    std::vector<unsigned char> buf(j.size);
+    std::uint64_t echoed = 0;
+    // Unreliable transports: the pinger's end marker may be lost; give up after 2 s of silence.
+    const std::int64_t timeout = j.reliable ? IPCB_WAIT_FOREVER : 2'000'000'000;
+    auto usage_before = platform::sample_resource_usage();
+    std::int64_t start = now_ns();
+    bool timed = false;
+    int32_t status = IPCB_OK;
+    const char *failed = "recv";
+    for (;;) {
+        status = receive_message(in, j.stream, buf.data(), j.size, timeout);
+        if (status != IPCB_OK) break;
+        const std::uint64_t header = read_header(buf.data());
+        if (header & flag_end) break;
+        if (!timed && !(header & flag_warmup)) {  // the ponger's figures exclude the warm-up
+            timed = true;
+            usage_before = platform::sample_resource_usage();
+            start = now_ns();
+        }
+        status = out.send_raw(buf.data(), j.size, IPCB_WAIT_FOREVER);
+        if (status != IPCB_OK) {
+            failed = "send";
+            break;
+        }
+        ++echoed;
+    }
+    const std::int64_t stop = now_ns();
+    auto usage = platform::usage_between(usage_before, platform::sample_resource_usage());
+    nlohmann::json result = {{"echoed", echoed},
+                             {"elapsed_ns", stop - start},
+                             {"usage", usage_to_json(usage, stop - start)}};
+    if (status != IPCB_OK && status != IPCB_E_CLOSED && status != IPCB_E_TIMEOUT)
+        return failure(std::string(failed) == "send" ? out : in, status, failed, result);
+    return result;
+}
+
+}  // namespace ipcbench::harness

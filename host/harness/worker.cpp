@@ -1,0 +1,166 @@
+#include "harness/worker.hpp"
+
+#include <unistd.h>
+
+#include <memory>
+#include <spdlog/spdlog.h>
+#include <vector>
+
+#include "control/control_channel.hpp"
+#include "harness/job.hpp"
+#include "harness/timed_loops.hpp"
+#include "platform/signals.hpp"
+#include "plugin/plugin_loader.hpp"
+#include "plugin/transport_endpoint.hpp"
+
+namespace ipcbench::harness {
+namespace {
+
+std::uint32_t direction_from(const std::string &name) {
+    if (name == "send") return IPCB_DIR_SEND;
+    if (name == "recv") return IPCB_DIR_RECV;
+    if (name == "both") return IPCB_DIR_BOTH;
+    throw control::protocol_error("unknown direction '" + name + "'");
+}
+
+class worker {
+public:
+    explicit worker(int fd) : channel_(fd) {}
+
+    int run() {
+        channel_.send({{"type", "hello"},
+                       {"protocol", control::protocol_version},
+                       {"pid", static_cast<long>(getpid())}});
+        for (;;) {
+            nlohmann::json message;
+            try {
+                auto received = channel_.receive(-1);
+                if (!received) continue;  // a signal; the orchestrator decides
+                message = std::move(*received);
+            } catch (const control::channel_closed &) {
+                return 1;  // the orchestrator is gone: stop at once
+            }
+            const std::string type = message["type"];
+            std::string stage = type;
+            try {
+                if (type == "setup") {
+                    setup(message);
+                } else if (type == "connect") {
+                    connect(message);
+                } else if (type == "run") {
+                    run_job(message);
+                } else if (type == "close") {
+                    endpoints_.clear();
+                    channel_.send({{"type", "closed"}});
+                    return 0;
+                } else if (type == "sender_done") {
+                    // Arrived after the receive loop ended on its own: nothing to do.
+                } else {
+                    throw control::protocol_error("unknown control message '" + type + "'");
+                }
+            } catch (const plugin::transport_error &e) {
+                report_error(stage, e.status, e.what());
+            } catch (const std::exception &e) {
+                report_error(stage, IPCB_E_INTERNAL, e.what());
+            }
+        }
+    }
+
+private:
+    void report_error(const std::string &stage, int status, const std::string &text) {
+        channel_.send({{"type", "error"}, {"stage", stage}, {"status", status}, {"message", text}});
+    }
+
+    void setup(const nlohmann::json &m) {
+        const std::string library = m.at("library");
+        const std::string id = m.at("transport");
+        outcome_ = plugin::load_plugin_file(library);
+        for (const auto &t : outcome_.transports)
+            if (t.id == id) transport_ = &t;
+        if (transport_ == nullptr) {
+            std::string why = outcome_.rejections.empty() ? "it does not provide that id"
+                                                          : outcome_.rejections[0].describe();
+            throw std::runtime_error("cannot load transport " + id + " from " + library + ": " +
+                                     why);
+        }
+        const std::uint32_t role =
+            m.at("role") == "creator" ? IPCB_ROLE_CREATOR : IPCB_ROLE_CONNECTOR;
+        const auto options = m.at("options").get<std::map<std::string, std::string>>();
+        const std::string runtime_dir = m.value("runtime_dir", "");
+        const auto max_size = m.at("max_message_size").get<std::uint64_t>();
+        nlohmann::json addresses = nlohmann::json::array();
+        for (const auto &spec : m.at("endpoints")) {
+            const std::string address = spec.value("address", "");
+            endpoints_.push_back(std::make_unique<plugin::transport_endpoint>(
+                *transport_, role, direction_from(spec.at("direction")), options, address,
+                runtime_dir, max_size));
+            addresses.push_back(role == IPCB_ROLE_CREATOR ? endpoints_.back()->export_address()
+                                                          : address);
+        }
+        channel_.send({{"type", "opened"}, {"addresses", addresses}});
+    }
+
+    void connect(const nlohmann::json &m) {
+        const auto timeout = m.at("timeout_ns").get<std::int64_t>();
+        nlohmann::json settings = nlohmann::json::object();
+        for (auto &ep : endpoints_) {
+            ep->connect(timeout);
+            for (const auto &[key, value] : ep->settings()) settings[key] = value;
+        }
+        channel_.send({{"type", "connected"}, {"settings", settings}});
+    }
+
+    plugin::transport_endpoint &endpoint_for(std::uint32_t direction) {
+        // Endpoints are [one duplex] or [first direction, second direction].
+        if (endpoints_.size() == 1) return *endpoints_[0];
+        for (std::size_t i = 0; i < endpoints_.size(); ++i)
+            if (directions_[i] == direction) return *endpoints_[i];
+        throw std::runtime_error("no endpoint for that direction");
+    }
+
+    void run_job(const nlohmann::json &m) {
+        const job j = job_from_json(m.at("job"));
+        directions_ = m.at("directions").get<std::vector<std::uint32_t>>();
+        nlohmann::json result;
+        if (j.kind == "send") {
+            result = run_sender(endpoint_for(IPCB_DIR_SEND), j);
+        } else if (j.kind == "receive") {
+            std::int64_t sent = -1;
+            result = run_receiver(endpoint_for(IPCB_DIR_RECV), j, [&]() -> std::int64_t {
+                if (sent < 0)
+                    while (auto note = channel_.poll())
+                        if ((*note)["type"] == "sender_done")
+                            sent = (*note).at("sent").get<std::int64_t>();
+                return sent;
+            });
+        } else if (j.kind == "ping") {
+            result = run_pinger(endpoint_for(IPCB_DIR_SEND), endpoint_for(IPCB_DIR_RECV), j);
+        } else if (j.kind == "pong") {
+            result = run_ponger(endpoint_for(IPCB_DIR_RECV), endpoint_for(IPCB_DIR_SEND), j);
+        } else {
+            throw control::protocol_error("unknown job kind '" + j.kind + "'");
+        }
+        result["type"] = "result";
+        channel_.send(result);
+    }
+
+    control::control_channel channel_;
+    plugin::load_outcome outcome_;
+    const plugin::transport_info *transport_ = nullptr;
+    std::vector<std::unique_ptr<plugin::transport_endpoint>> endpoints_;
+    std::vector<std::uint32_t> directions_;
+};
+
+}  // namespace
+
+int worker_main(int control_fd) {
+    platform::ignore_sigpipe();
+    try {
+        return worker(control_fd).run();
+    } catch (const std::exception &e) {
+        spdlog::error("worker: {}", e.what());
+        return 3;
+    }
+}
+
+}  // namespace ipcbench::harness

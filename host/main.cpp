@@ -1,0 +1,70 @@
+// ipchost: discovers transport plugins and benchmarks them between two processes.
+#include <cstring>
+#include <fmt/format.h>
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
+#include <string>
+
+#include "cli/commands.hpp"
+#include "cli/usage_error.hpp"
+#include "harness/worker.hpp"
+#include "plugin/plugin_search_path.hpp"
+
+namespace {
+
+void set_up_logging(bool verbose) {
+    auto logger = spdlog::stderr_color_mt("ipchost");
+    logger->set_pattern("%^[%l]%$ %v");
+    logger->set_level(verbose ? spdlog::level::debug : spdlog::level::info);
+    spdlog::set_default_logger(logger);
+}
+
+// The hidden worker entry: `ipchost peer --control-fd N`.
+int peer_main(int argc, char **argv) {
+    if (argc != 4 || std::strcmp(argv[2], "--control-fd") != 0) {
+        fmt::print(stderr, "ipchost peer: internal command, started by ipchost itself\n");
+        return 2;
+    }
+    return ipcbench::harness::worker_main(std::atoi(argv[3]));
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+    if (argc > 1 && std::strcmp(argv[1], "peer") == 0) {
+        set_up_logging(false);
+        return peer_main(argc, argv);
+    }
+    using namespace ipcbench;
+    try {
+        auto cmd = cli::parse_command_line(argc, argv);
+        set_up_logging(cmd.verbose && !cmd.list);
+        if (cmd.help) {
+            fmt::print("{}", cmd.help_text);
+            return 0;
+        }
+        if (cmd.version) {
+            fmt::print("ipchost {} (plugin ABI {}.{})\n", IPCBENCH_VERSION, IPCB_ABI_MAJOR,
+                       IPCB_ABI_MINOR);
+            return 0;
+        }
+        for (const auto &dir : cmd.plugin_dirs) {
+            std::error_code ec;
+            if (!std::filesystem::is_directory(dir, ec))
+                throw cli::usage_error("--plugin-dir '" + dir.string() +
+                                       "': not a readable directory");
+        }
+        if (cmd.list) spdlog::set_level(spdlog::level::err);  // --list prints rejections itself
+        plugin::plugin_registry registry;
+        registry.scan(plugin::plugin_search_path(cmd.plugin_dirs));
+        if (cmd.list) return cli::list_command(cmd, registry);
+        if (!cmd.describe.empty()) return cli::describe_command(cmd, registry);
+        return cli::run_command(cmd, registry, argc, argv);
+    } catch (const cli::usage_error &e) {
+        fmt::print(stderr, "ipchost: error: {}\n", e.what());
+        return 2;
+    } catch (const std::exception &e) {
+        fmt::print(stderr, "ipchost: error: {}\n", e.what());
+        return 1;
+    }
+}

@@ -1,0 +1,50 @@
+#pragma once
+
+#include <string>
+#include <sys/types.h>
+#include <vector>
+
+namespace ipcbench::platform {
+
+// How a child process ended.
+struct exit_status {
+    bool exited = false;    // returned from main / called exit
+    int code = 0;           // exit code when exited
+    bool signaled = false;  // killed by a signal
+    int signal = 0;
+    std::string describe() const;  // "exit code 3", "signal 11 (SIGSEGV)"
+};
+
+// A copy of this executable started as a worker, with a connected control socket. The child runs
+// in its own process group, so a watchdog can kill it and anything it started, and dies with the
+// parent.
+class child_process {
+public:
+    // Starts `program args...`; the child gets its end of a socketpair as descriptor
+    // `child_fd_number` (args should tell it so). Throws std::runtime_error on failure.
+    child_process(const std::string &program, const std::vector<std::string> &args,
+                  int child_fd_number);
+    ~child_process();
+    child_process(const child_process &) = delete;
+    child_process &operator=(const child_process &) = delete;
+
+    int control_fd() const { return control_fd_; }
+    pid_t pid() const { return pid_; }
+
+    void kill_group(int signal);
+    // Waits up to timeout_ms (-1 forever) for the child to end; true when it has.
+    bool wait(int timeout_ms);
+    bool finished() const { return finished_; }
+    const exit_status &status() const { return status_; }
+
+private:
+    pid_t pid_ = -1;
+    int control_fd_ = -1;
+    bool finished_ = false;
+    exit_status status_;
+};
+
+// The path of the running executable (for re-running it as a worker).
+std::string self_executable_path();
+
+}  // namespace ipcbench::platform

@@ -1,0 +1,112 @@
+#include "platform/child_process.hpp"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <boost/dll/runtime_symbol_info.hpp>
+#include <cerrno>
+#include <cstring>
+#include <stdexcept>
+#include <thread>
+
+#include "platform/monotonic_clock.hpp"
+
+namespace ipcbench::platform {
+
+std::string exit_status::describe() const {
+    if (exited) return "exit code " + std::to_string(code);
+    if (signaled) {
+        const char *name = sigabbrev_np(signal);
+        return "signal " + std::to_string(signal) + (name ? std::string(" (SIG") + name + ")" : "");
+    }
+    return "still running";
+}
+
+std::string self_executable_path() { return boost::dll::program_location().string(); }
+
+child_process::child_process(const std::string &program, const std::vector<std::string> &args,
+                             int child_fd_number) {
+    int fds[2];
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0)
+        throw std::runtime_error(std::string("socketpair for the worker: ") + std::strerror(errno));
+    std::vector<std::string> argv_storage;
+    argv_storage.push_back(program);
+    argv_storage.insert(argv_storage.end(), args.begin(), args.end());
+    std::vector<char *> argv;
+    for (auto &arg : argv_storage) argv.push_back(arg.data());
+    argv.push_back(nullptr);
+
+    pid_t parent = getpid();
+    pid_t pid = fork();
+    if (pid < 0) {
+        int e = errno;
+        close(fds[0]);
+        close(fds[1]);
+        throw std::runtime_error(std::string("fork for the worker: ") + std::strerror(e));
+    }
+    if (pid == 0) {
+        // Child: only async-signal-safe calls until exec.
+        setpgid(0, 0);
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (getppid() != parent) _exit(127);
+        signal(SIGINT, SIG_IGN);  // the parent decides what an interrupt means
+        if (fds[1] == child_fd_number) {
+            fcntl(fds[1], F_SETFD, 0);
+        } else if (dup2(fds[1], child_fd_number) < 0) {
+            _exit(127);
+        }
+        execv(program.c_str(), argv.data());
+        _exit(127);
+    }
+    setpgid(pid, pid);  // also from the parent, so kill_group works whoever runs first
+    close(fds[1]);
+    pid_ = pid;
+    control_fd_ = fds[0];
+}
+
+child_process::~child_process() {
+    if (!finished_) {
+        kill_group(SIGKILL);
+        wait(-1);
+    }
+    if (control_fd_ >= 0) close(control_fd_);
+}
+
+void child_process::kill_group(int sig) {
+    if (pid_ > 0 && !finished_) {
+        ::kill(-pid_, sig);
+        ::kill(pid_, sig);
+    }
+}
+
+bool child_process::wait(int timeout_ms) {
+    if (finished_) return true;
+    std::int64_t deadline = timeout_ms < 0 ? -1 : now_ns() + std::int64_t{timeout_ms} * 1'000'000;
+    for (;;) {
+        int status = 0;
+        pid_t r = waitpid(pid_, &status, deadline < 0 ? 0 : WNOHANG);
+        if (r == pid_) {
+            finished_ = true;
+            if (WIFEXITED(status)) {
+                status_.exited = true;
+                status_.code = WEXITSTATUS(status);
+            } else if (WIFSIGNALED(status)) {
+                status_.signaled = true;
+                status_.signal = WTERMSIG(status);
+            }
+            return true;
+        }
+        if (r < 0 && errno != EINTR) {
+            finished_ = true;  // not our child any more; nothing left to wait for
+            return true;
+        }
+        if (deadline >= 0 && now_ns() >= deadline) return false;
+        if (deadline >= 0) std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    }
+}
+
+}  // namespace ipcbench::platform

@@ -1,0 +1,21 @@
+#pragma once
+
+#include <cstdint>
+
+namespace ipcbench::platform {
+
+// What a process spent, from getrusage(RUSAGE_SELF): all threads of the calling process.
+struct resource_usage {
+    double cpu_user_s = 0;
+    double cpu_sys_s = 0;
+    std::int64_t max_rss_kib = 0;  // peak over the process lifetime, not a difference
+    std::int64_t voluntary_ctx_switches = 0;
+    std::int64_t involuntary_ctx_switches = 0;
+};
+
+resource_usage sample_resource_usage();
+
+// after - before for the counters; max_rss_kib is taken from `after`.
+resource_usage usage_between(const resource_usage &before, const resource_usage &after);
+
+}  // namespace ipcbench::platform

@@ -1,0 +1,14 @@
+#pragma once
+
+namespace ipcbench::platform {
+
+// SIGINT/SIGTERM set a flag instead of killing the process, so a run can stop its workers, remove
+// IPC objects and print what it measured. SIGPIPE is ignored: a closed peer is an error code.
+void install_interrupt_handlers();
+bool interrupted();
+int interrupt_signal();  // the signal that interrupted, 0 if none
+
+// Processes that run plugin code ignore SIGPIPE.
+void ignore_sigpipe();
+
+}  // namespace ipcbench::platform

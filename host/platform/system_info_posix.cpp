@@ -1,0 +1,53 @@
+#include "platform/system_info.hpp"
+
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <thread>
+
+namespace ipcbench::platform {
+namespace {
+
+std::string first_line(const char *path) {
+    std::ifstream in(path);
+    std::string line;
+    std::getline(in, line);
+    return line;
+}
+
+std::string cpu_model_from_cpuinfo() {
+    std::ifstream in("/proc/cpuinfo");
+    std::string line;
+    while (std::getline(in, line)) {
+        if (line.rfind("model name", 0) == 0) {
+            auto colon = line.find(':');
+            if (colon != std::string::npos) {
+                auto value = line.substr(colon + 1);
+                auto start = value.find_first_not_of(' ');
+                return start == std::string::npos ? "" : value.substr(start);
+            }
+        }
+    }
+    return "";
+}
+
+}  // namespace
+
+system_info read_system_info() {
+    system_info info;
+    utsname uts{};
+    if (uname(&uts) == 0) {
+        info.os = uts.sysname;
+        info.kernel = uts.release;
+        info.machine = uts.machine;
+    }
+    char host[256] = {};
+    if (gethostname(host, sizeof host - 1) == 0) info.hostname = host;
+    info.cpu_model = cpu_model_from_cpuinfo();
+    info.governor = first_line("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor");
+    info.cores = std::thread::hardware_concurrency();
+    return info;
+}
+
+}  // namespace ipcbench::platform

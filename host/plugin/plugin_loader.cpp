@@ -1,0 +1,183 @@
+#include "plugin/plugin_loader.hpp"
+
+#include <boost/dll/shared_library.hpp>
+#include <regex>
+#include <spdlog/spdlog.h>
+
+#include "plugin/host_services.hpp"
+
+namespace ipcbench::plugin {
+
+class loaded_library {
+public:
+    boost::dll::shared_library library;
+    const ipcb_plugin *descriptor = nullptr;
+};
+
+const ipcb_plugin *descriptor_of(const loaded_library &library) { return library.descriptor; }
+
+namespace {
+
+// The smallest tables a 1.0 plugin can have: everything up to the last 1.0 member.
+constexpr std::size_t min_plugin_size = offsetof(ipcb_plugin, shutdown) + sizeof(void (*)());
+constexpr std::size_t min_transport_size =
+    offsetof(ipcb_transport, get_extension) + sizeof(void (*)());
+
+std::string safe(const char *text) { return text ? text : ""; }
+
+plugin_rejection reject(const std::filesystem::path &file, const char *code, std::string reason,
+                        std::string fix) {
+    return plugin_rejection{file, code, std::move(reason), std::move(fix)};
+}
+
+std::optional<plugin_rejection> check_transport(const std::filesystem::path &file,
+                                                const ipcb_plugin &plugin,
+                                                const ipcb_transport *t) {
+    static const std::regex id_pattern("[a-z0-9_-]+\\.[a-z0-9_-]+");
+    const std::string rebuild = "rebuild the plugin against the ipcbench SDK 1.x header";
+    if (t == nullptr)
+        return reject(file, "IPCB-LOAD-006", "a transport table pointer is NULL", rebuild);
+    std::string id = safe(t->id);
+    if (t->struct_size < min_transport_size)
+        return reject(file, "IPCB-LOAD-005",
+                      "transport '" + id + "' has struct_size " + std::to_string(t->struct_size) +
+                          ", ABI 1.0 needs at least " + std::to_string(min_transport_size),
+                      "set struct_size = sizeof(ipcb_transport) and " + rebuild);
+    if (!std::regex_match(id, id_pattern) || id.substr(0, id.find('.')) != safe(plugin.name))
+        return reject(file, "IPCB-LOAD-007",
+                      "transport id '" + id + "' is not of the form '" + safe(plugin.name) +
+                          ".<variant>' ([a-z0-9_-])",
+                      "name each transport <plugin>.<variant>");
+    const char *missing = !t->open             ? "open"
+                          : !t->export_address ? "export_address"
+                          : !t->connect        ? "connect"
+                          : !t->send           ? "send"
+                          : !t->recv           ? "recv"
+                          : !t->close          ? "close"
+                                               : nullptr;
+    if (missing)
+        return reject(file, "IPCB-LOAD-006",
+                      "transport '" + id + "' has no '" + missing + "' function (NULL)",
+                      "every transport must implement open, export_address, connect, send, recv "
+                      "and close");
+    if (!(t->caps & (IPCB_CAP_STREAM | IPCB_CAP_MESSAGE)) ||
+        ((t->caps & IPCB_CAP_STREAM) && (t->caps & IPCB_CAP_MESSAGE)))
+        return reject(file, "IPCB-LOAD-007",
+                      "transport '" + id + "' must set exactly one of IPCB_CAP_STREAM and "
+                                           "IPCB_CAP_MESSAGE",
+                      "declare whether it keeps message boundaries");
+    if (t->option_count > 0 && t->options == nullptr)
+        return reject(file, "IPCB-LOAD-006",
+                      "transport '" + id + "' declares " + std::to_string(t->option_count) +
+                          " options but the options pointer is NULL",
+                      rebuild);
+    for (std::uint32_t i = 0; i < t->option_count; ++i)
+        if (t->options[i].key == nullptr)
+            return reject(file, "IPCB-LOAD-006",
+                          "transport '" + id + "' option " + std::to_string(i) + " has no key",
+                          rebuild);
+    return std::nullopt;
+}
+
+transport_info describe(const std::filesystem::path &file, const ipcb_plugin &plugin,
+                        const ipcb_transport &t) {
+    transport_info info;
+    info.table = &t;
+    info.id = t.id;
+    info.description = safe(t.description);
+    info.plugin_name = safe(plugin.name);
+    info.plugin_version = safe(plugin.version);
+    info.caps = t.caps;
+    info.max_message_size = t.max_message_size;
+    info.library = file;
+    for (std::uint32_t i = 0; i < t.option_count; ++i)
+        info.options.push_back({t.options[i].key, safe(t.options[i].default_value),
+                                safe(t.options[i].help)});
+    return info;
+}
+
+}  // namespace
+
+load_outcome load_plugin_file(const std::filesystem::path &file) {
+    load_outcome outcome;
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(file, ec))
+        return {nullptr, {}, {reject(file, "IPCB-LOAD-009", "not a regular file",
+                                     "remove it from the plugin folder")}};
+
+    auto library = std::make_shared<loaded_library>();
+    try {
+        // The throwing overload keeps dlerror()'s text; the error_code one loses it.
+        library->library.load(boost::dll::fs::path(file.string()),
+                              boost::dll::load_mode::rtld_now | boost::dll::load_mode::rtld_local);
+    } catch (const std::exception &e) {
+        return {nullptr, {}, {reject(file, "IPCB-LOAD-001",
+                                     std::string("cannot be loaded: ") + e.what(),
+                                     "check that it is a shared library for this machine and "
+                                     "that every library it needs is installed (ldd)")}};
+    }
+    if (!library->library.has(IPCB_PLUGIN_ENTRY_NAME))
+        return {nullptr, {}, {reject(file, "IPCB-LOAD-002",
+                                     "no '" IPCB_PLUGIN_ENTRY_NAME "' symbol: not an ipcbench "
+                                     "plugin",
+                                     "export ipcb_plugin_entry, or move the file out of the "
+                                     "plugin folder")}};
+
+    auto &entry = library->library.get<std::remove_pointer_t<ipcb_plugin_entry_fn>>(
+        IPCB_PLUGIN_ENTRY_NAME);
+    ipcb_error error{};
+    error.struct_size = sizeof error;
+    const ipcb_plugin *plugin = entry(&host_services(), &error);
+    if (plugin == nullptr) {
+        error.message[sizeof error.message - 1] = '\0';
+        return {nullptr, {}, {reject(file, "IPCB-LOAD-003",
+                                     std::string("the plugin refused this host: ") +
+                                         (error.message[0] ? error.message : "no reason given"),
+                                     "use a plugin version made for ipchost " IPCBENCH_VERSION)}};
+    }
+    std::uint32_t major = IPCB_ABI_VERSION_MAJOR(plugin->abi_version);
+    std::uint32_t minor = IPCB_ABI_VERSION_MINOR(plugin->abi_version);
+    if (major != IPCB_ABI_MAJOR)
+        return {nullptr, {}, {reject(file, "IPCB-LOAD-004",
+                                     "plugin ABI " + std::to_string(major) + "." +
+                                         std::to_string(minor) + ", ipchost supports " +
+                                         std::to_string(IPCB_ABI_MAJOR) + ".x",
+                                     "rebuild the plugin against the ipcbench SDK " +
+                                         std::to_string(IPCB_ABI_MAJOR) + ".x header")}};
+    if (plugin->struct_size < min_plugin_size)
+        return {nullptr, {}, {reject(file, "IPCB-LOAD-005",
+                                     "plugin descriptor struct_size " +
+                                         std::to_string(plugin->struct_size) +
+                                         ", ABI 1.0 needs at least " +
+                                         std::to_string(min_plugin_size),
+                                     "set struct_size = sizeof(ipcb_plugin) and rebuild")}};
+    static const std::regex name_pattern("[a-z0-9_-]+");
+    if (plugin->name == nullptr || !std::regex_match(plugin->name, name_pattern))
+        return {nullptr, {}, {reject(file, "IPCB-LOAD-007",
+                                     "plugin name '" + safe(plugin->name) +
+                                         "' is not [a-z0-9_-]+",
+                                     "give the plugin a short lower-case name")}};
+    if (plugin->transport_count > 0 && plugin->transports == nullptr)
+        return {nullptr, {}, {reject(file, "IPCB-LOAD-006",
+                                     "transport_count is " +
+                                         std::to_string(plugin->transport_count) +
+                                         " but transports is NULL",
+                                     "point transports at the array of tables")}};
+
+    library->descriptor = plugin;
+    outcome.library = library;
+    for (std::uint32_t i = 0; i < plugin->transport_count; ++i) {
+        const ipcb_transport *t = plugin->transports[i];
+        if (auto problem = check_transport(file, *plugin, t)) {
+            outcome.rejections.push_back(*problem);
+            continue;
+        }
+        outcome.transports.push_back(describe(file, *plugin, *t));
+    }
+    if (outcome.transports.empty() && outcome.rejections.empty())
+        outcome.rejections.push_back(reject(file, "IPCB-LOAD-010", "the plugin has no transports",
+                                            "list at least one transport table"));
+    return outcome;
+}
+
+}  // namespace ipcbench::plugin

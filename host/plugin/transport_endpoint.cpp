@@ -1,0 +1,82 @@
+#include "plugin/transport_endpoint.hpp"
+
+#include <cstring>
+#include <vector>
+
+#include "plugin/host_services.hpp"
+
+namespace ipcbench::plugin {
+
+transport_endpoint::transport_endpoint(const transport_info &transport, std::uint32_t role,
+                                       std::uint32_t direction,
+                                       const std::map<std::string, std::string> &options,
+                                       const std::string &address,
+                                       const std::string &runtime_dir,
+                                       std::uint64_t max_message_size)
+    : info_(&transport), table_(transport.table) {
+    error_.struct_size = sizeof error_;
+    std::vector<ipcb_kv> kvs;
+    for (const auto &[key, value] : options) kvs.push_back({key.c_str(), value.c_str()});
+    ipcb_open_params params{};
+    params.struct_size = sizeof params;
+    params.role = role;
+    params.direction = direction;
+    params.option_count = static_cast<std::uint32_t>(kvs.size());
+    params.options = kvs.empty() ? nullptr : kvs.data();
+    params.address = address.empty() ? nullptr : address.c_str();
+    params.runtime_dir = runtime_dir.empty() ? nullptr : runtime_dir.c_str();
+    params.max_message_size = max_message_size;
+    params.host = &host_services();
+    int32_t status = table_->open(&params, &endpoint_, &error_);
+    if (status != IPCB_OK) {
+        endpoint_ = nullptr;
+        throw_last(status, "open");
+    }
+    if (endpoint_ == nullptr)
+        throw transport_error(IPCB_E_INTERNAL,
+                              transport.id + " open returned IPCB_OK without an endpoint");
+}
+
+transport_endpoint::~transport_endpoint() {
+    if (endpoint_) table_->close(endpoint_);
+}
+
+std::string transport_endpoint::last_error() const {
+    ipcb_error copy = error_;
+    copy.message[sizeof copy.message - 1] = '\0';
+    std::string text = copy.message[0] ? copy.message : "no message";
+    return text;
+}
+
+void transport_endpoint::throw_last(int32_t status, const std::string &what) const {
+    throw transport_error(status, info_->id + " " + what + " failed (" +
+                                      ipcb_status_name(status) + "): " + last_error());
+}
+
+std::string transport_endpoint::export_address() {
+    std::vector<char> buf(4096, '\0');
+    int32_t status = table_->export_address(endpoint_, buf.data(), buf.size(), &error_);
+    if (status != IPCB_OK) throw_last(status, "export_address");
+    buf.back() = '\0';
+    return buf.data();
+}
+
+void transport_endpoint::connect(std::int64_t timeout_ns) {
+    int32_t status = table_->connect(endpoint_, timeout_ns, &error_);
+    if (status != IPCB_OK) throw_last(status, "connect");
+}
+
+std::map<std::string, std::string> transport_endpoint::settings() {
+    std::map<std::string, std::string> out;
+    if (table_->query_settings == nullptr) return out;
+    table_->query_settings(
+        endpoint_,
+        [](void *context, const char *key, const char *value) {
+            if (key && value)
+                (*static_cast<std::map<std::string, std::string> *>(context))[key] = value;
+        },
+        &out);
+    return out;
+}
+
+}  // namespace ipcbench::plugin

@@ -1,0 +1,54 @@
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <stdexcept>
+#include <string>
+
+#include "plugin/transport_info.hpp"
+
+namespace ipcbench::plugin {
+
+// A failed call into a plugin: its status code and the message it wrote.
+struct transport_error : std::runtime_error {
+    transport_error(int32_t status, const std::string &message)
+        : std::runtime_error(message), status(status) {}
+    int32_t status;
+};
+
+// Owns one endpoint of a transport: open on construction, close on destruction. The data-path
+// calls (send_raw/recv_raw) return the status instead of throwing, so the timed loops stay lean.
+class transport_endpoint {
+public:
+    transport_endpoint(const transport_info &transport, std::uint32_t role,
+                       std::uint32_t direction, const std::map<std::string, std::string> &options,
+                       const std::string &address, const std::string &runtime_dir,
+                       std::uint64_t max_message_size);
+    ~transport_endpoint();
+    transport_endpoint(const transport_endpoint &) = delete;
+    transport_endpoint &operator=(const transport_endpoint &) = delete;
+
+    std::string export_address();
+    void connect(std::int64_t timeout_ns);
+    std::map<std::string, std::string> settings();
+
+    int32_t send_raw(const void *buf, std::size_t len, std::int64_t timeout_ns) {
+        return table_->send(endpoint_, buf, len, timeout_ns, &error_);
+    }
+    int32_t recv_raw(void *buf, std::size_t cap, std::size_t *len, std::int64_t timeout_ns) {
+        return table_->recv(endpoint_, buf, cap, len, timeout_ns, &error_);
+    }
+    // The message of the last failed call, with its status name.
+    std::string last_error() const;
+    [[noreturn]] void throw_last(int32_t status, const std::string &what) const;
+
+    const transport_info &transport() const { return *info_; }
+
+private:
+    const transport_info *info_;
+    const ipcb_transport *table_;
+    ipcb_endpoint *endpoint_ = nullptr;
+    ipcb_error error_{};
+};
+
+}  // namespace ipcbench::plugin

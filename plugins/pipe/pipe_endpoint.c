@@ -1,0 +1,269 @@
+#define _GNU_SOURCE
+#include "pipe_endpoint.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ipcbench/error_format.h"
+
+const ipcb_option_desc pipe_options[PIPE_OPTION_COUNT] = {
+    {"pipe_size", "",
+     "pipe buffer size in bytes (suffixes K, M), set with F_SETPIPE_SZ and rounded up by the "
+     "kernel to a power-of-two number of pages; empty keeps the kernel default (64 KiB); at most "
+     "fs.pipe-max-size unless running as root"},
+};
+
+static int parse_bytes(const char *text, long *out) {
+    char *end = NULL;
+    long value;
+    errno = 0;
+    value = strtol(text, &end, 10);
+    if (errno != 0 || end == text || value <= 0) return -1;
+    if (*end == 'K' || *end == 'k') {
+        value *= 1024;
+        ++end;
+    } else if (*end == 'M' || *end == 'm') {
+        value *= 1024 * 1024;
+        ++end;
+    }
+    if (*end != '\0' || value > (1L << 30)) return -1;
+    *out = value;
+    return 0;
+}
+
+int32_t pipe_parse_options(const ipcb_open_params *params, ipcb_endpoint *ep, ipcb_error *error) {
+    uint32_t i;
+    for (i = 0; i < params->option_count; ++i) {
+        const ipcb_kv *kv = &params->options[i];
+        if (strcmp(kv->key, "pipe_size") == 0) {
+            if (kv->value[0] == '\0') continue;
+            if (parse_bytes(kv->value, &ep->requested_pipe_size) != 0)
+                return ipcb_fail(error, IPCB_E_BAD_OPTION, 0,
+                                 "option pipe_size=%s: expected a byte count from 1 to 1G, "
+                                 "for example 1M",
+                                 kv->value);
+        } else {
+            return ipcb_fail(error, IPCB_E_UNKNOWN_OPTION, 0,
+                             "unknown option '%s' for the pipe transports; known: pipe_size",
+                             kv->key);
+        }
+    }
+    return IPCB_OK;
+}
+
+int32_t pipe_endpoint_alloc(const ipcb_open_params *params, int kind, ipcb_endpoint **out,
+                            ipcb_error *error) {
+    ipcb_endpoint *ep;
+    int32_t status;
+    if (params->direction != IPCB_DIR_SEND && params->direction != IPCB_DIR_RECV)
+        return ipcb_fail(error, IPCB_E_UNSUPPORTED, 0,
+                         "a pipe carries data one way: open it with IPCB_DIR_SEND or "
+                         "IPCB_DIR_RECV, not both");
+    if (params->role != IPCB_ROLE_CREATOR && params->role != IPCB_ROLE_CONNECTOR)
+        return ipcb_fail(error, IPCB_E_INVALID, 0, "role %u is neither creator nor connector",
+                         params->role);
+    ep = (ipcb_endpoint *)calloc(1, sizeof *ep);
+    if (ep == NULL) return ipcb_fail(error, IPCB_E_NO_MEMORY, ENOMEM, "out of memory");
+    ep->kind = kind;
+    ep->role = params->role;
+    ep->direction = params->direction;
+    ep->fd = -1;
+    ep->spare_fd = -1;
+    status = pipe_parse_options(params, ep, error);
+    if (status != IPCB_OK) {
+        free(ep);
+        return status;
+    }
+    *out = ep;
+    return IPCB_OK;
+}
+
+static long read_pipe_max_size(void) {
+    long value = -1;
+    FILE *f = fopen("/proc/sys/fs/pipe-max-size", "r");
+    if (f != NULL) {
+        if (fscanf(f, "%ld", &value) != 1) value = -1;
+        fclose(f);
+    }
+    return value;
+}
+
+int32_t pipe_apply_size(ipcb_endpoint *ep, int fd, ipcb_error *error) {
+    if (ep->requested_pipe_size > 0 &&
+        fcntl(fd, F_SETPIPE_SZ, (int)ep->requested_pipe_size) < 0) {
+        int e = errno;
+        if (e == EPERM || e == EINVAL)
+            return ipcb_fail(error, IPCB_E_BAD_OPTION, e,
+                             "option pipe_size=%ld exceeds fs.pipe-max-size=%ld; raise it with "
+                             "'sysctl -w fs.pipe-max-size=%ld' or ask for less",
+                             ep->requested_pipe_size, read_pipe_max_size(),
+                             ep->requested_pipe_size);
+        return ipcb_fail_errno(error, e, "F_SETPIPE_SZ(%ld)", ep->requested_pipe_size);
+    }
+    ep->effective_pipe_size = fcntl(fd, F_GETPIPE_SZ);
+    return IPCB_OK;
+}
+
+int64_t pipe_now_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+int64_t pipe_deadline(int64_t timeout_ns) {
+    return timeout_ns < 0 ? -1 : pipe_now_ns() + timeout_ns;
+}
+
+int32_t pipe_wait(int fd, short events, int64_t deadline_ns, ipcb_error *error) {
+    for (;;) {
+        struct pollfd pfd;
+        struct timespec ts;
+        struct timespec *tsp = NULL;
+        int rc;
+        pfd.fd = fd;
+        pfd.events = events;
+        pfd.revents = 0;
+        if (deadline_ns >= 0) {
+            int64_t left = deadline_ns - pipe_now_ns();
+            if (left < 0) left = 0;
+            ts.tv_sec = (time_t)(left / 1000000000);
+            ts.tv_nsec = (long)(left % 1000000000);
+            tsp = &ts;
+        }
+        rc = ppoll(&pfd, 1, tsp, NULL);
+        if (rc > 0) {
+            if (pfd.revents & POLLNVAL)
+                return ipcb_fail(error, IPCB_E_INVALID, EBADF, "pipe descriptor is closed");
+            if ((pfd.revents & POLLERR) && (events & POLLOUT))
+                return ipcb_fail(error, IPCB_E_CLOSED, EPIPE, "the reading side closed the pipe");
+            return IPCB_OK; /* readable, writable, or hung up: the next read/write tells */
+        }
+        if (rc == 0) return ipcb_fail(error, IPCB_E_TIMEOUT, 0, "timed out waiting on the pipe");
+        if (errno != EINTR) return ipcb_fail_errno(error, errno, "ppoll on the pipe");
+    }
+}
+
+int32_t pipe_set_blocking(int fd, ipcb_error *error) {
+    int flags = fcntl(fd, F_GETFL);
+    if (flags < 0 || fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) < 0)
+        return ipcb_fail_errno(error, errno, "fcntl(O_NONBLOCK)");
+    return IPCB_OK;
+}
+
+#define PIPE_HELLO 'H'
+
+int32_t pipe_send_hello(int fd, ipcb_error *error) {
+    const char hello = PIPE_HELLO;
+    for (;;) {
+        ssize_t n = write(fd, &hello, 1);
+        if (n == 1) return IPCB_OK;
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0 && errno == EPIPE)
+            return ipcb_fail(error, IPCB_E_CLOSED, EPIPE, "the reader left during the handshake");
+        return ipcb_fail_errno(error, errno, "writing the pipe handshake");
+    }
+}
+
+int32_t pipe_recv_hello(int fd, int64_t deadline_ns, ipcb_error *error) {
+    for (;;) {
+        char hello = 0;
+        ssize_t n;
+        int32_t status = pipe_wait(fd, POLLIN, deadline_ns, error);
+        if (status != IPCB_OK) {
+            if (status == IPCB_E_TIMEOUT)
+                return ipcb_fail(error, IPCB_E_TIMEOUT, 0,
+                                 "timed out waiting for the writer to attach to the pipe");
+            return status;
+        }
+        n = read(fd, &hello, 1);
+        if (n == 1) {
+            if (hello != PIPE_HELLO)
+                return ipcb_fail(error, IPCB_E_INTERNAL, 0,
+                                 "pipe handshake: expected 'H', got byte 0x%02x",
+                                 (unsigned)(unsigned char)hello);
+            return IPCB_OK;
+        }
+        if (n == 0)
+            return ipcb_fail(error, IPCB_E_CLOSED, 0, "the writer closed during the handshake");
+        if (errno != EINTR && errno != EAGAIN) return ipcb_fail_errno(error, errno, "reading the pipe handshake");
+    }
+}
+
+int32_t IPCB_CALL pipe_send(ipcb_endpoint *ep, const void *buf, size_t len, int64_t timeout_ns,
+                            ipcb_error *error) {
+    const char *p = (const char *)buf;
+    size_t left = len;
+    if (ep == NULL || buf == NULL || len == 0)
+        return ipcb_fail(error, IPCB_E_INVALID, 0, "send needs an endpoint and 1 or more bytes");
+    if (ep->direction != IPCB_DIR_SEND || ep->fd < 0)
+        return ipcb_fail(error, IPCB_E_INVALID, 0, "endpoint is not a connected sending end");
+    if (timeout_ns >= 0) {
+        int32_t status = pipe_wait(ep->fd, POLLOUT, pipe_deadline(timeout_ns), error);
+        if (status != IPCB_OK) return status;
+    }
+    while (left > 0) {
+        ssize_t n = write(ep->fd, p, left);
+        if (n > 0) {
+            p += n;
+            left -= (size_t)n;
+        } else if (n < 0 && errno == EINTR) {
+            continue;
+        } else if (n < 0 && errno == EPIPE) {
+            return ipcb_fail(error, IPCB_E_CLOSED, EPIPE, "the reading side closed the pipe");
+        } else {
+            return ipcb_fail_errno(error, errno, "write to pipe");
+        }
+    }
+    return IPCB_OK;
+}
+
+int32_t IPCB_CALL pipe_recv(ipcb_endpoint *ep, void *buf, size_t cap, size_t *len,
+                            int64_t timeout_ns, ipcb_error *error) {
+    if (len != NULL) *len = 0;
+    if (ep == NULL || buf == NULL || cap == 0 || len == NULL)
+        return ipcb_fail(error, IPCB_E_INVALID, 0, "recv needs an endpoint, a buffer and *len");
+    if (ep->direction != IPCB_DIR_RECV || ep->fd < 0)
+        return ipcb_fail(error, IPCB_E_INVALID, 0, "endpoint is not a connected receiving end");
+    if (timeout_ns >= 0) {
+        int32_t status = pipe_wait(ep->fd, POLLIN, pipe_deadline(timeout_ns), error);
+        if (status != IPCB_OK) return status;
+    }
+    for (;;) {
+        ssize_t n = read(ep->fd, buf, cap);
+        if (n > 0) {
+            *len = (size_t)n;
+            return IPCB_OK;
+        }
+        if (n == 0) return ipcb_fail(error, IPCB_E_CLOSED, 0, "the writing side closed the pipe");
+        if (errno != EINTR) return ipcb_fail_errno(error, errno, "read from pipe");
+    }
+}
+
+void IPCB_CALL pipe_close(ipcb_endpoint *ep) {
+    if (ep == NULL) return;
+    if (ep->fd >= 0) close(ep->fd);
+    if (ep->spare_fd >= 0) close(ep->spare_fd);
+    if (ep->kind == PIPE_KIND_FIFO && ep->role == IPCB_ROLE_CREATOR && ep->path[0] != '\0')
+        unlink(ep->path);
+    if (ep->owned_dir[0] != '\0') rmdir(ep->owned_dir);
+    free(ep);
+}
+
+void IPCB_CALL pipe_query_settings(ipcb_endpoint *ep, ipcb_setting_sink sink, void *context) {
+    char value[32];
+    int fd;
+    if (ep == NULL || sink == NULL) return;
+    fd = ep->fd >= 0 ? ep->fd : ep->spare_fd;
+    if (fd >= 0) {
+        int size = fcntl(fd, F_GETPIPE_SZ);
+        if (size > 0) ep->effective_pipe_size = size;
+    }
+    snprintf(value, sizeof value, "%d", ep->effective_pipe_size);
+    sink(context, "pipe_size", value);
+}

@@ -1,0 +1,58 @@
+/* The endpoint shared by pipe.fifo and pipe.anon: one pipe, one direction, blocking I/O with
+ * optional ppoll() timeouts, and a one-byte hello so each side knows the other is attached. */
+#ifndef IPCB_PIPE_ENDPOINT_H
+#define IPCB_PIPE_ENDPOINT_H
+
+#include <limits.h>
+
+#include "ipcbench/transport.h"
+
+#define PIPE_KIND_FIFO 1
+#define PIPE_KIND_ANON 2
+
+struct ipcb_endpoint {
+    int kind;
+    uint32_t role;
+    uint32_t direction;
+    int fd;                 /* the data end, valid after connect (anon creator: after open) */
+    int spare_fd;           /* anon creator: the other end, closed once the peer is attached */
+    long requested_pipe_size; /* 0 = kernel default */
+    int effective_pipe_size;
+    char path[PATH_MAX];      /* fifo: its path; anon connector: /proc/<pid>/fd/<n> */
+    char owned_dir[PATH_MAX]; /* a directory this endpoint made itself and removes on close */
+};
+
+/* Parses the options both transports share into ep. */
+int32_t pipe_parse_options(const ipcb_open_params *params, ipcb_endpoint *ep, ipcb_error *error);
+
+/* Allocates a zeroed endpoint with fds set to -1. */
+int32_t pipe_endpoint_alloc(const ipcb_open_params *params, int kind, ipcb_endpoint **out,
+                            ipcb_error *error);
+
+/* Applies requested_pipe_size with F_SETPIPE_SZ and reads back the effective size. */
+int32_t pipe_apply_size(ipcb_endpoint *ep, int fd, ipcb_error *error);
+
+/* Waits until fd is ready for events, at most until deadline_ns (CLOCK_MONOTONIC, < 0 forever). */
+int32_t pipe_wait(int fd, short events, int64_t deadline_ns, ipcb_error *error);
+
+int64_t pipe_now_ns(void);
+int64_t pipe_deadline(int64_t timeout_ns);
+
+/* The writer sends one hello byte; the reader waits for it. */
+int32_t pipe_send_hello(int fd, ipcb_error *error);
+int32_t pipe_recv_hello(int fd, int64_t deadline_ns, ipcb_error *error);
+
+/* Clears O_NONBLOCK on fd. */
+int32_t pipe_set_blocking(int fd, ipcb_error *error);
+
+int32_t IPCB_CALL pipe_send(ipcb_endpoint *ep, const void *buf, size_t len, int64_t timeout_ns,
+                            ipcb_error *error);
+int32_t IPCB_CALL pipe_recv(ipcb_endpoint *ep, void *buf, size_t cap, size_t *len,
+                            int64_t timeout_ns, ipcb_error *error);
+void IPCB_CALL pipe_close(ipcb_endpoint *ep);
+void IPCB_CALL pipe_query_settings(ipcb_endpoint *ep, ipcb_setting_sink sink, void *context);
+
+#define PIPE_OPTION_COUNT 1u
+extern const ipcb_option_desc pipe_options[PIPE_OPTION_COUNT];
+
+#endif
