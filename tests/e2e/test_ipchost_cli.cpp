@@ -1,0 +1,144 @@
+// ipchost as a user runs it: two real processes, JSON that parses, clean errors.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "support/process_runner.hpp"
+
+using ipcbench::test::run_ipchost;
+using nlohmann::json;
+
+namespace {
+
+void check_process_figures(const json &p) {
+    for (const char *key : {"cpu_user_s", "cpu_sys_s", "cpu_percent", "max_rss_kib",
+                            "voluntary_ctx_switches", "involuntary_ctx_switches"})
+        CHECK(p.contains(key));
+    CHECK(p.at("max_rss_kib").get<long>() > 0);
+    CHECK(p.at("cpu_user_s").get<double>() + p.at("cpu_sys_s").get<double>() > 0);
+}
+
+}  // namespace
+
+TEST_CASE("ipchost --plugin pipe --format json: two processes, every byte counted", "[e2e]") {
+    ipcbench::test::temp_dir tmp;
+    auto run = run_ipchost({"--plugin", "pipe", "--duration", "0.5", "--warmup", "0.1",
+                            "--format", "json"},
+                           {{"TMPDIR", tmp.path()}}, 120);
+    INFO(run.err);
+    REQUIRE(run.exit_code == 0);
+    json doc = json::parse(run.out);
+    CHECK(doc.at("schema_version") == 1);
+    CHECK(doc.at("ipcbench_version").is_string());
+    for (const char *key : {"kernel", "cpu_model", "cores", "hostname"})
+        CHECK(doc.at("environment").contains(key));
+    const auto &results = doc.at("results");
+    REQUIRE(results.size() == 2 * 2 * 3);  // 2 transports x 2 modes x 3 sizes
+    int throughput = 0, latency = 0;
+    for (const auto &r : results) {
+        INFO(r.dump());
+        CHECK(r.at("plugin") == "pipe");
+        CHECK(r.at("status") == "ok");
+        CHECK(r.at("duration_s").get<double>() > 0);
+        const auto &integrity = r.at("integrity");
+        CHECK(integrity.at("messages_sent").get<std::uint64_t>() > 0);
+        CHECK(integrity.at("messages_received") == integrity.at("messages_sent"));
+        CHECK(integrity.at("lost") == 0);
+        CHECK(integrity.at("out_of_order") == 0);
+        check_process_figures(r.at("sender"));
+        check_process_figures(r.at("receiver"));
+        CHECK(r.at("options").contains("pipe_size"));
+        if (r.at("mode") == "throughput") {
+            ++throughput;
+            CHECK(r.at("throughput").at("bytes_per_sec").get<double>() > 0);
+            CHECK(r.at("throughput").at("messages_per_sec").get<double>() > 0);
+            CHECK(r.at("throughput").at("bytes_per_sec").get<double>() ==
+                  Approx(r.at("throughput").at("messages_per_sec").get<double>() *
+                         r.at("message_size").get<double>()));
+        } else {
+            ++latency;
+            const auto &l = r.at("latency_ns");
+            CHECK(l.at("samples").get<std::uint64_t>() > 0);
+            CHECK(l.at("p50") <= l.at("p90"));
+            CHECK(l.at("p90") <= l.at("p99"));
+            CHECK(l.at("p99") <= l.at("p999"));
+            CHECK(l.at("p999") <= l.at("max"));
+            CHECK(l.at("mean").get<double>() > 0);
+        }
+    }
+    CHECK(throughput == 6);
+    CHECK(latency == 6);
+    CHECK(tmp.entries().empty());  // no FIFO, no run directory left behind
+}
+
+TEST_CASE("count mode moves exactly that many messages", "[e2e]") {
+    auto run = run_ipchost({"--plugin", "pipe.fifo", "--mode", "throughput", "--size", "32",
+                            "--count", "20000", "--warmup", "0", "--format", "json"});
+    INFO(run.err);
+    REQUIRE(run.exit_code == 0);
+    auto r = json::parse(run.out).at("results").at(0);
+    CHECK(r.at("integrity").at("messages_sent") == 20000);
+    CHECK(r.at("integrity").at("messages_received") == 20000);
+}
+
+TEST_CASE("a plugin written in plain C loads and runs, beside rejected files", "[e2e][abi]") {
+    ipcbench::test::temp_dir tmp;
+    std::string out_file = tmp.path() + "/result.json";
+    auto run = run_ipchost({"--plugin-dir", FIXTURE_PLUGIN_DIR, "--plugin", "cplug",
+                            "--duration", "0.3", "--warmup", "0.05", "--size", "64,4K",
+                            "--format", "json", "--output", out_file});
+    INFO(run.err);
+    REQUIRE(run.exit_code == 0);
+    CHECK_THAT(run.err, Catch::Contains("IPCB-LOAD-004"));  // rejections are reported...
+    CHECK(run.out.empty());                                  // ...and results went to the file
+    std::ifstream in(out_file);
+    json doc = json::parse(in);
+    REQUIRE(doc.at("results").size() == 4);
+    for (const auto &r : doc.at("results")) {
+        CHECK(r.at("transport") == "cplug.stream");
+        CHECK(r.at("status") == "ok");
+        CHECK(r.at("integrity").at("messages_received") == r.at("integrity").at("messages_sent"));
+    }
+}
+
+TEST_CASE("list shows transports, verbose adds rejected files with reasons", "[e2e]") {
+    auto plain = run_ipchost({"--list"});
+    REQUIRE(plain.exit_code == 0);
+    CHECK_THAT(plain.out, Catch::Contains("pipe.fifo") && Catch::Contains("pipe.anon") &&
+                              Catch::Contains("stream,reliable"));
+    auto verbose = run_ipchost({"--list", "--verbose", "--plugin-dir", FIXTURE_PLUGIN_DIR});
+    REQUIRE(verbose.exit_code == 0);
+    CHECK_THAT(verbose.out, Catch::Contains("cplug.stream"));
+    CHECK_THAT(verbose.out, Catch::Contains("ipcb-abi_major.so: rejected [IPCB-LOAD-004]"));
+    CHECK_THAT(verbose.out, Catch::Contains("rebuild the plugin"));
+    auto describe = run_ipchost({"--describe", "pipe.fifo"});
+    CHECK(describe.exit_code == 0);
+    CHECK_THAT(describe.out, Catch::Contains("pipe_size"));
+}
+
+TEST_CASE("bad input: one line naming the problem, exit code 2", "[e2e][cli]") {
+    struct bad_case {
+        std::vector<std::string> args;
+        const char *needle;
+    };
+    const bad_case cases[] = {
+        {{"--size", "1Q"}, "unknown unit 'Q'"},
+        {{"--size", "-1"}, "'-1'"},
+        {{"--duration", "NaN"}, "--duration 'NaN'"},
+        {{"--duration", "0"}, "--duration '0'"},
+        {{"--plugin", "nope"}, "--plugin 'nope': no such plugin"},
+        {{"--plugin", "pipe", "--opt", "colour=red"}, "option 'colour'"},
+        {{"--bogus"}, "bogus"},
+        {{"--plugin-dir", "/nonexistent/dir"}, "not a readable directory"},
+        {{"--describe", "pipe.nope"}, "no transport 'pipe.nope'"},
+    };
+    for (const auto &c : cases) {
+        auto run = run_ipchost(c.args);
+        INFO(c.needle << "\n" << run.err);
+        CHECK(run.exit_code == 2);
+        CHECK_THAT(run.err, Catch::Contains(c.needle));
+        CHECK(std::count(run.err.begin(), run.err.end(), '\n') == 1);
+    }
+}
