@@ -29,7 +29,7 @@ nlohmann::json run_pinger(plugin::transport_endpoint &out, plugin::transport_end
     // A lost ping or pong on an unreliable transport must not hang the run.
     const std::int64_t timeout = j.reliable ? IPCB_WAIT_FOREVER : 200'000'000;
     stats::latency_histogram histogram;
-    std::uint64_t warm = 0, seq = 0, mismatched = 0, lost = 0;
+    std::uint64_t warm = 0, seq = 0, mismatched = 0, lost = 0, stale = 0;
     int32_t status = IPCB_OK;
     const char *failed = "send";
 
@@ -40,9 +40,18 @@ nlohmann::json run_pinger(plugin::transport_endpoint &out, plugin::transport_end
             failed = "send";
             return s;
         }
-        s = receive_message(in, j.stream, pong.data(), j.size, timeout);
-        if (s != IPCB_OK) failed = "recv";
-        return s;
+        for (;;) {
+            s = receive_message(in, j.stream, pong.data(), j.size, timeout);
+            if (s != IPCB_OK) {
+                failed = "recv";
+                return s;
+            }
+            // On an unreliable transport a pong that came after its timeout is stale: skip it.
+            if (j.reliable || (read_header(pong.data()) & ~sequence_mask) != 0 ||
+                (read_header(pong.data()) & sequence_mask) >= (header & sequence_mask))
+                return s;
+            ++stale;
+        }
     };
 
     const std::int64_t warm_end = now_ns() + j.warmup_ns;
@@ -80,6 +89,7 @@ nlohmann::json run_pinger(plugin::transport_endpoint &out, plugin::transport_end
                              {"pings_sent", seq},
                              {"lost", lost},
                              {"mismatched", mismatched},
+                             {"stale_pongs", stale},
                              {"warmup_round_trips", warm},
                              {"elapsed_ns", stop - start},
                              {"histogram", histogram.to_json()},

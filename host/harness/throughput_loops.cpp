@@ -6,6 +6,7 @@
 #include "harness/timed_loops.hpp"
 #include "harness/usage_json.hpp"
 #include "platform/monotonic_clock.hpp"
+#include "stats/sequence_tracker.hpp"
 
 namespace ipcbench::harness {
 namespace {
@@ -82,7 +83,8 @@ nlohmann::json run_receiver(plugin::transport_endpoint &in, const job &j,
     std::vector<unsigned char> buf(j.size);
     // Unreliable transports are polled, so a lost end marker cannot hang the run.
     const std::int64_t timeout = j.reliable ? IPCB_WAIT_FOREVER : 20'000'000;
-    std::uint64_t received = 0, warm = 0, out_of_order = 0, next_seq = 0, gaps = 0;
+    std::uint64_t received = 0, warm = 0;
+    stats::sequence_tracker sequences;
     std::int64_t first = 0, last = 0, end = 0;
     std::int64_t sent = -1;
     platform::resource_usage usage_before;
@@ -122,15 +124,7 @@ nlohmann::json run_receiver(plugin::transport_endpoint &in, const job &j,
         }
         if (!j.reliable) last = now_ns();
         ++received;
-        const std::uint64_t seq = header & sequence_mask;
-        if (seq == next_seq) {
-            ++next_seq;
-        } else if (seq > next_seq) {
-            gaps += seq - next_seq;
-            next_seq = seq + 1;
-        } else {
-            ++out_of_order;
-        }
+        sequences.record(header & sequence_mask);
     }
 
     auto usage = platform::usage_between(usage_before, platform::sample_resource_usage());
@@ -142,8 +136,8 @@ nlohmann::json run_receiver(plugin::transport_endpoint &in, const job &j,
         ended_by == "end-marker" || ended_by == "closed" ? received : (received ? received - 1 : 0);
     nlohmann::json result = {{"messages_received", received},
                              {"warmup_messages", warm},
-                             {"sequence_gaps", gaps},
-                             {"out_of_order", out_of_order},
+                             {"duplicates", sequences.duplicates()},
+                             {"out_of_order", sequences.out_of_order()},
                              {"window_ns", window},
                              {"counted_messages", counted},
                              {"ended_by", ended_by},

@@ -35,6 +35,7 @@ struct integrity_figures {
     std::uint64_t messages_received = 0;
     std::uint64_t lost = 0;
     std::uint64_t out_of_order = 0;
+    std::uint64_t duplicated = 0;
 };
 
 // One measured case: one transport, one mode, one message size. Behind every output format.

@@ -39,7 +39,8 @@ nlohmann::json result_json(const case_result &r) {
     j["integrity"] = {{"messages_sent", r.integrity.messages_sent},
                       {"messages_received", r.integrity.messages_received},
                       {"lost", r.integrity.lost},
-                      {"out_of_order", r.integrity.out_of_order}};
+                      {"out_of_order", r.integrity.out_of_order},
+                      {"duplicated", r.integrity.duplicated}};
     j["sender"] = process_json(r.sender);
     j["receiver"] = process_json(r.receiver);
     return j;

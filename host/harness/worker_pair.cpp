@@ -1,0 +1,212 @@
+#include "harness/worker_pair.hpp"
+
+#include <poll.h>
+#include <signal.h>
+
+#include <cerrno>
+#include <spdlog/spdlog.h>
+
+#include "control/control_channel.hpp"
+#include "platform/child_process.hpp"
+#include "platform/monotonic_clock.hpp"
+#include "platform/signals.hpp"
+
+namespace ipcbench::harness {
+
+using nlohmann::json;
+using platform::now_ns;
+
+namespace {
+
+constexpr int worker_fd = 3;
+constexpr std::int64_t setup_timeout_ns = 10'000'000'000;
+
+std::string direction_name(std::uint32_t d) {
+    return d == IPCB_DIR_SEND ? "send" : d == IPCB_DIR_RECV ? "recv" : "both";
+}
+
+}  // namespace
+
+struct worker_pair::process {
+    explicit process(std::string side)
+        : side(std::move(side)),
+          child(platform::self_executable_path(),
+                {"peer", "--control-fd", std::to_string(worker_fd)}, worker_fd),
+          channel(child.control_fd()) {}
+
+    std::string side;
+    platform::child_process child;
+    control::control_channel channel;
+};
+
+worker_pair::worker_pair(const plugin::transport_info &transport,
+                         std::vector<std::uint32_t> server_dirs, std::string server_side,
+                         std::string client_side)
+    : transport_(transport),
+      server_dirs_(std::move(server_dirs)),
+      server_side_(std::move(server_side)),
+      client_side_(std::move(client_side)) {
+    for (auto d : server_dirs_)
+        client_dirs_.push_back(d == IPCB_DIR_BOTH   ? IPCB_DIR_BOTH
+                               : d == IPCB_DIR_RECV ? IPCB_DIR_SEND
+                                                    : IPCB_DIR_RECV);
+}
+
+worker_pair::~worker_pair() { shut_down(false); }
+
+std::vector<json> worker_pair::collect(
+    std::vector<process *> workers, const std::string &type, std::int64_t deadline,
+    const std::function<void(process &, const json &)> &on_message) {
+    std::vector<json> replies(workers.size());
+    std::vector<bool> done(workers.size(), false);
+    std::size_t pending = workers.size();
+    while (pending > 0) {
+        bool progressed = false;
+        for (std::size_t i = 0; i < workers.size(); ++i) {
+            if (done[i]) continue;
+            std::optional<json> message;
+            try {
+                message = workers[i]->channel.next_buffered();
+                if (!message) continue;
+                control::expect_type(*message, type);
+            } catch (const control::peer_error &e) {
+                throw pair_failure(std::string(e.what()) + " [" + workers[i]->side + "]",
+                                   e.status, e.stage);
+            } catch (const control::protocol_error &e) {
+                throw pair_failure("the " + workers[i]->side +
+                                   " process broke the control protocol: " + e.what());
+            }
+            replies[i] = std::move(*message);
+            done[i] = true;
+            --pending;
+            progressed = true;
+            if (on_message) on_message(*workers[i], replies[i]);
+        }
+        if (progressed || pending == 0) continue;
+
+        std::int64_t left = deadline - now_ns();
+        if (left <= 0) {
+            std::string late;
+            for (std::size_t i = 0; i < workers.size(); ++i)
+                if (!done[i]) late += (late.empty() ? "" : " and ") + workers[i]->side;
+            throw pair_failure("timed out: the " + late + " process did not answer '" + type +
+                               "' in time (a hung plugin or peer?) and was killed; raise "
+                               "--timeout if the case needs longer");
+        }
+        std::vector<pollfd> fds;
+        for (auto *w : workers) fds.push_back({w->channel.fd(), POLLIN, 0});
+        int rc = ::poll(fds.data(), fds.size(), static_cast<int>(left / 1'000'000) + 1);
+        if (rc < 0 && errno != EINTR) throw pair_failure("poll on the control channels failed");
+        if (platform::interrupted())
+            throw pair_interrupted("interrupted by signal " +
+                                   std::to_string(platform::interrupt_signal()));
+        if (rc <= 0) continue;
+        for (std::size_t i = 0; i < workers.size(); ++i) {
+            if (!(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+            if (!workers[i]->channel.pump() && !workers[i]->channel.has_buffered()) {
+                workers[i]->child.wait(1000);
+                throw pair_failure("the " + workers[i]->side + " process died (" +
+                                   workers[i]->child.status().describe() + ") while it should "
+                                   "answer '" + type + "'");
+            }
+        }
+    }
+    return replies;
+}
+
+json worker_pair::setup_message(const std::string &role, const std::vector<std::uint32_t> &dirs,
+                                const std::vector<std::string> &addresses,
+                                const std::map<std::string, std::string> &options,
+                                std::uint64_t max_message_size) {
+    json endpoints = json::array();
+    for (std::size_t i = 0; i < dirs.size(); ++i) {
+        json e = {{"direction", direction_name(dirs[i])}};
+        if (i < addresses.size()) e["address"] = addresses[i];
+        endpoints.push_back(e);
+    }
+    return {{"type", "setup"},
+            {"library", transport_.library.string()},
+            {"transport", transport_.id},
+            {"role", role},
+            {"endpoints", endpoints},
+            {"options", options},
+            {"runtime_dir", run_dir_.path().string()},
+            {"max_message_size", max_message_size}};
+}
+
+std::pair<json, json> worker_pair::connect(const std::map<std::string, std::string> &options,
+                                           std::uint64_t max_message_size,
+                                           std::int64_t connect_timeout_ns) {
+    server_ = std::make_unique<process>(server_side_);
+    client_ = std::make_unique<process>(client_side_);
+    collect({server_.get(), client_.get()}, "hello", now_ns() + setup_timeout_ns);
+
+    server_->channel.send(
+        setup_message("creator", server_dirs_, {}, options, max_message_size));
+    auto opened = collect({server_.get()}, "opened", now_ns() + setup_timeout_ns);
+    addresses_ = opened[0].at("addresses").get<std::vector<std::string>>();
+    client_->channel.send(
+        setup_message("connector", client_dirs_, addresses_, options, max_message_size));
+    collect({client_.get()}, "opened", now_ns() + setup_timeout_ns);
+
+    json connect = {{"type", "connect"}, {"timeout_ns", connect_timeout_ns}};
+    server_->channel.send(connect);
+    client_->channel.send(connect);
+    auto connected = collect({server_.get(), client_.get()}, "connected",
+                             now_ns() + connect_timeout_ns + setup_timeout_ns);
+    return {connected[0].at("settings"), connected[1].at("settings")};
+}
+
+std::pair<json, json> worker_pair::run(const json &server_job, const json &client_job,
+                                       double watchdog_s,
+                                       const std::function<void(const json &)> &on_client_result) {
+    server_->channel.send({{"type", "run"}, {"job", server_job}, {"directions", server_dirs_}});
+    client_->channel.send({{"type", "run"}, {"job", client_job}, {"directions", client_dirs_}});
+    auto results = collect({server_.get(), client_.get()}, "result",
+                           now_ns() + static_cast<std::int64_t>(watchdog_s * 1e9),
+                           [&](process &w, const json &reply) {
+                               if (&w == client_.get() && on_client_result)
+                                   on_client_result(reply);
+                           });
+    return {results[0], results[1]};
+}
+
+void worker_pair::notify_server(const json &message) { server_->channel.send(message); }
+
+void worker_pair::close() { shut_down(true); }
+
+void worker_pair::shut_down(bool polite) {
+    std::vector<process *> alive;
+    for (auto *w : {server_.get(), client_.get()})
+        if (w && !w->child.finished()) alive.push_back(w);
+    bool clean = false;
+    if (polite && !alive.empty()) {
+        try {
+            for (auto *w : alive) w->channel.send({{"type", "close"}});
+            collect(alive, "closed", now_ns() + 2'000'000'000);
+            clean = true;
+        } catch (const std::exception &e) {
+            spdlog::debug("closing workers: {}", e.what());
+        }
+    }
+    for (auto *w : alive) {
+        if (!clean) w->child.kill_group(SIGKILL);
+        if (!w->child.wait(2000)) w->child.kill_group(SIGKILL);
+        w->child.wait(-1);
+    }
+    // A creator killed before close() may leave named objects outside the run directory.
+    if (!clean && !addresses_.empty() && transport_.table->remove_address) {
+        for (const auto &address : addresses_) {
+            ipcb_error error{};
+            error.struct_size = sizeof error;
+            if (transport_.table->remove_address(address.c_str(), &error) != IPCB_OK)
+                spdlog::warn("{}: could not remove {}: {}", transport_.id, address,
+                             error.message);
+        }
+    }
+    addresses_.clear();
+    server_.reset();
+    client_.reset();
+}
+
+}  // namespace ipcbench::harness

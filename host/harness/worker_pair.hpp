@@ -1,0 +1,83 @@
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "platform/run_directory.hpp"
+#include "plugin/transport_info.hpp"
+
+namespace ipcbench::harness {
+
+// Something went wrong with a worker or what it reported. `status` is the plugin's code when the
+// failure came from a plugin call (IPCB_E_*), 0 otherwise; `stage` the control step.
+struct pair_failure : std::runtime_error {
+    pair_failure(const std::string &what, int status = 0, std::string stage = "")
+        : std::runtime_error(what), status(status), stage(std::move(stage)) {}
+    int status;
+    std::string stage;
+};
+struct pair_interrupted : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+// Two fresh worker processes (copies of this executable) holding the two sides of a transport:
+// the server creates the endpoints, the client connects to them. Every wait is bounded and
+// watches both processes, so a crash or hang becomes a pair_failure naming the side, never a hang
+// of ipchost. The destructor kills what is still running and removes what a killed creator left.
+class worker_pair {
+public:
+    // server_dirs: the server's endpoint directions in order (IPCB_DIR_*); the client gets the
+    // mirror image. `server_side`/`client_side` name the processes in messages.
+    worker_pair(const plugin::transport_info &transport, std::vector<std::uint32_t> server_dirs,
+                std::string server_side, std::string client_side);
+    ~worker_pair();
+    worker_pair(const worker_pair &) = delete;
+    worker_pair &operator=(const worker_pair &) = delete;
+
+    // Starts both processes, opens and connects the endpoints. Returns the effective settings
+    // each side reported ({server}, {client}).
+    std::pair<nlohmann::json, nlohmann::json> connect(
+        const std::map<std::string, std::string> &options, std::uint64_t max_message_size,
+        std::int64_t connect_timeout_ns);
+
+    // Sends a "run" with one job to each side (server first) and waits until watchdog_s for both
+    // results. `on_client_result` runs as soon as the client's result arrives.
+    std::pair<nlohmann::json, nlohmann::json> run(
+        const nlohmann::json &server_job, const nlohmann::json &client_job, double watchdog_s,
+        const std::function<void(const nlohmann::json &)> &on_client_result = nullptr);
+
+    // Sends a message to the server process (e.g. "sender_done").
+    void notify_server(const nlohmann::json &message);
+
+    // Closes the endpoints politely (kills the workers if they do not answer in time).
+    void close();
+
+    const std::vector<std::uint32_t> &server_dirs() const { return server_dirs_; }
+    const std::vector<std::uint32_t> &client_dirs() const { return client_dirs_; }
+
+private:
+    struct process;
+    std::vector<nlohmann::json> collect(std::vector<process *> workers, const std::string &type,
+                                        std::int64_t deadline,
+                                        const std::function<void(process &,
+                                                                 const nlohmann::json &)>
+                                            &on_message = nullptr);
+    nlohmann::json setup_message(const std::string &role, const std::vector<std::uint32_t> &dirs,
+                                 const std::vector<std::string> &addresses,
+                                 const std::map<std::string, std::string> &options,
+                                 std::uint64_t max_message_size);
+    void shut_down(bool polite);
+
+    const plugin::transport_info &transport_;
+    std::vector<std::uint32_t> server_dirs_, client_dirs_;
+    std::string server_side_, client_side_;
+    platform::run_directory run_dir_;
+    std::unique_ptr<process> server_, client_;
+    std::vector<std::string> addresses_;
+};
+
+}  // namespace ipcbench::harness
