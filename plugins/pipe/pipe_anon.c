@@ -14,6 +14,7 @@
 
 #include "ipcbench/error_format.h"
 #include "pipe_endpoint.h"
+#include "posix_io.h"
 
 static int32_t IPCB_CALL anon_open(const ipcb_open_params *params, ipcb_endpoint **out,
                                    ipcb_error *error) {
@@ -90,18 +91,17 @@ static int32_t creator_connect(ipcb_endpoint *ep, int64_t deadline, ipcb_error *
         status = pipe_send_hello(ep->fd, error);
         while (status == IPCB_OK) {
             int queued = 0;
-            struct timespec pause = {0, 100000};
             if (ioctl(ep->fd, FIONREAD, &queued) != 0) {
                 status = ipcb_fail_errno(error, errno, "ioctl(FIONREAD) on pipe");
                 break;
             }
             if (queued == 0) break;
-            if (deadline >= 0 && pipe_now_ns() > deadline) {
+            if (deadline >= 0 && posix_now_ns() > deadline) {
                 status = ipcb_fail(error, IPCB_E_TIMEOUT, 0,
                                    "timed out waiting for the reader to attach to the pipe");
                 break;
             }
-            nanosleep(&pause, NULL);
+            posix_pause_us(100);
         }
     }
     if (status == IPCB_OK) {
@@ -112,7 +112,7 @@ static int32_t creator_connect(ipcb_endpoint *ep, int64_t deadline, ipcb_error *
 }
 
 static int32_t IPCB_CALL anon_connect(ipcb_endpoint *ep, int64_t timeout_ns, ipcb_error *error) {
-    int64_t deadline = pipe_deadline(timeout_ns);
+    int64_t deadline = posix_deadline(timeout_ns);
     int fd;
     if (ep == NULL) return ipcb_fail(error, IPCB_E_INVALID, 0, "NULL endpoint");
     if (ep->role == IPCB_ROLE_CREATOR) {

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "ipcbench/error_format.h"
+#include "posix_io.h"
 
 const ipcb_option_desc pipe_options[PIPE_OPTION_COUNT] = {
     {"pipe_size", "",
@@ -19,35 +20,19 @@ const ipcb_option_desc pipe_options[PIPE_OPTION_COUNT] = {
      "fs.pipe-max-size unless running as root"},
 };
 
-static int parse_bytes(const char *text, long *out) {
-    char *end = NULL;
-    long value;
-    errno = 0;
-    value = strtol(text, &end, 10);
-    if (errno != 0 || end == text || value <= 0) return -1;
-    if (*end == 'K' || *end == 'k') {
-        value *= 1024;
-        ++end;
-    } else if (*end == 'M' || *end == 'm') {
-        value *= 1024 * 1024;
-        ++end;
-    }
-    if (*end != '\0' || value > (1L << 30)) return -1;
-    *out = value;
-    return 0;
-}
-
 int32_t pipe_parse_options(const ipcb_open_params *params, ipcb_endpoint *ep, ipcb_error *error) {
     uint32_t i;
     for (i = 0; i < params->option_count; ++i) {
         const ipcb_kv *kv = &params->options[i];
         if (strcmp(kv->key, "pipe_size") == 0) {
             if (kv->value[0] == '\0') continue;
-            if (parse_bytes(kv->value, &ep->requested_pipe_size) != 0)
+            uint64_t bytes = 0;
+            if (posix_parse_bytes(kv->value, (uint64_t)1 << 30, &bytes) != 0)
                 return ipcb_fail(error, IPCB_E_BAD_OPTION, 0,
                                  "option pipe_size=%s: expected a byte count from 1 to 1G, "
                                  "for example 1M",
                                  kv->value);
+            ep->requested_pipe_size = (long)bytes;
         } else {
             return ipcb_fail(error, IPCB_E_UNKNOWN_OPTION, 0,
                              "unknown option '%s' for the pipe transports; known: pipe_size",
@@ -84,16 +69,6 @@ int32_t pipe_endpoint_alloc(const ipcb_open_params *params, int kind, ipcb_endpo
     return IPCB_OK;
 }
 
-static long read_pipe_max_size(void) {
-    long value = -1;
-    FILE *f = fopen("/proc/sys/fs/pipe-max-size", "r");
-    if (f != NULL) {
-        if (fscanf(f, "%ld", &value) != 1) value = -1;
-        fclose(f);
-    }
-    return value;
-}
-
 int32_t pipe_apply_size(ipcb_endpoint *ep, int fd, ipcb_error *error) {
     if (ep->requested_pipe_size > 0 &&
         fcntl(fd, F_SETPIPE_SZ, (int)ep->requested_pipe_size) < 0) {
@@ -102,51 +77,12 @@ int32_t pipe_apply_size(ipcb_endpoint *ep, int fd, ipcb_error *error) {
             return ipcb_fail(error, IPCB_E_BAD_OPTION, e,
                              "option pipe_size=%ld exceeds fs.pipe-max-size=%ld; raise it with "
                              "'sysctl -w fs.pipe-max-size=%ld' or ask for less",
-                             ep->requested_pipe_size, read_pipe_max_size(),
+                             ep->requested_pipe_size, posix_read_proc_long("/proc/sys/fs/pipe-max-size"),
                              ep->requested_pipe_size);
         return ipcb_fail_errno(error, e, "F_SETPIPE_SZ(%ld)", ep->requested_pipe_size);
     }
     ep->effective_pipe_size = fcntl(fd, F_GETPIPE_SZ);
     return IPCB_OK;
-}
-
-int64_t pipe_now_ns(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
-int64_t pipe_deadline(int64_t timeout_ns) {
-    return timeout_ns < 0 ? -1 : pipe_now_ns() + timeout_ns;
-}
-
-int32_t pipe_wait(int fd, short events, int64_t deadline_ns, ipcb_error *error) {
-    for (;;) {
-        struct pollfd pfd;
-        struct timespec ts;
-        struct timespec *tsp = NULL;
-        int rc;
-        pfd.fd = fd;
-        pfd.events = events;
-        pfd.revents = 0;
-        if (deadline_ns >= 0) {
-            int64_t left = deadline_ns - pipe_now_ns();
-            if (left < 0) left = 0;
-            ts.tv_sec = (time_t)(left / 1000000000);
-            ts.tv_nsec = (long)(left % 1000000000);
-            tsp = &ts;
-        }
-        rc = ppoll(&pfd, 1, tsp, NULL);
-        if (rc > 0) {
-            if (pfd.revents & POLLNVAL)
-                return ipcb_fail(error, IPCB_E_INVALID, EBADF, "pipe descriptor is closed");
-            if ((pfd.revents & POLLERR) && (events & POLLOUT))
-                return ipcb_fail(error, IPCB_E_CLOSED, EPIPE, "the reading side closed the pipe");
-            return IPCB_OK; /* readable, writable, or hung up: the next read/write tells */
-        }
-        if (rc == 0) return ipcb_fail(error, IPCB_E_TIMEOUT, 0, "timed out waiting on the pipe");
-        if (errno != EINTR) return ipcb_fail_errno(error, errno, "ppoll on the pipe");
-    }
 }
 
 int32_t pipe_set_blocking(int fd, ipcb_error *error) {
@@ -174,7 +110,7 @@ int32_t pipe_recv_hello(int fd, int64_t deadline_ns, ipcb_error *error) {
     for (;;) {
         char hello = 0;
         ssize_t n;
-        int32_t status = pipe_wait(fd, POLLIN, deadline_ns, error);
+        int32_t status = posix_wait_fd(fd, POLLIN, deadline_ns, error);
         if (status != IPCB_OK) {
             if (status == IPCB_E_TIMEOUT)
                 return ipcb_fail(error, IPCB_E_TIMEOUT, 0,
@@ -204,7 +140,7 @@ int32_t IPCB_CALL pipe_send(ipcb_endpoint *ep, const void *buf, size_t len, int6
     if (ep->direction != IPCB_DIR_SEND || ep->fd < 0)
         return ipcb_fail(error, IPCB_E_INVALID, 0, "endpoint is not a connected sending end");
     if (timeout_ns >= 0) {
-        int32_t status = pipe_wait(ep->fd, POLLOUT, pipe_deadline(timeout_ns), error);
+        int32_t status = posix_wait_fd(ep->fd, POLLOUT, posix_deadline(timeout_ns), error);
         if (status != IPCB_OK) return status;
     }
     while (left > 0) {
@@ -231,7 +167,7 @@ int32_t IPCB_CALL pipe_recv(ipcb_endpoint *ep, void *buf, size_t cap, size_t *le
     if (ep->direction != IPCB_DIR_RECV || ep->fd < 0)
         return ipcb_fail(error, IPCB_E_INVALID, 0, "endpoint is not a connected receiving end");
     if (timeout_ns >= 0) {
-        int32_t status = pipe_wait(ep->fd, POLLIN, pipe_deadline(timeout_ns), error);
+        int32_t status = posix_wait_fd(ep->fd, POLLIN, posix_deadline(timeout_ns), error);
         if (status != IPCB_OK) return status;
     }
     for (;;) {

@@ -32,12 +32,6 @@ int32_t pipe_endpoint_alloc(const ipcb_open_params *params, int kind, ipcb_endpo
 /* Applies requested_pipe_size with F_SETPIPE_SZ and reads back the effective size. */
 int32_t pipe_apply_size(ipcb_endpoint *ep, int fd, ipcb_error *error);
 
-/* Waits until fd is ready for events, at most until deadline_ns (CLOCK_MONOTONIC, < 0 forever). */
-int32_t pipe_wait(int fd, short events, int64_t deadline_ns, ipcb_error *error);
-
-int64_t pipe_now_ns(void);
-int64_t pipe_deadline(int64_t timeout_ns);
-
 /* The writer sends one hello byte; the reader waits for it. */
 int32_t pipe_send_hello(int fd, ipcb_error *error);
 int32_t pipe_recv_hello(int fd, int64_t deadline_ns, ipcb_error *error);

@@ -11,6 +11,7 @@
 
 #include "ipcbench/error_format.h"
 #include "pipe_endpoint.h"
+#include "posix_io.h"
 
 static unsigned fifo_counter;
 
@@ -49,7 +50,7 @@ static int32_t IPCB_CALL fifo_open(const ipcb_open_params *params, ipcb_endpoint
             dir = ep->owned_dir;
         }
         if ((size_t)snprintf(ep->path, sizeof ep->path, "%s/fifo-%ld-%u-%lx", dir, (long)getpid(),
-                             n, (unsigned long)(pipe_now_ns() & 0xffffff)) >= sizeof ep->path) {
+                             n, (unsigned long)(posix_now_ns() & 0xffffff)) >= sizeof ep->path) {
             pipe_close(ep);
             return ipcb_fail(error, IPCB_E_INVALID, 0, "runtime directory path is too long");
         }
@@ -96,11 +97,10 @@ static int32_t open_writer(ipcb_endpoint *ep, int64_t deadline, ipcb_error *erro
         int fd = open(ep->path, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
         if (fd >= 0) return fd;
         if (errno == ENXIO) { /* no reader yet */
-            struct timespec pause = {0, 200000};
-            if (deadline >= 0 && pipe_now_ns() > deadline)
+            if (deadline >= 0 && posix_now_ns() > deadline)
                 return ipcb_fail(error, IPCB_E_TIMEOUT, 0,
                                  "timed out waiting for a reader to open FIFO %s", ep->path);
-            nanosleep(&pause, NULL);
+            posix_pause_us(200);
             continue;
         }
         if (errno == EINTR) continue;
@@ -112,7 +112,7 @@ static int32_t open_writer(ipcb_endpoint *ep, int64_t deadline, ipcb_error *erro
 }
 
 static int32_t IPCB_CALL fifo_connect(ipcb_endpoint *ep, int64_t timeout_ns, ipcb_error *error) {
-    int64_t deadline = pipe_deadline(timeout_ns);
+    int64_t deadline = posix_deadline(timeout_ns);
     int32_t status;
     int fd;
     if (ep == NULL || ep->fd >= 0)

@@ -1,0 +1,407 @@
+#define _GNU_SOURCE
+#include "socket_endpoint.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "inet_address.h"
+#include "ipcbench/error_format.h"
+#include "posix_io.h"
+
+static unsigned socket_counter;
+
+static int32_t parse_options(const ipcb_open_params *p, ipcb_endpoint *ep, int is_tcp,
+                             ipcb_error *error) {
+    const char *v;
+    if ((v = posix_option(p, "sndbuf")) != NULL && v[0] &&
+        posix_parse_bytes(v, (uint64_t)1 << 30, &ep->sndbuf) != 0)
+        return ipcb_fail(error, IPCB_E_BAD_OPTION, 0,
+                         "option sndbuf=%s: expected a byte count such as 256K or 4M", v);
+    if ((v = posix_option(p, "rcvbuf")) != NULL && v[0] &&
+        posix_parse_bytes(v, (uint64_t)1 << 30, &ep->rcvbuf) != 0)
+        return ipcb_fail(error, IPCB_E_BAD_OPTION, 0,
+                         "option rcvbuf=%s: expected a byte count such as 256K or 4M", v);
+    ep->nodelay = -1;
+    if (is_tcp) {
+        ep->nodelay = 1;
+        if ((v = posix_option(p, "nodelay")) != NULL && posix_parse_bool(v, &ep->nodelay) != 0)
+            return ipcb_fail(error, IPCB_E_BAD_OPTION, 0,
+                             "option nodelay=%s: expected 1 or 0 (on/off)", v);
+    }
+    return IPCB_OK;
+}
+
+/* Socket buffer sizes as asked; the kernel doubles and caps them (reported after connect). */
+static int32_t apply_buffers(ipcb_endpoint *ep, int fd, ipcb_error *error) {
+    if (ep->sndbuf) {
+        int v = (int)ep->sndbuf;
+        if (setsockopt(fd, SOL_SOCKET, SO_SNDBUFFORCE, &v, sizeof v) != 0 &&
+            setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &v, sizeof v) != 0)
+            return ipcb_fail_errno(error, errno, "setsockopt(SO_SNDBUF=%d)", v);
+    }
+    if (ep->rcvbuf) {
+        int v = (int)ep->rcvbuf;
+        if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &v, sizeof v) != 0 &&
+            setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &v, sizeof v) != 0)
+            return ipcb_fail_errno(error, errno, "setsockopt(SO_RCVBUF=%d)", v);
+    }
+    return IPCB_OK;
+}
+
+/* A seqpacket message must fit the sender's buffer (sk_sndbuf - 32 bytes on Linux). Raise the
+ * buffer for large messages, or say which limit stops it. */
+static int32_t fit_message(ipcb_endpoint *ep, int fd, ipcb_error *error) {
+    int have = 0;
+    socklen_t len = sizeof have;
+    if (ep->type != SOCK_SEQPACKET) return IPCB_OK;
+    getsockopt(fd, SOL_SOCKET, SO_SNDBUF, &have, &len);
+    if ((uint64_t)have >= ep->max_message + 64) return IPCB_OK;
+    if (ep->sndbuf == 0) {
+        int want = (int)(ep->max_message + 64);
+        if (setsockopt(fd, SOL_SOCKET, SO_SNDBUFFORCE, &want, sizeof want) != 0)
+            setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &want, sizeof want);
+        len = sizeof have;
+        getsockopt(fd, SOL_SOCKET, SO_SNDBUF, &have, &len);
+        if ((uint64_t)have >= ep->max_message + 64) return IPCB_OK;
+    }
+    return ipcb_fail(error, IPCB_E_TOO_BIG, EMSGSIZE,
+                     "%s: a message of %llu B does not fit the socket send buffer (%d B; the "
+                     "limit is net.core.wmem_max=%ld for non-root users): raise it with sysctl -w "
+                     "net.core.wmem_max=%llu, or use smaller messages",
+                     ep->id, (unsigned long long)ep->max_message, have,
+                     posix_read_proc_long("/proc/sys/net/core/wmem_max"),
+                     (unsigned long long)(ep->max_message * 2 + 64));
+}
+
+static int32_t make_unix_path(ipcb_endpoint *ep, const char *runtime_dir, ipcb_error *error) {
+    const char *dir = runtime_dir;
+    unsigned n = __atomic_fetch_add(&socket_counter, 1u, __ATOMIC_RELAXED);
+    if (dir == NULL || dir[0] == '\0') {
+        const char *tmp = getenv("TMPDIR");
+        snprintf(ep->owned_dir, sizeof ep->owned_dir, "%s/ipcbench-sock-XXXXXX",
+                 tmp && tmp[0] ? tmp : "/tmp");
+        if (mkdtemp(ep->owned_dir) == NULL) {
+            int e = errno;
+            ep->owned_dir[0] = '\0';
+            return ipcb_fail_errno(error, e, "mkdtemp for the socket file");
+        }
+        dir = ep->owned_dir;
+    }
+    if ((size_t)snprintf(ep->path, sizeof ep->path, "%s/s-%ld-%u", dir, (long)getpid(), n) >=
+        sizeof ep->path)
+        return ipcb_fail(error, IPCB_E_INVALID, 0,
+                         "socket path in '%s' exceeds the %zu-byte sun_path limit; set TMPDIR "
+                         "to a shorter directory",
+                         dir, sizeof ep->path - 1);
+    return IPCB_OK;
+}
+
+int32_t socket_open(const ipcb_open_params *p, const char *id, int type, int is_tcp,
+                    const ipcb_option_desc *options, uint32_t option_count, ipcb_endpoint **out,
+                    ipcb_error *error) {
+    ipcb_endpoint *ep;
+    int32_t status;
+    if (p == NULL || out == NULL) return ipcb_fail(error, IPCB_E_INVALID, 0, "NULL argument");
+    *out = NULL;
+    if (p->role != IPCB_ROLE_CREATOR && p->role != IPCB_ROLE_CONNECTOR)
+        return ipcb_fail(error, IPCB_E_INVALID, 0, "role %u is neither creator nor connector",
+                         p->role);
+    status = posix_check_option_keys(p, options, option_count, id, error);
+    if (status != IPCB_OK) return status;
+    ep = (ipcb_endpoint *)calloc(1, sizeof *ep);
+    if (ep == NULL) return ipcb_fail(error, IPCB_E_NO_MEMORY, ENOMEM, "out of memory");
+    ep->id = id;
+    ep->type = type;
+    ep->role = p->role;
+    ep->fd = -1;
+    ep->listen_fd = -1;
+    ep->max_message = p->max_message_size;
+    ep->family = is_tcp ? AF_INET : AF_UNIX;
+    if ((status = parse_options(p, ep, is_tcp, error)) != IPCB_OK) goto fail;
+
+    if (p->role == IPCB_ROLE_CONNECTOR) {
+        if (is_tcp) {
+            if (inet_address_parse(p->address, &ep->address, &ep->address_len) != 0) {
+                status = ipcb_fail(error, IPCB_E_BAD_ADDRESS, 0,
+                                   "%s address '%s' is not HOST:PORT with a numeric host "
+                                   "(127.0.0.1:5000, [::1]:5000)",
+                                   id, p->address ? p->address : "(null)");
+                goto fail;
+            }
+            ep->family = ep->address.ss_family;
+        } else {
+            struct sockaddr_un *un = (struct sockaddr_un *)&ep->address;
+            struct stat st;
+            if (p->address == NULL || p->address[0] != '/' ||
+                strlen(p->address) >= sizeof un->sun_path || stat(p->address, &st) != 0 ||
+                !S_ISSOCK(st.st_mode)) {
+                status = ipcb_fail(error, IPCB_E_BAD_ADDRESS, 0,
+                                   "%s address '%s' is not an existing Unix socket path", id,
+                                   p->address ? p->address : "(null)");
+                goto fail;
+            }
+            un->sun_family = AF_UNIX;
+            strcpy(un->sun_path, p->address);
+            ep->address_len = sizeof *un;
+        }
+        *out = ep;
+        return IPCB_OK;
+    }
+
+    /* Creator: bind and listen now, accept in connect(). */
+    if (is_tcp) {
+        const char *bind_to = posix_option(p, "bind");
+        int one = 1;
+        if (bind_to == NULL || bind_to[0] == '\0') bind_to = p->address;
+        if (bind_to == NULL || bind_to[0] == '\0') bind_to = "127.0.0.1:0";
+        if (inet_address_parse(bind_to, &ep->address, &ep->address_len) != 0) {
+            status = ipcb_fail(error, IPCB_E_BAD_OPTION, 0,
+                               "option bind=%s: expected HOST:PORT with a numeric host, e.g. "
+                               "127.0.0.1:0 or [::1]:0",
+                               bind_to);
+            goto fail;
+        }
+        ep->family = ep->address.ss_family;
+        ep->listen_fd = socket(ep->family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        if (ep->listen_fd < 0) {
+            status = ipcb_fail_errno(error, errno, "socket");
+            goto fail;
+        }
+        setsockopt(ep->listen_fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    } else {
+        struct sockaddr_un *un = (struct sockaddr_un *)&ep->address;
+        if ((status = make_unix_path(ep, p->runtime_dir, error)) != IPCB_OK) goto fail;
+        un->sun_family = AF_UNIX;
+        strcpy(un->sun_path, ep->path);
+        ep->address_len = sizeof *un;
+        ep->listen_fd = socket(AF_UNIX, type | SOCK_CLOEXEC, 0);
+        if (ep->listen_fd < 0) {
+            status = ipcb_fail_errno(error, errno, "socket");
+            goto fail;
+        }
+    }
+    if ((status = apply_buffers(ep, ep->listen_fd, error)) != IPCB_OK) goto fail;
+    if ((status = fit_message(ep, ep->listen_fd, error)) != IPCB_OK) goto fail;
+    if (bind(ep->listen_fd, (struct sockaddr *)&ep->address, ep->address_len) != 0) {
+        int e = errno;
+        if (ep->family == AF_UNIX) ep->path[0] = '\0';
+        status = ipcb_fail_errno(error, e, "bind");
+        goto fail;
+    }
+    if (ep->family == AF_UNIX) chmod(ep->path, 0600);
+    if (listen(ep->listen_fd, 4) != 0) {
+        status = ipcb_fail_errno(error, errno, "listen");
+        goto fail;
+    }
+    ep->address_len = sizeof ep->address;
+    getsockname(ep->listen_fd, (struct sockaddr *)&ep->address, &ep->address_len);
+    *out = ep;
+    return IPCB_OK;
+fail:
+    socket_close(ep);
+    return status;
+}
+
+int32_t IPCB_CALL socket_export_address(ipcb_endpoint *ep, char *buf, size_t cap,
+                                        ipcb_error *error) {
+    char text[160];
+    if (ep == NULL || buf == NULL || ep->role != IPCB_ROLE_CREATOR)
+        return ipcb_fail(error, IPCB_E_INVALID, 0, "export_address needs a creator endpoint");
+    if (ep->family == AF_UNIX)
+        snprintf(text, sizeof text, "%s", ep->path);
+    else
+        inet_address_format((struct sockaddr *)&ep->address, text, sizeof text);
+    if (strlen(text) + 1 > cap)
+        return ipcb_fail(error, IPCB_E_INVALID, 0, "address buffer of %zu bytes is too small",
+                         cap);
+    strcpy(buf, text);
+    return IPCB_OK;
+}
+
+static int32_t tune_connected(ipcb_endpoint *ep, ipcb_error *error) {
+    int32_t status = apply_buffers(ep, ep->fd, error);
+    if (status != IPCB_OK) return status;
+    if ((status = fit_message(ep, ep->fd, error)) != IPCB_OK) return status;
+    if (ep->nodelay >= 0 &&
+        setsockopt(ep->fd, IPPROTO_TCP, TCP_NODELAY, &ep->nodelay, sizeof ep->nodelay) != 0)
+        return ipcb_fail_errno(error, errno, "setsockopt(TCP_NODELAY)");
+    return IPCB_OK;
+}
+
+static int32_t accept_peer(ipcb_endpoint *ep, int64_t deadline, ipcb_error *error) {
+    int32_t status = posix_wait_fd(ep->listen_fd, POLLIN, deadline, error);
+    if (status == IPCB_E_TIMEOUT)
+        return ipcb_fail(error, IPCB_E_TIMEOUT, 0, "%s: no peer connected in time", ep->id);
+    if (status != IPCB_OK) return status;
+    ep->fd = accept4(ep->listen_fd, NULL, NULL, SOCK_CLOEXEC);
+    if (ep->fd < 0) return ipcb_fail_errno(error, errno, "accept");
+    /* One connection per endpoint: stop listening, and drop the socket file now that nobody
+     * needs its name, so nothing is left behind whatever happens next. */
+    close(ep->listen_fd);
+    ep->listen_fd = -1;
+    if (ep->family == AF_UNIX && ep->path[0]) {
+        unlink(ep->path);
+        ep->path[0] = '\0';
+    }
+    return tune_connected(ep, error);
+}
+
+static int32_t connect_peer(ipcb_endpoint *ep, int64_t deadline, ipcb_error *error) {
+    for (;;) {
+        int err = 0;
+        socklen_t len = sizeof err;
+        int fd = socket(ep->family, ep->type | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+        if (fd < 0) return ipcb_fail_errno(error, errno, "socket");
+        ep->fd = fd;
+        if (apply_buffers(ep, fd, error) != IPCB_OK) return IPCB_E_SYSTEM;
+        if (connect(fd, (struct sockaddr *)&ep->address, ep->address_len) != 0) {
+            err = errno;
+            if (err == EINPROGRESS) {
+                int32_t status = posix_wait_fd(fd, POLLOUT, deadline, error);
+                if (status != IPCB_OK) {
+                    if (status == IPCB_E_TIMEOUT)
+                        return ipcb_fail(error, IPCB_E_TIMEOUT, 0, "%s: connect timed out",
+                                         ep->id);
+                    return status;
+                }
+                getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len);
+            }
+        }
+        if (err == 0) break;
+        close(fd);
+        ep->fd = -1;
+        if (err != ECONNREFUSED && err != ENOENT && err != EAGAIN && err != ETIMEDOUT)
+            return ipcb_fail_errno(error, err, "%s: connect", ep->id);
+        if (deadline >= 0 && posix_now_ns() >= deadline)
+            return ipcb_fail(error, IPCB_E_TIMEOUT, err, "%s: connect timed out (%s)", ep->id,
+                             strerror(err));
+        posix_pause_us(1000);
+    }
+    {
+        int flags = fcntl(ep->fd, F_GETFL);
+        fcntl(ep->fd, F_SETFL, flags & ~O_NONBLOCK);
+    }
+    return tune_connected(ep, error);
+}
+
+int32_t IPCB_CALL socket_connect(ipcb_endpoint *ep, int64_t timeout_ns, ipcb_error *error) {
+    int64_t deadline = posix_deadline(timeout_ns);
+    if (ep == NULL || ep->fd >= 0)
+        return ipcb_fail(error, IPCB_E_INVALID, 0, "connect needs an unconnected endpoint");
+    return ep->role == IPCB_ROLE_CREATOR ? accept_peer(ep, deadline, error)
+                                         : connect_peer(ep, deadline, error);
+}
+
+static int32_t closed_or_failed(ipcb_endpoint *ep, int e, const char *what, ipcb_error *error) {
+    if (e == EPIPE || e == ECONNRESET || e == ENOTCONN)
+        return ipcb_fail(error, IPCB_E_CLOSED, e, "%s: the peer closed the connection", ep->id);
+    if (e == EMSGSIZE)
+        return ipcb_fail(error, IPCB_E_TOO_BIG, e, "%s: message larger than the socket allows",
+                         ep->id);
+    return ipcb_fail_errno(error, e, "%s: %s", ep->id, what);
+}
+
+int32_t IPCB_CALL socket_send(ipcb_endpoint *ep, const void *buf, size_t len, int64_t timeout_ns,
+                              ipcb_error *error) {
+    const char *p = (const char *)buf;
+    if (ep == NULL || buf == NULL || len == 0 || ep->fd < 0)
+        return ipcb_fail(error, IPCB_E_INVALID, 0, "send needs a connected endpoint and data");
+    if (timeout_ns >= 0) {
+        int32_t status = posix_wait_fd(ep->fd, POLLOUT, posix_deadline(timeout_ns), error);
+        if (status != IPCB_OK) return status;
+    }
+    while (len > 0) {
+        ssize_t n = send(ep->fd, p, len, MSG_NOSIGNAL);
+        if (n > 0) {
+            p += n;
+            len -= (size_t)n;
+        } else if (n < 0 && errno == EINTR) {
+            continue;
+        } else {
+            return closed_or_failed(ep, errno, "send", error);
+        }
+    }
+    return IPCB_OK;
+}
+
+int32_t IPCB_CALL socket_recv(ipcb_endpoint *ep, void *buf, size_t cap, size_t *len,
+                              int64_t timeout_ns, ipcb_error *error) {
+    int flags = 0;
+    if (len != NULL) *len = 0;
+    if (ep == NULL || buf == NULL || cap == 0 || len == NULL || ep->fd < 0)
+        return ipcb_fail(error, IPCB_E_INVALID, 0, "recv needs a connected endpoint and buffer");
+    if (timeout_ns >= 0) {
+        int32_t status = posix_wait_fd(ep->fd, POLLIN, posix_deadline(timeout_ns), error);
+        if (status != IPCB_OK) return status;
+    }
+    if (ep->type == SOCK_SEQPACKET) flags = MSG_TRUNC; /* returns the real length */
+    for (;;) {
+        ssize_t n = recv(ep->fd, buf, cap, flags);
+        if (n > 0) {
+            if ((size_t)n > cap)
+                return ipcb_fail(error, IPCB_E_TRUNCATED, 0,
+                                 "%s: message of %zd B does not fit the %zu-byte buffer", ep->id,
+                                 n, cap);
+            *len = (size_t)n;
+            return IPCB_OK;
+        }
+        if (n == 0)
+            return ipcb_fail(error, IPCB_E_CLOSED, 0, "%s: the peer closed the connection",
+                             ep->id);
+        if (errno != EINTR) return closed_or_failed(ep, errno, "recv", error);
+    }
+}
+
+void IPCB_CALL socket_close(ipcb_endpoint *ep) {
+    if (ep == NULL) return;
+    if (ep->fd >= 0) close(ep->fd);
+    if (ep->listen_fd >= 0) close(ep->listen_fd);
+    if (ep->role == IPCB_ROLE_CREATOR && ep->family == AF_UNIX && ep->path[0]) unlink(ep->path);
+    if (ep->owned_dir[0]) rmdir(ep->owned_dir);
+    free(ep);
+}
+
+void IPCB_CALL socket_query_settings(ipcb_endpoint *ep, ipcb_setting_sink sink, void *context) {
+    char value[32];
+    int v = 0;
+    socklen_t len = sizeof v;
+    int fd;
+    if (ep == NULL || sink == NULL) return;
+    fd = ep->fd >= 0 ? ep->fd : ep->listen_fd;
+    if (fd < 0) return;
+    if (getsockopt(fd, SOL_SOCKET, SO_SNDBUF, &v, &len) == 0) {
+        snprintf(value, sizeof value, "%d", v);
+        sink(context, "sndbuf", value);
+    }
+    len = sizeof v;
+    if (getsockopt(fd, SOL_SOCKET, SO_RCVBUF, &v, &len) == 0) {
+        snprintf(value, sizeof value, "%d", v);
+        sink(context, "rcvbuf", value);
+    }
+    if (ep->nodelay >= 0) {
+        len = sizeof v;
+        if (getsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &v, &len) == 0)
+            sink(context, "nodelay", v ? "1" : "0");
+        len = sizeof v;
+        if (getsockopt(fd, IPPROTO_TCP, TCP_MAXSEG, &v, &len) == 0) {
+            snprintf(value, sizeof value, "%d", v);
+            sink(context, "mss", value);
+        }
+    }
+}
+
+int32_t IPCB_CALL socket_remove_address(const char *address, ipcb_error *error) {
+    struct stat st;
+    if (address == NULL || address[0] != '/') return IPCB_OK; /* TCP: nothing named */
+    if (lstat(address, &st) == 0 && S_ISSOCK(st.st_mode) && unlink(address) != 0)
+        return ipcb_fail_errno(error, errno, "unlink %s", address);
+    return IPCB_OK;
+}

@@ -1,0 +1,41 @@
+/* The endpoint shared by socket.tcp, socket.unix and socket.seqpacket: one connected socket,
+ * duplex, blocking I/O with optional ppoll() timeouts. */
+#ifndef IPCB_SOCKET_ENDPOINT_H
+#define IPCB_SOCKET_ENDPOINT_H
+
+#include <sys/socket.h>
+#include <sys/un.h>
+
+#include "ipcbench/transport.h"
+
+struct ipcb_endpoint {
+    const char *id;
+    int family;          /* AF_INET, AF_INET6, AF_UNIX */
+    int type;            /* SOCK_STREAM, SOCK_SEQPACKET */
+    uint32_t role;
+    int listen_fd;
+    int fd;
+    struct sockaddr_storage address; /* creator: bound; connector: where to connect */
+    socklen_t address_len;
+    char path[sizeof(((struct sockaddr_un *)0)->sun_path)]; /* AF_UNIX creator's socket file */
+    char owned_dir[256];     /* a directory this endpoint made (no runtime_dir given) */
+    int nodelay;             /* -1: not TCP */
+    uint64_t sndbuf, rcvbuf; /* 0: kernel default */
+    uint64_t max_message;
+};
+
+int32_t socket_open(const ipcb_open_params *params, const char *id, int type, int is_tcp,
+                    const ipcb_option_desc *options, uint32_t option_count, ipcb_endpoint **out,
+                    ipcb_error *error);
+int32_t IPCB_CALL socket_export_address(ipcb_endpoint *ep, char *buf, size_t cap,
+                                        ipcb_error *error);
+int32_t IPCB_CALL socket_connect(ipcb_endpoint *ep, int64_t timeout_ns, ipcb_error *error);
+int32_t IPCB_CALL socket_send(ipcb_endpoint *ep, const void *buf, size_t len, int64_t timeout_ns,
+                              ipcb_error *error);
+int32_t IPCB_CALL socket_recv(ipcb_endpoint *ep, void *buf, size_t cap, size_t *len,
+                              int64_t timeout_ns, ipcb_error *error);
+void IPCB_CALL socket_close(ipcb_endpoint *ep);
+void IPCB_CALL socket_query_settings(ipcb_endpoint *ep, ipcb_setting_sink sink, void *context);
+int32_t IPCB_CALL socket_remove_address(const char *address, ipcb_error *error);
+
+#endif

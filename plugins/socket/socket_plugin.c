@@ -1,0 +1,102 @@
+/* The socket plugin: socket.tcp, socket.unix (stream) and socket.seqpacket. */
+#include <sys/socket.h>
+
+#include "ipcbench/transport.h"
+#include "socket_endpoint.h"
+
+static const ipcb_option_desc tcp_options[] = {
+    {"nodelay", "1",
+     "TCP_NODELAY: 1 sends each write at once (the honest default for latency and for "
+     "messages), 0 lets Nagle's algorithm merge small writes"},
+    {"sndbuf", "", "SO_SNDBUF in bytes (suffixes K, M); empty keeps the kernel's autotuning"},
+    {"rcvbuf", "", "SO_RCVBUF in bytes (suffixes K, M); empty keeps the kernel's autotuning"},
+    {"bind", "127.0.0.1:0",
+     "address the creator listens on, HOST:PORT with a numeric host ([::1]:0 for IPv6); port 0 "
+     "picks a free one"},
+};
+static const ipcb_option_desc unix_options[] = {
+    {"sndbuf", "", "SO_SNDBUF in bytes (suffixes K, M); empty keeps the kernel default"},
+    {"rcvbuf", "", "SO_RCVBUF in bytes (suffixes K, M); empty keeps the kernel default"},
+};
+#define TCP_OPTION_COUNT 4u
+#define UNIX_OPTION_COUNT 2u
+
+static int32_t IPCB_CALL tcp_open(const ipcb_open_params *p, ipcb_endpoint **out, ipcb_error *e) {
+    return socket_open(p, "socket.tcp", SOCK_STREAM, 1, tcp_options, TCP_OPTION_COUNT, out, e);
+}
+static int32_t IPCB_CALL unix_open(const ipcb_open_params *p, ipcb_endpoint **out,
+                                   ipcb_error *e) {
+    return socket_open(p, "socket.unix", SOCK_STREAM, 0, unix_options, UNIX_OPTION_COUNT, out, e);
+}
+static int32_t IPCB_CALL seqpacket_open(const ipcb_open_params *p, ipcb_endpoint **out,
+                                        ipcb_error *e) {
+    return socket_open(p, "socket.seqpacket", SOCK_SEQPACKET, 0, unix_options, UNIX_OPTION_COUNT,
+                       out, e);
+}
+
+#define SOCKET_FUNCTIONS                                                                        \
+    .export_address = socket_export_address, .connect = socket_connect, .send = socket_send,   \
+    .recv = socket_recv, .close = socket_close, .query_settings = socket_query_settings,        \
+    .remove_address = socket_remove_address, .get_extension = 0
+
+static const ipcb_transport tcp_transport = {
+    .struct_size = sizeof(ipcb_transport),
+    .option_count = TCP_OPTION_COUNT,
+    .id = "socket.tcp",
+    .description = "TCP over loopback by default (TCP_NODELAY on), one connection, duplex",
+    .caps = IPCB_CAP_STREAM | IPCB_CAP_RELIABLE | IPCB_CAP_ORDERED | IPCB_CAP_CROSS_HOST |
+            IPCB_CAP_DUPLEX | IPCB_CAP_CLOSE_NOTIFY,
+    .max_message_size = 0,
+    .options = tcp_options,
+    .open = tcp_open,
+    SOCKET_FUNCTIONS,
+};
+
+static const ipcb_transport unix_transport = {
+    .struct_size = sizeof(ipcb_transport),
+    .option_count = UNIX_OPTION_COUNT,
+    .id = "socket.unix",
+    .description = "Unix stream socket, socket file (0600) in a private directory, duplex",
+    .caps = IPCB_CAP_STREAM | IPCB_CAP_RELIABLE | IPCB_CAP_ORDERED | IPCB_CAP_DUPLEX |
+            IPCB_CAP_CLOSE_NOTIFY,
+    .max_message_size = 0,
+    .options = unix_options,
+    .open = unix_open,
+    SOCKET_FUNCTIONS,
+};
+
+static const ipcb_transport seqpacket_transport = {
+    .struct_size = sizeof(ipcb_transport),
+    .option_count = UNIX_OPTION_COUNT,
+    .id = "socket.seqpacket",
+    .description = "Unix SOCK_SEQPACKET: connected, reliable, keeps message boundaries; a "
+                   "message must fit the send buffer",
+    .caps = IPCB_CAP_MESSAGE | IPCB_CAP_RELIABLE | IPCB_CAP_ORDERED | IPCB_CAP_DUPLEX |
+            IPCB_CAP_CLOSE_NOTIFY,
+    .max_message_size = 0,
+    .options = unix_options,
+    .open = seqpacket_open,
+    SOCKET_FUNCTIONS,
+};
+
+static const ipcb_transport *const socket_transports[] = {&tcp_transport, &unix_transport,
+                                                          &seqpacket_transport};
+
+static const ipcb_plugin socket_plugin = {
+    .struct_size = sizeof(ipcb_plugin),
+    .abi_version = IPCB_ABI_VERSION,
+    .name = "socket",
+    .version = "1.0.0",
+    .description = "BSD sockets: TCP, Unix stream, Unix seqpacket",
+    .transport_count = 3,
+    .reserved0 = 0,
+    .transports = socket_transports,
+    .shutdown = 0,
+};
+
+IPCB_EXPORT const ipcb_plugin *IPCB_CALL ipcb_plugin_entry(const ipcb_host *host,
+                                                           ipcb_error *error) {
+    (void)host;
+    (void)error;
+    return &socket_plugin;
+}

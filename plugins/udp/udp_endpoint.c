@@ -1,0 +1,388 @@
+/* udp.inet and udp.unix: one datagram socket per side, connected to the peer after a small
+ * handshake (the connector's hello tells the creator where to answer). Datagrams keep message
+ * boundaries; udp.inet may drop, which the host counts. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "inet_address.h"
+#include "ipcbench/error_format.h"
+#include "posix_io.h"
+#include "udp_endpoint.h"
+
+/* Odd lengths the harness never uses for data. */
+static const char hello_magic[] = "ipcb-udp-helo";
+static const char ack_magic[] = "ipcb-udp-ack!";
+#define MAGIC_LEN 13
+
+static unsigned udp_counter;
+
+struct ipcb_endpoint {
+    const char *id;
+    int family;
+    uint32_t role;
+    int fd;
+    int connected;
+    struct sockaddr_storage peer; /* connector: the creator */
+    socklen_t peer_len;
+    char path[sizeof(((struct sockaddr_un *)0)->sun_path)]; /* AF_UNIX: our own socket file */
+    char owned_dir[256];
+    uint64_t sndbuf, rcvbuf, max_message;
+};
+
+static int32_t apply_buffers(ipcb_endpoint *ep, ipcb_error *error) {
+    int have = 0;
+    socklen_t len = sizeof have;
+    if (ep->sndbuf) {
+        int v = (int)ep->sndbuf;
+        if (setsockopt(ep->fd, SOL_SOCKET, SO_SNDBUFFORCE, &v, sizeof v) != 0 &&
+            setsockopt(ep->fd, SOL_SOCKET, SO_SNDBUF, &v, sizeof v) != 0)
+            return ipcb_fail_errno(error, errno, "setsockopt(SO_SNDBUF=%d)", v);
+    }
+    if (ep->rcvbuf) {
+        int v = (int)ep->rcvbuf;
+        if (setsockopt(ep->fd, SOL_SOCKET, SO_RCVBUFFORCE, &v, sizeof v) != 0 &&
+            setsockopt(ep->fd, SOL_SOCKET, SO_RCVBUF, &v, sizeof v) != 0)
+            return ipcb_fail_errno(error, errno, "setsockopt(SO_RCVBUF=%d)", v);
+    }
+    if (ep->family != AF_UNIX) return IPCB_OK;
+    /* A Unix datagram must fit the sender's buffer (sk_sndbuf - 32 bytes). */
+    getsockopt(ep->fd, SOL_SOCKET, SO_SNDBUF, &have, &len);
+    if ((uint64_t)have < ep->max_message + 64 && ep->sndbuf == 0) {
+        int want = (int)(ep->max_message + 64);
+        if (setsockopt(ep->fd, SOL_SOCKET, SO_SNDBUFFORCE, &want, sizeof want) != 0)
+            setsockopt(ep->fd, SOL_SOCKET, SO_SNDBUF, &want, sizeof want);
+        len = sizeof have;
+        getsockopt(ep->fd, SOL_SOCKET, SO_SNDBUF, &have, &len);
+    }
+    if ((uint64_t)have < ep->max_message + 64)
+        return ipcb_fail(error, IPCB_E_TOO_BIG, EMSGSIZE,
+                         "%s: a datagram of %llu B does not fit the socket send buffer (%d B; "
+                         "net.core.wmem_max=%ld): raise it with sysctl -w net.core.wmem_max=%llu",
+                         ep->id, (unsigned long long)ep->max_message, have,
+                         posix_read_proc_long("/proc/sys/net/core/wmem_max"),
+                         (unsigned long long)(ep->max_message * 2 + 64));
+    return IPCB_OK;
+}
+
+static int32_t bind_unix(ipcb_endpoint *ep, const char *runtime_dir, const char *prefix,
+                         ipcb_error *error) {
+    struct sockaddr_un un;
+    const char *dir = runtime_dir;
+    unsigned n = __atomic_fetch_add(&udp_counter, 1u, __ATOMIC_RELAXED);
+    if (dir == NULL || dir[0] == '\0') {
+        const char *tmp = getenv("TMPDIR");
+        snprintf(ep->owned_dir, sizeof ep->owned_dir, "%s/ipcbench-udp-XXXXXX",
+                 tmp && tmp[0] ? tmp : "/tmp");
+        if (mkdtemp(ep->owned_dir) == NULL) {
+            int e = errno;
+            ep->owned_dir[0] = '\0';
+            return ipcb_fail_errno(error, e, "mkdtemp for the socket file");
+        }
+        dir = ep->owned_dir;
+    }
+    if ((size_t)snprintf(ep->path, sizeof ep->path, "%s/%s-%ld-%u", dir, prefix, (long)getpid(),
+                         n) >= sizeof ep->path) {
+        ep->path[0] = '\0';
+        return ipcb_fail(error, IPCB_E_INVALID, 0,
+                         "socket path in '%s' exceeds the sun_path limit; set TMPDIR to a "
+                         "shorter directory",
+                         dir);
+    }
+    memset(&un, 0, sizeof un);
+    un.sun_family = AF_UNIX;
+    strcpy(un.sun_path, ep->path);
+    if (bind(ep->fd, (struct sockaddr *)&un, sizeof un) != 0) {
+        int e = errno;
+        ep->path[0] = '\0';
+        return ipcb_fail_errno(error, e, "bind %s", un.sun_path);
+    }
+    chmod(ep->path, 0600);
+    return IPCB_OK;
+}
+
+int32_t udp_open(const ipcb_open_params *p, const char *id, int is_unix,
+                 const ipcb_option_desc *options, uint32_t option_count, uint64_t max_size,
+                 ipcb_endpoint **out, ipcb_error *error) {
+    ipcb_endpoint *ep;
+    int32_t status;
+    const char *v;
+    if (p == NULL || out == NULL) return ipcb_fail(error, IPCB_E_INVALID, 0, "NULL argument");
+    *out = NULL;
+    if ((status = posix_check_option_keys(p, options, option_count, id, error)) != IPCB_OK)
+        return status;
+    if (max_size && p->max_message_size > max_size)
+        return ipcb_fail(error, IPCB_E_TOO_BIG, EMSGSIZE,
+                         "%s: a datagram carries at most %llu B, not %llu", id,
+                         (unsigned long long)max_size, (unsigned long long)p->max_message_size);
+    ep = (ipcb_endpoint *)calloc(1, sizeof *ep);
+    if (ep == NULL) return ipcb_fail(error, IPCB_E_NO_MEMORY, ENOMEM, "out of memory");
+    ep->id = id;
+    ep->role = p->role;
+    ep->fd = -1;
+    ep->max_message = p->max_message_size;
+    ep->family = is_unix ? AF_UNIX : AF_INET;
+    if ((v = posix_option(p, "sndbuf")) != NULL && v[0] &&
+        posix_parse_bytes(v, (uint64_t)1 << 30, &ep->sndbuf) != 0) {
+        status = ipcb_fail(error, IPCB_E_BAD_OPTION, 0, "option sndbuf=%s: expected bytes", v);
+        goto fail;
+    }
+    if ((v = posix_option(p, "rcvbuf")) != NULL && v[0] &&
+        posix_parse_bytes(v, (uint64_t)1 << 30, &ep->rcvbuf) != 0) {
+        status = ipcb_fail(error, IPCB_E_BAD_OPTION, 0, "option rcvbuf=%s: expected bytes", v);
+        goto fail;
+    }
+
+    if (p->role == IPCB_ROLE_CONNECTOR) {
+        if (is_unix) {
+            struct sockaddr_un *un = (struct sockaddr_un *)&ep->peer;
+            struct stat st;
+            if (p->address == NULL || p->address[0] != '/' ||
+                strlen(p->address) >= sizeof un->sun_path || stat(p->address, &st) != 0 ||
+                !S_ISSOCK(st.st_mode)) {
+                status = ipcb_fail(error, IPCB_E_BAD_ADDRESS, 0,
+                                   "%s address '%s' is not an existing Unix socket path", id,
+                                   p->address ? p->address : "(null)");
+                goto fail;
+            }
+            un->sun_family = AF_UNIX;
+            strcpy(un->sun_path, p->address);
+            ep->peer_len = sizeof *un;
+        } else if (inet_address_parse(p->address, &ep->peer, &ep->peer_len) != 0) {
+            status = ipcb_fail(error, IPCB_E_BAD_ADDRESS, 0,
+                               "%s address '%s' is not HOST:PORT with a numeric host", id,
+                               p->address ? p->address : "(null)");
+            goto fail;
+        } else {
+            ep->family = ep->peer.ss_family;
+        }
+        ep->fd = socket(ep->family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+        if (ep->fd < 0) {
+            status = ipcb_fail_errno(error, errno, "socket");
+            goto fail;
+        }
+        /* A Unix datagram socket needs a name of its own to be answered. */
+        if (is_unix && (status = bind_unix(ep, p->runtime_dir, "dc", error)) != IPCB_OK)
+            goto fail;
+        if ((status = apply_buffers(ep, error)) != IPCB_OK) goto fail;
+        *out = ep;
+        return IPCB_OK;
+    }
+
+    if (is_unix) {
+        ep->fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+        if (ep->fd < 0) {
+            status = ipcb_fail_errno(error, errno, "socket");
+            goto fail;
+        }
+        if ((status = bind_unix(ep, p->runtime_dir, "d", error)) != IPCB_OK) goto fail;
+    } else {
+        struct sockaddr_storage local;
+        socklen_t local_len = 0;
+        const char *bind_to = posix_option(p, "bind");
+        if (bind_to == NULL || bind_to[0] == '\0') bind_to = p->address;
+        if (bind_to == NULL || bind_to[0] == '\0') bind_to = "127.0.0.1:0";
+        if (inet_address_parse(bind_to, &local, &local_len) != 0) {
+            status = ipcb_fail(error, IPCB_E_BAD_OPTION, 0,
+                               "option bind=%s: expected HOST:PORT with a numeric host", bind_to);
+            goto fail;
+        }
+        ep->family = local.ss_family;
+        ep->fd = socket(ep->family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+        if (ep->fd < 0) {
+            status = ipcb_fail_errno(error, errno, "socket");
+            goto fail;
+        }
+        if (bind(ep->fd, (struct sockaddr *)&local, local_len) != 0) {
+            status = ipcb_fail_errno(error, errno, "bind %s", bind_to);
+            goto fail;
+        }
+    }
+    if ((status = apply_buffers(ep, error)) != IPCB_OK) goto fail;
+    *out = ep;
+    return IPCB_OK;
+fail:
+    udp_close(ep);
+    return status;
+}
+
+int32_t IPCB_CALL udp_export_address(ipcb_endpoint *ep, char *buf, size_t cap,
+                                     ipcb_error *error) {
+    char text[160];
+    if (ep == NULL || buf == NULL || ep->role != IPCB_ROLE_CREATOR)
+        return ipcb_fail(error, IPCB_E_INVALID, 0, "export_address needs a creator endpoint");
+    if (ep->family == AF_UNIX) {
+        snprintf(text, sizeof text, "%s", ep->path);
+    } else {
+        struct sockaddr_storage local;
+        socklen_t len = sizeof local;
+        getsockname(ep->fd, (struct sockaddr *)&local, &len);
+        inet_address_format((struct sockaddr *)&local, text, sizeof text);
+    }
+    if (strlen(text) + 1 > cap)
+        return ipcb_fail(error, IPCB_E_INVALID, 0, "address buffer too small");
+    strcpy(buf, text);
+    return IPCB_OK;
+}
+
+int32_t IPCB_CALL udp_connect(ipcb_endpoint *ep, int64_t timeout_ns, ipcb_error *error) {
+    int64_t deadline = posix_deadline(timeout_ns);
+    char buf[64];
+    if (ep == NULL || ep->connected)
+        return ipcb_fail(error, IPCB_E_INVALID, 0, "connect needs an unconnected endpoint");
+    if (ep->role == IPCB_ROLE_CREATOR) {
+        /* Wait for the connector's hello, then talk only to it. */
+        for (;;) {
+            struct sockaddr_storage from;
+            socklen_t from_len = sizeof from;
+            ssize_t n;
+            int32_t status = posix_wait_fd(ep->fd, POLLIN, deadline, error);
+            if (status != IPCB_OK) {
+                if (status == IPCB_E_TIMEOUT)
+                    return ipcb_fail(error, IPCB_E_TIMEOUT, 0, "%s: no hello from the peer",
+                                     ep->id);
+                return status;
+            }
+            n = recvfrom(ep->fd, buf, sizeof buf, MSG_DONTWAIT, (struct sockaddr *)&from,
+                         &from_len);
+            if (n != MAGIC_LEN || memcmp(buf, hello_magic, MAGIC_LEN) != 0) continue;
+            if (connect(ep->fd, (struct sockaddr *)&from, from_len) != 0)
+                return ipcb_fail_errno(error, errno, "%s: connect to the peer", ep->id);
+            if (send(ep->fd, ack_magic, MAGIC_LEN, 0) != MAGIC_LEN)
+                return ipcb_fail_errno(error, errno, "%s: send the handshake ack", ep->id);
+            ep->connected = 1;
+            return IPCB_OK;
+        }
+    }
+    if (connect(ep->fd, (struct sockaddr *)&ep->peer, ep->peer_len) != 0)
+        return ipcb_fail_errno(error, errno, "%s: connect", ep->id);
+    /* Say hello until acknowledged: a hello may be lost on a real network. */
+    for (;;) {
+        int64_t step = posix_deadline(50000000);
+        int32_t status;
+        if (send(ep->fd, hello_magic, MAGIC_LEN, 0) != MAGIC_LEN && errno != ECONNREFUSED)
+            return ipcb_fail_errno(error, errno, "%s: send the handshake", ep->id);
+        if (deadline >= 0 && step > deadline) step = deadline;
+        status = posix_wait_fd(ep->fd, POLLIN, step, error);
+        if (status == IPCB_OK) {
+            ssize_t n = recv(ep->fd, buf, sizeof buf, MSG_DONTWAIT);
+            if (n == MAGIC_LEN && memcmp(buf, ack_magic, MAGIC_LEN) == 0) {
+                ep->connected = 1;
+                return IPCB_OK;
+            }
+        } else if (status != IPCB_E_TIMEOUT) {
+            return status;
+        }
+        if (deadline >= 0 && posix_now_ns() >= deadline)
+            return ipcb_fail(error, IPCB_E_TIMEOUT, 0, "%s: the peer did not answer the hello",
+                             ep->id);
+    }
+}
+
+int32_t IPCB_CALL udp_send(ipcb_endpoint *ep, const void *buf, size_t len, int64_t timeout_ns,
+                           ipcb_error *error) {
+    if (ep == NULL || buf == NULL || len == 0 || !ep->connected)
+        return ipcb_fail(error, IPCB_E_INVALID, 0, "send needs a connected endpoint and data");
+    if (timeout_ns >= 0) {
+        int32_t status = posix_wait_fd(ep->fd, POLLOUT, posix_deadline(timeout_ns), error);
+        if (status != IPCB_OK) return status;
+    }
+    for (;;) {
+        ssize_t n = send(ep->fd, buf, len, 0);
+        if (n == (ssize_t)len) return IPCB_OK;
+        if (n >= 0) return ipcb_fail(error, IPCB_E_SYSTEM, 0, "%s: short datagram send", ep->id);
+        if (errno == EINTR) continue;
+        /* Loopback reports an unreachable port at once; the peer socket is gone. */
+        if (errno == ECONNREFUSED || errno == ENOTCONN)
+            return ipcb_fail(error, IPCB_E_CLOSED, errno, "%s: the peer socket is gone", ep->id);
+        if (errno == EMSGSIZE)
+            return ipcb_fail(error, IPCB_E_TOO_BIG, errno, "%s: datagram of %zu B too large",
+                             ep->id, len);
+        if (errno == ENOBUFS) continue; /* transient on a busy host: try again */
+        return ipcb_fail_errno(error, errno, "%s: send", ep->id);
+    }
+}
+
+int32_t IPCB_CALL udp_recv(ipcb_endpoint *ep, void *buf, size_t cap, size_t *len,
+                           int64_t timeout_ns, ipcb_error *error) {
+    int64_t deadline = posix_deadline(timeout_ns);
+    if (len != NULL) *len = 0;
+    if (ep == NULL || buf == NULL || cap == 0 || len == NULL || !ep->connected)
+        return ipcb_fail(error, IPCB_E_INVALID, 0, "recv needs a connected endpoint and buffer");
+    for (;;) {
+        ssize_t n;
+        if (timeout_ns >= 0) {
+            int32_t status = posix_wait_fd(ep->fd, POLLIN, deadline, error);
+            if (status != IPCB_OK) return status;
+        }
+        n = recv(ep->fd, buf, cap, MSG_TRUNC | (timeout_ns >= 0 ? MSG_DONTWAIT : 0));
+        if (n < 0) {
+            if (errno == EINTR || errno == EAGAIN) continue;
+            if (errno == ECONNREFUSED)
+                return ipcb_fail(error, IPCB_E_CLOSED, errno, "%s: the peer socket is gone",
+                                 ep->id);
+            return ipcb_fail_errno(error, errno, "%s: recv", ep->id);
+        }
+        if (n == MAGIC_LEN && cap >= MAGIC_LEN) {
+            /* A repeated hello (our ack was lost) or a late ack: handshake traffic, not data. */
+            if (memcmp(buf, hello_magic, MAGIC_LEN) == 0) {
+                if (send(ep->fd, ack_magic, MAGIC_LEN, 0) < 0) { /* the peer retries */
+                }
+                continue;
+            }
+            if (memcmp(buf, ack_magic, MAGIC_LEN) == 0) continue;
+        }
+        if ((size_t)n > cap)
+            return ipcb_fail(error, IPCB_E_TRUNCATED, 0,
+                             "%s: datagram of %zd B does not fit the %zu-byte buffer", ep->id,
+                             n, cap);
+        if (n == 0) continue; /* the harness never sends empty datagrams */
+        *len = (size_t)n;
+        return IPCB_OK;
+    }
+}
+
+void IPCB_CALL udp_close(ipcb_endpoint *ep) {
+    if (ep == NULL) return;
+    if (ep->fd >= 0) close(ep->fd);
+    if (ep->path[0]) unlink(ep->path);
+    if (ep->owned_dir[0]) rmdir(ep->owned_dir);
+    free(ep);
+}
+
+void IPCB_CALL udp_query_settings(ipcb_endpoint *ep, ipcb_setting_sink sink, void *context) {
+    char value[32];
+    int v = 0;
+    socklen_t len = sizeof v;
+    if (ep == NULL || sink == NULL || ep->fd < 0) return;
+    if (getsockopt(ep->fd, SOL_SOCKET, SO_SNDBUF, &v, &len) == 0) {
+        snprintf(value, sizeof value, "%d", v);
+        sink(context, "sndbuf", value);
+    }
+    len = sizeof v;
+    if (getsockopt(ep->fd, SOL_SOCKET, SO_RCVBUF, &v, &len) == 0) {
+        snprintf(value, sizeof value, "%d", v);
+        sink(context, "rcvbuf", value);
+    }
+    if (ep->family == AF_UNIX) {
+        long qlen = posix_read_proc_long("/proc/sys/net/unix/max_dgram_qlen");
+        snprintf(value, sizeof value, "%ld", qlen);
+        sink(context, "net.unix.max_dgram_qlen", value);
+    }
+}
+
+int32_t IPCB_CALL udp_remove_address(const char *address, ipcb_error *error) {
+    struct stat st;
+    if (address == NULL || address[0] != '/') return IPCB_OK;
+    if (lstat(address, &st) == 0 && S_ISSOCK(st.st_mode) && unlink(address) != 0)
+        return ipcb_fail_errno(error, errno, "unlink %s", address);
+    return IPCB_OK;
+}
