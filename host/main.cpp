@@ -59,6 +59,7 @@ int main(int argc, char **argv) {
         registry.scan(plugin::plugin_search_path(cmd.plugin_dirs));
         if (cmd.list) return cli::list_command(cmd, registry);
         if (!cmd.describe.empty()) return cli::describe_command(cmd, registry);
+        if (cmd.check) return cli::check_command(cmd, registry);
         return cli::run_command(cmd, registry, argc, argv);
     } catch (const cli::usage_error &e) {
         fmt::print(stderr, "ipchost: error: {}\n", e.what());

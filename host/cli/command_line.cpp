@@ -12,7 +12,7 @@ namespace po = boost::program_options;
 
 command_line parse_command_line(int argc, const char *const argv[]) {
     command_line cmd;
-    std::string mode = "both", sizes = "32,1K,64K", duration = "1", warmup = "0.25", count,
+    std::string mode = "both", sizes = "32,1K,64K", duration = "0.5", warmup = "0.2", count,
                 timeout;
     std::vector<std::string> plugin_lists, dirs;
 
@@ -34,11 +34,12 @@ command_line parse_command_line(int argc, const char *const argv[]) {
         ("mode,m", po::value(&mode)->value_name("MODE"),
          "throughput, latency or both (default both)")
         ("size,s", po::value(&sizes)->value_name("BYTES[,BYTES...]"),
-         "message sizes, suffixes K M G (default 32,1K,64K)")
+         "message sizes, suffixes K M G, at least 8 (default: 32,1K,64K for throughput and 32 "
+         "for latency, where size matters little)")
         ("duration,d", po::value(&duration)->value_name("SECONDS"),
-         "timed phase of each case (default 1)")
+         "timed phase of each case (default 0.5)")
         ("warmup,w", po::value(&warmup)->value_name("SECONDS"),
-         "untimed traffic before each case (default 0.25)")
+         "untimed traffic before each case (default 0.2)")
         ("count,n", po::value(&count)->value_name("N"),
          "time exactly N messages (round trips) per case instead of --duration")
         ("timeout", po::value(&timeout)->value_name("SECONDS"),
@@ -52,14 +53,24 @@ command_line parse_command_line(int argc, const char *const argv[]) {
 
     std::ostringstream help;
     help << general
+         << "\nipchost check [--plugin ID] [--plugin-dir DIR] [--opt KEY=VALUE]: runs the "
+            "conformance suite (payload byte for byte, message boundaries, timeouts, peer close, "
+            "option and address errors, leaks) against each transport; one line per check, "
+            "then 'N passed, N failed'; exit code 0 only if all pass.\n"
          << "\nPlugin folders, in search order: every --plugin-dir, then IPCBENCH_PLUGIN_PATH "
             "(':'-separated), then <ipchost dir>/../lib/ipcbench/plugins.\n"
             "Exit codes: 0 all cases measured, 1 a case failed, 2 bad usage, 130 interrupted.\n";
     cmd.help_text = help.str();
 
+    // `ipchost check [options]`: the conformance suite instead of a benchmark run.
+    std::vector<std::string> args(argv + 1, argv + argc);
+    if (!args.empty() && args.front() == "check") {
+        cmd.check = true;
+        args.erase(args.begin());
+    }
     po::variables_map vm;
     try {
-        po::store(po::command_line_parser(argc, argv).options(general).run(), vm);
+        po::store(po::command_line_parser(args).options(general).run(), vm);
         po::notify(vm);
     } catch (const po::error &e) {
         throw usage_error(std::string(e.what()) + "; see ipchost --help");
@@ -79,6 +90,7 @@ command_line parse_command_line(int argc, const char *const argv[]) {
     else
         throw usage_error("--mode '" + mode + "': expected throughput, latency or both");
     cmd.sizes = parse_size_list("--size", sizes);
+    cmd.latency_sizes = vm.count("size") ? cmd.sizes : std::vector<std::uint64_t>{32};
     cmd.duration_s = parse_seconds("--duration", duration, false);
     cmd.warmup_s = parse_seconds("--warmup", warmup, true);
     if (!count.empty()) cmd.count = parse_count("--count", count);

@@ -12,14 +12,16 @@ struct command_line {
     bool help = false;
     bool version = false;
     bool list = false;
+    bool check = false;  // `ipchost check ...`: the conformance suite
     bool verbose = false;
     std::string describe;                 // transport id for --describe
     std::vector<std::string> plugins;     // ids or plugin names; empty = all
     std::vector<std::filesystem::path> plugin_dirs;
     std::vector<std::string> modes;       // "throughput", "latency"
-    std::vector<std::uint64_t> sizes;
-    double duration_s = 1.0;
-    double warmup_s = 0.25;
+    std::vector<std::uint64_t> sizes;          // throughput sizes
+    std::vector<std::uint64_t> latency_sizes;  // the same when --size is given
+    double duration_s = 0.5;
+    double warmup_s = 0.2;
     std::uint64_t count = 0;
     double timeout_s = 0;
     std::vector<std::string> option_assignments;  // "KEY=VALUE" or "ID:KEY=VALUE"

@@ -8,6 +8,7 @@ namespace ipcbench::cli {
 // Each returns the process exit code.
 int list_command(const command_line &cmd, const plugin::plugin_registry &registry);
 int describe_command(const command_line &cmd, const plugin::plugin_registry &registry);
+int check_command(const command_line &cmd, const plugin::plugin_registry &registry);
 int run_command(const command_line &cmd, const plugin::plugin_registry &registry, int argc,
                 const char *const argv[]);
 

@@ -6,6 +6,7 @@
 #include <spdlog/spdlog.h>
 
 #include "cli/commands.hpp"
+#include "cli/transport_selection.hpp"
 #include "cli/usage_error.hpp"
 #include "harness/orchestrator.hpp"
 #include "platform/signals.hpp"
@@ -14,60 +15,6 @@
 
 namespace ipcbench::cli {
 namespace {
-
-std::vector<const plugin::transport_info *> select_transports(
-    const command_line &cmd, const plugin::plugin_registry &registry) {
-    std::vector<const plugin::transport_info *> selected;
-    if (cmd.plugins.empty()) {
-        for (const auto &t : registry.transports()) selected.push_back(&t);
-        if (selected.empty())
-            throw usage_error("no transport plugins found; ipchost --list --verbose shows where "
-                              "it looked and what it rejected");
-        return selected;
-    }
-    for (const auto &spec : cmd.plugins) {
-        auto matches = registry.select(spec);
-        if (matches.empty()) {
-            std::string known;
-            for (const auto &t : registry.transports()) known += (known.empty() ? "" : ", ") + t.id;
-            throw usage_error("--plugin '" + spec + "': no such plugin or transport; found: " +
-                              (known.empty() ? "none" : known));
-        }
-        for (const auto *t : matches)
-            if (std::find(selected.begin(), selected.end(), t) == selected.end())
-                selected.push_back(t);
-    }
-    return selected;
-}
-
-// --opt KEY=VALUE goes to every selected transport that declares KEY; ID:KEY=VALUE to one.
-std::map<std::string, std::map<std::string, std::string>> assign_options(
-    const command_line &cmd, const std::vector<const plugin::transport_info *> &selected) {
-    std::map<std::string, std::map<std::string, std::string>> per_transport;
-    for (const auto &assignment : cmd.option_assignments) {
-        auto eq = assignment.find('=');
-        std::string key = assignment.substr(0, eq), value = assignment.substr(eq + 1), scope;
-        if (auto colon = key.find(':'); colon != std::string::npos) {
-            scope = key.substr(0, colon);
-            key = key.substr(colon + 1);
-        }
-        bool taken = false;
-        for (const auto *t : selected) {
-            if (!scope.empty() && t->id != scope) continue;
-            for (const auto &o : t->options)
-                if (o.key == key) {
-                    per_transport[t->id][key] = value;
-                    taken = true;
-                }
-        }
-        if (!taken)
-            throw usage_error("--opt '" + assignment + "': " +
-                              (scope.empty() ? "no selected transport" : "transport " + scope) +
-                              " takes an option '" + key +
-                              "'; ipchost --describe ID lists a transport's options");
-    }
-    return per_transport;
-}
 
 std::string utc_now() {
     std::time_t t = std::time(nullptr);
@@ -101,11 +48,13 @@ int run_command(const command_line &cmd, const plugin::plugin_registry &registry
     }
 
     platform::install_interrupt_handlers();
-    std::size_t total = selected.size() * cmd.modes.size() * cmd.sizes.size(), index = 0;
+    std::size_t total = 0, index = 0;
+    for (const auto &mode : cmd.modes)
+        total += selected.size() * (mode == "latency" ? cmd.latency_sizes : cmd.sizes).size();
     bool failed = false;
     for (const auto *t : selected) {
         for (const auto &mode : cmd.modes) {
-            for (auto size : cmd.sizes) {
+            for (auto size : mode == "latency" ? cmd.latency_sizes : cmd.sizes) {
                 ++index;
                 if (platform::interrupted()) break;
                 if (t->max_message_size && size > t->max_message_size) {
@@ -115,8 +64,10 @@ int run_command(const command_line &cmd, const plugin::plugin_registry &registry
                     skipped.mode = mode;
                     skipped.message_size = size;
                     skipped.status = "skipped";
-                    skipped.error = fmt::format("{} exceeds the transport's maximum of {} bytes",
-                                                report::format_size(size), t->max_message_size);
+                    skipped.error = fmt::format(
+                        "{} exceeds the transport's maximum of {} bytes (ipchost --describe {} "
+                        "says where it comes from)",
+                        report::format_size(size), t->max_message_size, t->id);
                     spdlog::info("[{}/{}] {} {} {}: skipped, {}", index, total, t->id, mode,
                                  report::format_size(size), skipped.error);
                     report.results.push_back(std::move(skipped));

@@ -2,10 +2,13 @@
 
 #include <unistd.h>
 
+#include <chrono>
 #include <memory>
+#include <thread>
 #include <spdlog/spdlog.h>
 #include <vector>
 
+#include "conformance/conformance_jobs.hpp"
 #include "control/control_channel.hpp"
 #include "harness/job.hpp"
 #include "harness/timed_loops.hpp"
@@ -49,6 +52,12 @@ public:
                     connect(message);
                 } else if (type == "run") {
                     run_job(message);
+                } else if (type == "probe") {
+                    load(message);
+                    nlohmann::json result = conformance::probe(
+                        *transport_, message.at("job"), message.value("runtime_dir", ""));
+                    result["type"] = "result";
+                    channel_.send(result);
                 } else if (type == "close") {
                     endpoints_.clear();
                     channel_.send({{"type", "closed"}});
@@ -71,9 +80,10 @@ private:
         channel_.send({{"type", "error"}, {"stage", stage}, {"status", status}, {"message", text}});
     }
 
-    void setup(const nlohmann::json &m) {
+    void load(const nlohmann::json &m) {
         const std::string library = m.at("library");
         const std::string id = m.at("transport");
+        if (transport_ != nullptr && transport_->id == id) return;
         outcome_ = plugin::load_plugin_file(library);
         for (const auto &t : outcome_.transports)
             if (t.id == id) transport_ = &t;
@@ -83,6 +93,10 @@ private:
             throw std::runtime_error("cannot load transport " + id + " from " + library + ": " +
                                      why);
         }
+    }
+
+    void setup(const nlohmann::json &m) {
+        load(m);
         const std::uint32_t role =
             m.at("role") == "creator" ? IPCB_ROLE_CREATOR : IPCB_ROLE_CONNECTOR;
         const auto options = m.at("options").get<std::map<std::string, std::string>>();
@@ -119,9 +133,16 @@ private:
     }
 
     void run_job(const nlohmann::json &m) {
-        const job j = job_from_json(m.at("job"));
         directions_ = m.at("directions").get<std::vector<std::uint32_t>>();
+        const std::string kind = m.at("job").at("kind");
         nlohmann::json result;
+        if (kind.rfind("check_", 0) == 0) {
+            result = run_check_job(kind, m.at("job"));
+            result["type"] = "result";
+            channel_.send(result);
+            return;
+        }
+        const job j = job_from_json(m.at("job"));
         if (j.kind == "send") {
             result = run_sender(endpoint_for(IPCB_DIR_SEND), j);
         } else if (j.kind == "receive") {
@@ -142,6 +163,29 @@ private:
         }
         result["type"] = "result";
         channel_.send(result);
+    }
+
+    // The worker halves of `ipchost check`.
+    nlohmann::json run_check_job(const std::string &kind, const nlohmann::json &job) {
+        namespace c = conformance;
+        if (kind == "check_payload_send") return c::payload_send(endpoint_for(IPCB_DIR_SEND), job);
+        if (kind == "check_payload_receive")
+            return c::payload_receive(endpoint_for(IPCB_DIR_RECV), job);
+        if (kind == "check_truncation_send")
+            return c::truncation_send(endpoint_for(IPCB_DIR_SEND), job);
+        if (kind == "check_truncation_receive")
+            return c::truncation_receive(endpoint_for(IPCB_DIR_RECV), job);
+        if (kind == "check_timeout_receive")
+            return c::timeout_receive(endpoint_for(IPCB_DIR_RECV), job);
+        if (kind == "check_close_wait") return c::close_wait(endpoint_for(IPCB_DIR_RECV), job);
+        if (kind == "check_idle") return {{"ok", true}, {"detail", "idle"}};
+        if (kind == "check_close_endpoints") {
+            std::this_thread::sleep_for(
+                std::chrono::milliseconds(job.at("delay_ms").get<long>()));
+            endpoints_.clear();
+            return {{"ok", true}, {"detail", "closed"}};
+        }
+        throw control::protocol_error("unknown check job '" + kind + "'");
     }
 
     control::control_channel channel_;

@@ -137,10 +137,7 @@ json worker_pair::setup_message(const std::string &role, const std::vector<std::
 std::pair<json, json> worker_pair::connect(const std::map<std::string, std::string> &options,
                                            std::uint64_t max_message_size,
                                            std::int64_t connect_timeout_ns) {
-    server_ = std::make_unique<process>(server_side_);
-    client_ = std::make_unique<process>(client_side_);
-    collect({server_.get(), client_.get()}, "hello", now_ns() + setup_timeout_ns);
-
+    start();
     server_->channel.send(
         setup_message("creator", server_dirs_, {}, options, max_message_size));
     auto opened = collect({server_.get()}, "opened", now_ns() + setup_timeout_ns);
@@ -169,6 +166,24 @@ std::pair<json, json> worker_pair::run(const json &server_job, const json &clien
                                    on_client_result(reply);
                            });
     return {results[0], results[1]};
+}
+
+void worker_pair::start() {
+    if (server_) return;
+    server_ = std::make_unique<process>(server_side_);
+    client_ = std::make_unique<process>(client_side_);
+    collect({server_.get(), client_.get()}, "hello", now_ns() + setup_timeout_ns);
+}
+
+json worker_pair::probe(const json &job, double watchdog_s) {
+    start();
+    server_->channel.send({{"type", "probe"},
+                           {"library", transport_.library.string()},
+                           {"transport", transport_.id},
+                           {"runtime_dir", run_dir_.path().string()},
+                           {"job", job}});
+    return collect({server_.get()}, "result",
+                   now_ns() + static_cast<std::int64_t>(watchdog_s * 1e9))[0];
 }
 
 void worker_pair::notify_server(const json &message) { server_->channel.send(message); }

@@ -38,6 +38,12 @@ public:
     worker_pair(const worker_pair &) = delete;
     worker_pair &operator=(const worker_pair &) = delete;
 
+    // Starts both processes (connect() does it when needed).
+    void start();
+
+    // Runs a self-contained check in the server process, without endpoints (ipchost check).
+    nlohmann::json probe(const nlohmann::json &job, double watchdog_s);
+
     // Starts both processes, opens and connects the endpoints. Returns the effective settings
     // each side reported ({server}, {client}).
     std::pair<nlohmann::json, nlohmann::json> connect(

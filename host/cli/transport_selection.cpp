@@ -1,0 +1,62 @@
+#include "cli/transport_selection.hpp"
+
+#include <algorithm>
+
+#include "cli/usage_error.hpp"
+
+namespace ipcbench::cli {
+
+std::vector<const plugin::transport_info *> select_transports(
+    const command_line &cmd, const plugin::plugin_registry &registry) {
+    std::vector<const plugin::transport_info *> selected;
+    if (cmd.plugins.empty()) {
+        for (const auto &t : registry.transports()) selected.push_back(&t);
+        if (selected.empty())
+            throw usage_error("no transport plugins found; ipchost --list --verbose shows where "
+                              "it looked and what it rejected");
+        return selected;
+    }
+    for (const auto &spec : cmd.plugins) {
+        auto matches = registry.select(spec);
+        if (matches.empty()) {
+            std::string known;
+            for (const auto &t : registry.transports()) known += (known.empty() ? "" : ", ") + t.id;
+            throw usage_error("--plugin '" + spec + "': no such plugin or transport; found: " +
+                              (known.empty() ? "none" : known));
+        }
+        for (const auto *t : matches)
+            if (std::find(selected.begin(), selected.end(), t) == selected.end())
+                selected.push_back(t);
+    }
+    return selected;
+}
+
+std::map<std::string, std::map<std::string, std::string>> assign_options(
+    const command_line &cmd, const std::vector<const plugin::transport_info *> &selected) {
+    std::map<std::string, std::map<std::string, std::string>> per_transport;
+    for (const auto &assignment : cmd.option_assignments) {
+        auto eq = assignment.find('=');
+        std::string key = assignment.substr(0, eq), value = assignment.substr(eq + 1), scope;
+        if (auto colon = key.find(':'); colon != std::string::npos) {
+            scope = key.substr(0, colon);
+            key = key.substr(colon + 1);
+        }
+        bool taken = false;
+        for (const auto *t : selected) {
+            if (!scope.empty() && t->id != scope) continue;
+            for (const auto &o : t->options)
+                if (o.key == key) {
+                    per_transport[t->id][key] = value;
+                    taken = true;
+                }
+        }
+        if (!taken)
+            throw usage_error("--opt '" + assignment + "': " +
+                              (scope.empty() ? "no selected transport" : "transport " + scope) +
+                              " takes an option '" + key +
+                              "'; ipchost --describe ID lists a transport's options");
+    }
+    return per_transport;
+}
+
+}  // namespace ipcbench::cli

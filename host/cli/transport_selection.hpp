@@ -1,0 +1,21 @@
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "cli/command_line.hpp"
+#include "plugin/plugin_registry.hpp"
+
+namespace ipcbench::cli {
+
+// The transports --plugin names (all when none), or usage_error naming what is unknown.
+std::vector<const plugin::transport_info *> select_transports(
+    const command_line &cmd, const plugin::plugin_registry &registry);
+
+// --opt KEY=VALUE goes to every selected transport that declares KEY; ID:KEY=VALUE to one.
+// usage_error when no selected transport takes a key.
+std::map<std::string, std::map<std::string, std::string>> assign_options(
+    const command_line &cmd, const std::vector<const plugin::transport_info *> &selected);
+
+}  // namespace ipcbench::cli

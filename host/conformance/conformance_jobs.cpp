@@ -1,0 +1,307 @@
+#include "conformance/conformance_jobs.hpp"
+
+#include <dirent.h>
+
+#include <filesystem>
+#include <fmt/format.h>
+#include <fstream>
+#include <future>
+#include <memory>
+#include <thread>
+#include <vector>
+
+#include "platform/monotonic_clock.hpp"
+
+namespace ipcbench::conformance {
+namespace {
+
+using nlohmann::json;
+using platform::now_ns;
+
+unsigned char pattern(std::size_t size, std::size_t index, std::size_t offset) {
+    if (offset == 0) return static_cast<unsigned char>(index);
+    return static_cast<unsigned char>(offset * 31 + index * 7 + size);
+}
+
+json verdict(bool ok, std::string detail) { return {{"ok", ok}, {"detail", std::move(detail)}}; }
+
+std::string failure_text(plugin::transport_endpoint &ep, int32_t status) {
+    return std::string(ipcb_status_name(status)) + ": " + ep.last_error();
+}
+
+}  // namespace
+
+json payload_send(plugin::transport_endpoint &out, const json &job) {
+    const auto sizes = job.at("sizes").get<std::vector<std::size_t>>();
+    const std::size_t per_size = job.at("per_size");
+    const long pace_us = job.at("pace_us");
+    std::size_t sent = 0;
+    for (std::size_t size : sizes) {
+        std::vector<unsigned char> msg(size);
+        for (std::size_t i = 0; i < per_size; ++i) {
+            for (std::size_t o = 0; o < size; ++o) msg[o] = pattern(size, sent, o);
+            int32_t s = out.send_raw(msg.data(), size, 10'000'000'000);
+            if (s != IPCB_OK)
+                return verdict(false, fmt::format("send of message {} ({} B) failed: {}", sent,
+                                                  size, failure_text(out, s)));
+            ++sent;
+            if (pace_us > 0) std::this_thread::sleep_for(std::chrono::microseconds(pace_us));
+        }
+    }
+    return verdict(true, fmt::format("{} messages sent", sent));
+}
+
+json payload_receive(plugin::transport_endpoint &in, const json &job) {
+    const auto sizes = job.at("sizes").get<std::vector<std::size_t>>();
+    const std::size_t per_size = job.at("per_size");
+    const bool stream = job.at("stream");
+    std::size_t index = 0, reads = 0, bytes = 0;
+    // The first problem is the verdict, but reading goes on to the end, so the sender is never
+    // left blocked on a full transport.
+    std::string problem;
+    for (std::size_t size : sizes) {
+        std::vector<unsigned char> msg(size + 1);
+        for (std::size_t i = 0; i < per_size; ++i, ++index) {
+            std::size_t got = 0;
+            while (got < size) {
+                std::size_t n = 0;
+                // A message transport gets room for one byte more, so a merged or oversized
+                // delivery shows up instead of being cut to fit.
+                const std::size_t cap = stream ? size - got : size + 1;
+                int32_t s = in.recv_raw(msg.data() + got, cap, &n, 10'000'000'000);
+                ++reads;
+                if (s != IPCB_OK) {
+                    if (problem.empty())
+                        problem = fmt::format("recv for message {} ({} B, {} received) failed: {}",
+                                              index, size, got, failure_text(in, s));
+                    return verdict(false, problem);
+                }
+                if (n == 0 || n > cap) {
+                    return verdict(false, fmt::format("recv reported {} bytes into a {}-byte "
+                                                      "buffer for message {}",
+                                                      n, cap, index));
+                }
+                if (!stream && n != size && problem.empty())
+                    problem = fmt::format("message boundaries broken: message {} of {} B arrived "
+                                          "as a recv of {} B",
+                                          index, size, n);
+                got += n;
+            }
+            for (std::size_t o = 0; o < size && problem.empty(); ++o)
+                if (msg[o] != pattern(size, index, o))
+                    problem = fmt::format("message {} ({} B): byte {} is 0x{:02x}, expected "
+                                          "0x{:02x} (corrupted, lost or reordered data)",
+                                          index, size, o, msg[o], pattern(size, index, o));
+            bytes += size;
+        }
+    }
+    if (!problem.empty()) return verdict(false, problem);
+    json v = verdict(true, fmt::format("{} messages, {} bytes checked byte for byte", index,
+                                       bytes));
+    v["messages"] = index;
+    v["reads"] = reads;
+    return v;
+}
+
+json truncation_send(plugin::transport_endpoint &out, const json &job) {
+    const std::size_t size = job.at("size");
+    std::vector<unsigned char> msg(size, 0xab);
+    int32_t s = out.send_raw(msg.data(), size, 10'000'000'000);
+    if (s != IPCB_OK) return verdict(false, "send failed: " + failure_text(out, s));
+    return verdict(true, "sent");
+}
+
+json truncation_receive(plugin::transport_endpoint &in, const json &job) {
+    const std::size_t size = job.at("size");
+    std::vector<unsigned char> buf(size / 4);
+    std::size_t n = 0;
+    int32_t s = in.recv_raw(buf.data(), buf.size(), &n, 10'000'000'000);
+    if (s == IPCB_E_TRUNCATED)
+        return verdict(true, fmt::format("a {} B message into a {} B buffer: IPCB_E_TRUNCATED",
+                                         size, buf.size()));
+    return verdict(false, fmt::format("a {} B message into a {} B buffer returned {} with {} "
+                                      "bytes, expected IPCB_E_TRUNCATED",
+                                      size, buf.size(), ipcb_status_name(s), n));
+}
+
+json timeout_receive(plugin::transport_endpoint &in, const json &job) {
+    const std::int64_t timeout = job.at("timeout_ns");
+    unsigned char buf[64];
+    std::size_t n = 0;
+    const std::int64_t start = now_ns();
+    int32_t s = in.recv_raw(buf, sizeof buf, &n, timeout);
+    const double waited_ms = (now_ns() - start) / 1e6;
+    const double asked_ms = timeout / 1e6;
+    if (s != IPCB_E_TIMEOUT)
+        return verdict(false, fmt::format("recv({:.0f} ms) with nothing sent returned {} after "
+                                          "{:.1f} ms, expected IPCB_E_TIMEOUT",
+                                          asked_ms, ipcb_status_name(s), waited_ms));
+    if (waited_ms < asked_ms * 0.9 || waited_ms > asked_ms + 1000)
+        return verdict(false, fmt::format("recv({:.0f} ms) timed out after {:.1f} ms", asked_ms,
+                                          waited_ms));
+    if (n != 0) return verdict(false, "a timed-out recv set *len to " + std::to_string(n));
+    return verdict(true, fmt::format("recv({:.0f} ms) returned IPCB_E_TIMEOUT after {:.1f} ms",
+                                     asked_ms, waited_ms));
+}
+
+json close_wait(plugin::transport_endpoint &in, const json &job) {
+    const std::int64_t timeout = job.at("timeout_ns");
+    const bool notify = job.at("close_notify");
+    unsigned char buf[64];
+    std::size_t n = 0;
+    const std::int64_t start = now_ns();
+    int32_t s = in.recv_raw(buf, sizeof buf, &n, timeout);
+    const double waited_ms = (now_ns() - start) / 1e6;
+    if (s == IPCB_E_CLOSED)
+        return verdict(true, fmt::format("recv returned IPCB_E_CLOSED {:.0f} ms into the wait "
+                                         "(the peer closed after ~200 ms)",
+                                         waited_ms));
+    if (s == IPCB_E_TIMEOUT && !notify)
+        return verdict(true, fmt::format("recv timed out cleanly after {:.0f} ms (the transport "
+                                         "does not claim close-notify)",
+                                         waited_ms));
+    return verdict(false, fmt::format("recv while the peer closed returned {} after {:.0f} ms{}",
+                                      ipcb_status_name(s), waited_ms,
+                                      notify ? ", but the transport claims close-notify: "
+                                               "expected IPCB_E_CLOSED"
+                                             : ""));
+}
+
+namespace {
+
+std::size_t count_entries(const std::string &dir) {
+    std::error_code ec;
+    std::size_t n = 0;
+    for (std::filesystem::directory_iterator it(dir, ec), end; !ec && it != end;
+         it.increment(ec))
+        ++n;
+    return n;
+}
+
+std::size_t count_sysv_queues() {
+    std::ifstream in("/proc/sysvipc/msg");
+    std::string line;
+    std::size_t n = 0;
+    std::getline(in, line);  // header
+    while (std::getline(in, line))
+        if (!line.empty()) ++n;
+    return n;
+}
+
+struct leak_snapshot {
+    std::size_t fds, sysv, mqueue, shm, runtime;
+    static leak_snapshot take(const std::string &runtime_dir) {
+        return {count_entries("/proc/self/fd"), count_sysv_queues(), count_entries("/dev/mqueue"),
+                count_entries("/dev/shm"), count_entries(runtime_dir)};
+    }
+    std::string diff(const leak_snapshot &after) const {
+        std::string out;
+        auto add = [&](const char *what, std::size_t a, std::size_t b) {
+            if (b != a) out += fmt::format("{}{}: {} -> {}", out.empty() ? "" : ", ", what, a, b);
+        };
+        add("descriptors", fds, after.fds);
+        add("System V queues", sysv, after.sysv);
+        add("/dev/mqueue entries", mqueue, after.mqueue);
+        add("/dev/shm entries", shm, after.shm);
+        add("run directory entries", runtime, after.runtime);
+        return out;
+    }
+};
+
+}  // namespace
+
+json probe(const plugin::transport_info &transport, const json &job,
+           const std::string &runtime_dir) {
+    const std::string check = job.at("check");
+    const std::uint64_t size = job.value("max_message_size", 64);
+    const std::uint32_t creator_dir =
+        transport.has(IPCB_CAP_DUPLEX) ? IPCB_DIR_BOTH : IPCB_DIR_RECV;
+    const std::uint32_t connector_dir =
+        transport.has(IPCB_CAP_DUPLEX) ? IPCB_DIR_BOTH : IPCB_DIR_SEND;
+    const auto options = job.value("options", std::map<std::string, std::string>{});
+
+    if (check == "max-size") {
+        try {
+            plugin::transport_endpoint ep(transport, IPCB_ROLE_CREATOR, creator_dir, options, "",
+                                          runtime_dir, size);
+            return verdict(true, "opens");
+        } catch (const plugin::transport_error &e) {
+            return verdict(false, e.what());
+        }
+    }
+    if (check == "unknown-option") {
+        const std::string key = "ipcb_conformance_no_such_option";
+        auto bad = options;
+        bad[key] = "1";
+        try {
+            plugin::transport_endpoint ep(transport, IPCB_ROLE_CREATOR, creator_dir, bad, "",
+                                          runtime_dir, size);
+            return verdict(false, "open accepted an unknown option '" + key + "'");
+        } catch (const plugin::transport_error &e) {
+            std::string text = e.what();
+            if (e.status != IPCB_E_UNKNOWN_OPTION)
+                return verdict(false, fmt::format("open failed with {} instead of "
+                                                  "IPCB_E_UNKNOWN_OPTION: {}",
+                                                  ipcb_status_name(e.status), text));
+            if (text.find(key) == std::string::npos)
+                return verdict(false, "the error does not name the key: " + text);
+            return verdict(true, "rejected by name: " + text);
+        }
+    }
+    if (check == "bad-address") {
+        const std::string address = "no such address/ipcbench:99999";
+        try {
+            plugin::transport_endpoint ep(transport, IPCB_ROLE_CONNECTOR, connector_dir, options,
+                                          address, runtime_dir, size);
+            const std::int64_t start = now_ns();
+            try {
+                ep.connect(1'000'000'000);
+            } catch (const plugin::transport_error &e) {
+                const double waited_ms = (now_ns() - start) / 1e6;
+                if (waited_ms > 2000)
+                    return verdict(false, fmt::format("connect took {:.0f} ms with a 1 s "
+                                                      "timeout",
+                                                      waited_ms));
+                return verdict(true, std::string("open accepted it, connect rejected it: ") +
+                                         e.what());
+            }
+            return verdict(false, "open and connect both accepted an invalid address");
+        } catch (const plugin::transport_error &e) {
+            return verdict(true, std::string("rejected at open: ") + e.what());
+        }
+    }
+    if (check == "open-close") {
+        const int opens = job.value("opens", 1000);
+        const int connections = job.value("connections", 50);
+        // Warm up once so lazily created process-wide state is not counted as a leak.
+        {
+            plugin::transport_endpoint ep(transport, IPCB_ROLE_CREATOR, creator_dir, options, "",
+                                          runtime_dir, size);
+        }
+        const auto before = leak_snapshot::take(runtime_dir);
+        for (int i = 0; i < opens; ++i) {
+            plugin::transport_endpoint ep(transport, IPCB_ROLE_CREATOR, creator_dir, options, "",
+                                          runtime_dir, size);
+        }
+        for (int i = 0; i < connections; ++i) {
+            auto creator = std::make_unique<plugin::transport_endpoint>(
+                transport, IPCB_ROLE_CREATOR, creator_dir, options, "", runtime_dir, size);
+            auto connector = std::make_unique<plugin::transport_endpoint>(
+                transport, IPCB_ROLE_CONNECTOR, connector_dir, options,
+                creator->export_address(), runtime_dir, size);
+            auto other = std::async(std::launch::async,
+                                    [&] { connector->connect(5'000'000'000); });
+            creator->connect(5'000'000'000);
+            other.get();
+        }
+        const auto after = leak_snapshot::take(runtime_dir);
+        std::string leaked = before.diff(after);
+        if (!leaked.empty()) return verdict(false, "left behind: " + leaked);
+        return verdict(true, fmt::format("{} opens and {} connections: no descriptor, queue, "
+                                         "shm segment or file left",
+                                         opens, connections));
+    }
+    return verdict(false, "unknown probe '" + check + "'");
+}
+
+}  // namespace ipcbench::conformance

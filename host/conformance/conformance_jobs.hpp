@@ -1,0 +1,33 @@
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include "plugin/transport_endpoint.hpp"
+
+namespace ipcbench::conformance {
+
+// The worker-side halves of the conformance checks. Each returns a JSON verdict:
+// {"ok": bool, "detail": "..."} plus figures, and never waits without a bound.
+
+// Sends job["sizes"] x job["per_size"] messages with a pattern that depends on size, index and
+// offset; paced by job["pace_us"].
+nlohmann::json payload_send(plugin::transport_endpoint &out, const nlohmann::json &job);
+// Receives and checks them byte for byte; message transports must deliver each whole.
+nlohmann::json payload_receive(plugin::transport_endpoint &in, const nlohmann::json &job);
+
+// Sends one message of job["size"] bytes; the receiver offers a smaller buffer.
+nlohmann::json truncation_send(plugin::transport_endpoint &out, const nlohmann::json &job);
+nlohmann::json truncation_receive(plugin::transport_endpoint &in, const nlohmann::json &job);
+
+// recv with job["timeout_ns"] while the peer sends nothing: must time out, on time.
+nlohmann::json timeout_receive(plugin::transport_endpoint &in, const nlohmann::json &job);
+
+// recv with a long timeout while the peer closes: must end cleanly, not hang.
+nlohmann::json close_wait(plugin::transport_endpoint &in, const nlohmann::json &job);
+
+// Checks run inside one worker without a peer process: unknown option, invalid address, and
+// repeated open/close (plus connected pairs in threads) leaving nothing behind.
+nlohmann::json probe(const plugin::transport_info &transport, const nlohmann::json &job,
+                     const std::string &runtime_dir);
+
+}  // namespace ipcbench::conformance

@@ -1,0 +1,164 @@
+#include "conformance/conformance_suite.hpp"
+
+#include <algorithm>
+#include <fmt/format.h>
+
+#include "harness/worker_pair.hpp"
+
+namespace ipcbench::conformance {
+namespace {
+
+using nlohmann::json;
+
+constexpr std::int64_t connect_timeout_ns = 5'000'000'000;
+constexpr std::uint64_t largest_tried = 1 << 20;
+
+class suite {
+public:
+    suite(const plugin::transport_info &transport,
+          const std::map<std::string, std::string> &options,
+          const std::function<void(const check_result &)> &report)
+        : transport_(transport), options_(options), report_(report) {}
+
+    std::vector<check_result> run() {
+        run_probes();
+        run_with_peer();
+        return results_;
+    }
+
+private:
+    void add(const std::string &name, bool passed, const std::string &detail) {
+        results_.push_back({transport_.id, name, passed, detail});
+        if (report_) report_(results_.back());
+    }
+
+    void add_verdict(const std::string &name, const json &v) {
+        add(name, v.value("ok", false), v.value("detail", "no detail"));
+    }
+
+    // The largest message size the transport takes here: its declared maximum, or for
+    // transports limited by the OS, the largest of a few sizes it accepts at open.
+    std::uint64_t find_max_size(harness::worker_pair &pair) {
+        if (transport_.max_message_size)
+            return std::min<std::uint64_t>(transport_.max_message_size, largest_tried);
+        for (std::uint64_t size : {largest_tried, std::uint64_t{256} << 10,
+                                   std::uint64_t{64} << 10, std::uint64_t{16} << 10,
+                                   std::uint64_t{8} << 10, std::uint64_t{4} << 10}) {
+            json v = pair.probe({{"check", "max-size"},
+                                 {"max_message_size", size},
+                                 {"options", options_}},
+                                20);
+            if (v.value("ok", false)) return size;
+        }
+        return 4096;
+    }
+
+    void run_probes() {
+        for (const char *check : {"unknown-option", "bad-address", "open-close"}) {
+            try {
+                harness::worker_pair pair(transport_, {}, "prober", "idle");
+                json v = pair.probe({{"check", check},
+                                     {"max_message_size", 4096},
+                                     {"options", options_}},
+                                    60);
+                add_verdict(check, v);
+                pair.close();
+            } catch (const std::exception &e) {
+                add(check, false, e.what());
+            }
+        }
+    }
+
+    void run_with_peer() {
+        const bool stream = transport_.has(IPCB_CAP_STREAM);
+        const bool reliable = transport_.has(IPCB_CAP_RELIABLE);
+        std::string stage = "payload";
+        try {
+            std::uint64_t max = 0;
+            {
+                harness::worker_pair prober(transport_, {}, "prober", "idle");
+                max = find_max_size(prober);
+                prober.close();
+            }
+            harness::worker_pair pair(transport_, {IPCB_DIR_RECV}, "receiver", "sender");
+            pair.connect(options_, max, connect_timeout_ns);
+
+            std::vector<std::uint64_t> sizes = {1, 2, 251, 4096, max};
+            sizes.erase(std::remove_if(sizes.begin(), sizes.end(),
+                                       [&](std::uint64_t s) { return s > max; }),
+                        sizes.end());
+            std::sort(sizes.begin(), sizes.end());
+            sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
+            json plan = {{"sizes", sizes},
+                         {"per_size", 4},
+                         {"stream", stream},
+                         {"pace_us", reliable ? 0 : 2000}};
+            json send = plan, receive = plan;
+            send["kind"] = "check_payload_send";
+            receive["kind"] = "check_payload_receive";
+            auto [got, sent] = pair.run(receive, send, 60);
+            std::string size_list;
+            for (auto s : sizes) size_list += (size_list.empty() ? "" : ", ") + std::to_string(s);
+            if (!sent.value("ok", false)) {
+                add("payload", false, "sender: " + sent.value("detail", ""));
+                return;
+            }
+            add("payload", got.value("ok", false),
+                got.value("detail", "") + " (sizes " + size_list + " B, 4 each)");
+            if (got.value("ok", false)) {
+                if (stream)
+                    add("stream-reassembly", true,
+                        fmt::format("{} messages reassembled from {} reads",
+                                    got.value("messages", 0), got.value("reads", 0)));
+                else
+                    add("message-boundaries", true,
+                        fmt::format("{} messages, each delivered by exactly one recv",
+                                    got.value("messages", 0)));
+            }
+
+            if (!stream && max >= 64) {
+                stage = "truncation";
+                json t_send = {{"kind", "check_truncation_send"}, {"size", std::min<std::uint64_t>(max, 256)}};
+                json t_recv = {{"kind", "check_truncation_receive"},
+                               {"size", std::min<std::uint64_t>(max, 256)}};
+                auto [tr, ts] = pair.run(t_recv, t_send, 30);
+                add("truncation", tr.value("ok", false) && ts.value("ok", false),
+                    tr.value("detail", ""));
+            }
+
+            stage = "timeout";
+            auto [timed, idle] = pair.run({{"kind", "check_timeout_receive"},
+                                           {"timeout_ns", 100'000'000}},
+                                          {{"kind", "check_idle"}}, 30);
+            add("timeout", timed.value("ok", false), timed.value("detail", ""));
+
+            stage = "peer-close";
+            auto [waited, closed] =
+                pair.run({{"kind", "check_close_wait"},
+                          // Without close-notify a clean timeout is the expected end.
+                          {"timeout_ns", transport_.has(IPCB_CAP_CLOSE_NOTIFY) ? 5'000'000'000
+                                                                               : 1'500'000'000},
+                          {"close_notify", transport_.has(IPCB_CAP_CLOSE_NOTIFY)}},
+                         {{"kind", "check_close_endpoints"}, {"delay_ms", 200}}, 30);
+            add("peer-close", waited.value("ok", false), waited.value("detail", ""));
+            pair.close();
+        } catch (const std::exception &e) {
+            add(stage, false, e.what());
+        }
+    }
+
+    const plugin::transport_info &transport_;
+    const std::map<std::string, std::string> &options_;
+    const std::function<void(const check_result &)> &report_;
+    std::vector<check_result> results_;
+};
+
+}  // namespace
+
+std::vector<check_result> run_conformance(const plugin::transport_info &transport,
+                                          const std::map<std::string, std::string> &options,
+                                          const std::function<void(const check_result &)> &report) {
+    return suite(transport, options, report).run();
+}
+
+}  // namespace ipcbench::conformance

@@ -1,0 +1,26 @@
+#pragma once
+
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "plugin/transport_info.hpp"
+
+namespace ipcbench::conformance {
+
+struct check_result {
+    std::string transport;
+    std::string name;  // "payload", "timeout", ...
+    bool passed = false;
+    std::string detail;
+};
+
+// Runs every conformance check against one transport, between two worker processes where the
+// check needs a peer. Calls `report` as each check finishes. Never hangs: every step is bounded
+// by a watchdog that kills the workers and fails the check.
+std::vector<check_result> run_conformance(const plugin::transport_info &transport,
+                                          const std::map<std::string, std::string> &options,
+                                          const std::function<void(const check_result &)> &report);
+
+}  // namespace ipcbench::conformance

@@ -1,0 +1,35 @@
+// `ipchost check` as a third-party author uses it: it passes a good plugin and catches a bad one.
+#include <catch2/catch.hpp>
+
+#include "support/process_runner.hpp"
+
+using ipcbench::test::run_ipchost;
+
+TEST_CASE("check passes a conforming transport, one line per check", "[check]") {
+    auto run = run_ipchost({"check", "--plugin", "pipe.fifo"});
+    INFO(run.out << run.err);
+    REQUIRE(run.exit_code == 0);
+    for (const char *check : {"unknown-option", "bad-address", "open-close", "payload",
+                              "stream-reassembly", "timeout", "peer-close"})
+        CHECK_THAT(run.out, Catch::Contains(std::string("PASS pipe.fifo          ") + check));
+    CHECK_THAT(run.out, Catch::EndsWith("7 passed, 0 failed\n"));
+}
+
+TEST_CASE("check catches a transport that corrupts data and accepts unknown options",
+          "[check]") {
+    auto run = run_ipchost({"check", "--plugin-dir", BAD_PLUGIN_DIR, "--plugin", "badplug"});
+    INFO(run.out << run.err);
+    CHECK(run.exit_code == 1);
+    CHECK_THAT(run.out, Catch::Contains("FAIL badplug.stream     unknown-option      open "
+                                        "accepted an unknown option"));
+    CHECK_THAT(run.out, Catch::Contains("FAIL badplug.stream     payload") &&
+                            Catch::Contains("corrupted, lost or reordered data"));
+    CHECK_THAT(run.out, Catch::Contains("PASS badplug.stream     timeout"));
+    CHECK_THAT(run.out, Catch::Matches("(.|\n)*[0-9]+ passed, 2 failed\n"));
+}
+
+TEST_CASE("check with an unknown transport is a usage error", "[check]") {
+    auto run = run_ipchost({"check", "--plugin", "nope.nope"});
+    CHECK(run.exit_code == 2);
+    CHECK_THAT(run.err, Catch::Contains("no such plugin or transport"));
+}
