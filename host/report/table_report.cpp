@@ -37,21 +37,25 @@ std::string to_table(const run_report &report) {
     }
     if (any_tp) {
         out += fmt::format(
-            "\nThroughput: one-way stream, {}; MB = 10^6 B; CPU % of one core\n",
+            "\nThroughput: one-way stream, {}; MB = 10^6 B; total ms = first to last message; "
+            "CPU % of one core\n",
             report.count ? fmt::format("{} messages per case", report.count)
                          : fmt::format("{:g} s per case after {:g} s warm-up", report.duration_s,
                                        report.warmup_s));
-        out += fmt::format("{:<18} {:>8} {:>10} {:>10} {:>9} {:>8} {:>8} {:>8} {:>8} {:>8}\n",
-                           "transport", "size", "MB/s", "MiB/s", "msg/s", "lost", "snd CPU",
-                           "rcv CPU", "snd RSS", "rcv RSS");
+        out += fmt::format(
+            "{:<18} {:>8} {:>9} {:>9} {:>9} {:>9} {:>8} {:>9} {:>7} {:>8} {:>8} {:>8} {:>8}\n",
+            "transport", "size", "messages", "total ms", "MB/s", "MiB/s", "Mbit/s", "msg/s",
+            "lost", "snd CPU", "rcv CPU", "snd RSS", "rcv RSS");
         for (const auto &r : report.results) {
             if (!r.throughput || r.status != "ok") continue;
+            const double bps = r.throughput->bytes_per_sec;
             out += fmt::format(
-                "{:<18} {:>8} {:>10.1f} {:>10.1f} {:>9} {:>8} {:>7.0f}% {:>7.0f}% {:>8} {:>8}\n",
-                r.transport, format_size(r.message_size), r.throughput->bytes_per_sec / 1e6,
-                r.throughput->bytes_per_sec / 1048576.0, rate(r.throughput->messages_per_sec),
-                r.integrity.lost, r.sender.cpu_percent, r.receiver.cpu_percent,
-                rss(r.sender.max_rss_kib), rss(r.receiver.max_rss_kib));
+                "{:<18} {:>8} {:>9} {:>9.0f} {:>9.1f} {:>9.1f} {:>8.0f} {:>9} {:>7} {:>7.0f}% "
+                "{:>7.0f}% {:>8} {:>8}\n",
+                r.transport, format_size(r.message_size), rate(r.integrity.messages_received),
+                r.duration_s * 1e3, bps / 1e6, bps / 1048576.0, bps * 8 / 1e6,
+                rate(r.throughput->messages_per_sec), r.integrity.lost, r.sender.cpu_percent,
+                r.receiver.cpu_percent, rss(r.sender.max_rss_kib), rss(r.receiver.max_rss_kib));
         }
     }
     if (any_lat) {
