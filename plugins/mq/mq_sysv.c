@@ -246,7 +246,7 @@ ipcb_transport mq_sysv_transport = {
     .id = "mq.sysv",
     .description = mq_sysv_description,
     .caps = IPCB_CAP_MESSAGE | IPCB_CAP_RELIABLE | IPCB_CAP_ORDERED,
-    .max_message_size = 0, /* kernel.msgmax, read in mq_describe_limits() */
+    .max_message_size = 0, /* kernel.msgmax applies; open() names it and how to raise it */
     .options = mq_sysv_options,
     .open = sysv_open,
     .export_address = sysv_export_address,
@@ -261,7 +261,6 @@ ipcb_transport mq_sysv_transport = {
 
 void mq_sysv_describe_limits(void) {
     long max = msgmax(), queue = msgmnb();
-    if (max > 0) mq_sysv_transport.max_message_size = (uint64_t)max;
     snprintf(mq_sysv_description, sizeof mq_sysv_description,
              "System V message queue (msgget, IPC_PRIVATE, 0600); kernel.msgmax=%ld caps a "
              "message, kernel.msgmnb=%ld a queue",

@@ -1,0 +1,87 @@
+// Every built-in transport through the real harness: counts add up, limits are named, loss is
+// counted and never hidden.
+#include <catch2/catch.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include "support/process_runner.hpp"
+
+using ipcbench::test::run_ipchost;
+using nlohmann::json;
+
+TEST_CASE("reliable transports deliver every message in both modes", "[transports]") {
+    ipcbench::test::temp_dir tmp;
+    auto run = run_ipchost({"--plugin", "socket,mq,udp.unix", "--size", "64,4K", "--duration",
+                            "0.2", "--warmup", "0.05", "--format", "json"},
+                           {{"TMPDIR", tmp.path()}}, 120);
+    INFO(run.err);
+    REQUIRE(run.exit_code == 0);
+    auto results = json::parse(run.out).at("results");
+    REQUIRE(results.size() == 6 * 2 * 2);  // 6 transports x 2 modes x 2 sizes
+    for (const auto &r : results) {
+        INFO(r.dump());
+        REQUIRE(r.at("status") == "ok");
+        const auto &i = r.at("integrity");
+        CHECK(i.at("messages_sent").get<std::uint64_t>() > 0);
+        CHECK(i.at("messages_received") == i.at("messages_sent"));
+        CHECK(i.at("lost") == 0);
+        CHECK(i.at("out_of_order") == 0);
+        CHECK(i.at("duplicated") == 0);
+        CHECK_FALSE(r.at("options").empty());
+    }
+    CHECK(tmp.entries().empty());  // no socket file or run directory left
+}
+
+TEST_CASE("effective settings are reported with each result", "[transports]") {
+    auto run = run_ipchost({"--plugin", "socket.tcp,mq.sysv,mq.posix", "--size", "1K", "--mode",
+                            "throughput", "--duration", "0.1", "--warmup", "0", "--format",
+                            "json"});
+    REQUIRE(run.exit_code == 0);
+    auto results = json::parse(run.out).at("results");
+    REQUIRE(results.size() == 3);
+    const auto &tcp = results.at(0).at("options");
+    CHECK(tcp.at("nodelay") == "1");
+    CHECK(std::stol(tcp.at("sndbuf").get<std::string>()) > 0);
+    CHECK(std::stol(tcp.at("mss").get<std::string>()) > 0);
+    const auto &sysv = results.at(1).at("options");
+    CHECK(sysv.contains("kernel.msgmax"));
+    CHECK(sysv.contains("kernel.msgmnb"));
+    const auto &posix = results.at(2).at("options");
+    CHECK(posix.at("msgsize") == "1024");
+    CHECK(posix.contains("fs.mqueue.msgsize_max"));
+    CHECK(posix.contains("fs.mqueue.msg_max"));
+}
+
+TEST_CASE("a message above a kernel limit names the limit and the fix, never clamps",
+          "[transports]") {
+    auto run = run_ipchost({"--plugin", "mq.sysv", "--size", "1M", "--mode", "throughput",
+                            "--format", "json"});
+    INFO(run.err);
+    CHECK(run.exit_code == 0);  // a skipped size is not a failed run
+    auto r = json::parse(run.out).at("results").at(0);
+    CHECK(r.at("status") == "skipped");
+    CHECK_THAT(r.at("error").get<std::string>(),
+               Catch::Contains("kernel.msgmax") && Catch::Contains("sysctl -w kernel.msgmax="));
+    CHECK_FALSE(r.contains("throughput"));
+
+    auto udp = run_ipchost({"--plugin", "udp.inet", "--size", "64K", "--mode", "throughput",
+                            "--format", "json"});
+    auto u = json::parse(udp.out).at("results").at(0);
+    CHECK(u.at("status") == "skipped");
+    CHECK_THAT(u.at("error").get<std::string>(), Catch::Contains("65507"));
+}
+
+TEST_CASE("UDP loss is counted: received plus lost equals sent", "[transports]") {
+    auto run = run_ipchost({"--plugin", "udp.inet", "--size", "1K", "--mode", "throughput",
+                            "--duration", "0.3", "--warmup", "0", "--format", "json"});
+    INFO(run.err);
+    REQUIRE(run.exit_code == 0);
+    auto r = json::parse(run.out).at("results").at(0);
+    const auto &i = r.at("integrity");
+    const auto sent = i.at("messages_sent").get<std::uint64_t>();
+    const auto received = i.at("messages_received").get<std::uint64_t>();
+    const auto duplicated = i.at("duplicated").get<std::uint64_t>();
+    CHECK(sent > 0);
+    CHECK(received > 0);
+    CHECK(received - duplicated + i.at("lost").get<std::uint64_t>() == sent);
+}
