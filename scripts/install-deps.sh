@@ -8,6 +8,8 @@ packages=(
   libboost-dev libboost-program-options-dev
   libspdlog-dev libfmt-dev nlohmann-json3-dev
   catch2
+  # SDK examples (real third-party transports) and the ABI baseline check
+  libzmq3-dev libnng-dev abigail-tools binutils
 )
 
 missing=()

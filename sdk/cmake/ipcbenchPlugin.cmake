@@ -1,12 +1,18 @@
 # ipcbench_add_plugin(<name> <sources>...)
 #
-# Builds an ipcbench transport plugin: a MODULE library named ipcb-<name>.so that exports only
-# ipcb_plugin_entry (hidden visibility plus a version script), links with -z defs so a missing
-# symbol fails the build instead of the load, and lands in IPCBENCH_PLUGIN_OUTPUT_DIR when set
-# (the folder ipchost searches in a build tree).
+# Builds an ipcbench transport plugin: a MODULE library ipcb-<name>.so that
+#  - exports only ipcb_plugin_entry (hidden visibility plus a version script),
+#  - links with -z defs, so a missing symbol fails the build instead of the load,
+#  - lands in IPCBENCH_PLUGIN_OUTPUT_DIR (default <build>/ipcbench-plugins: pass that folder to
+#    `ipchost --plugin-dir`, or put it in IPCBENCH_PLUGIN_PATH),
+#  - installs into <prefix>/lib/ipcbench/plugins, the folder an ipchost installed in the same
+#    prefix searches (IPCBENCH_PLUGIN_DIR names the one of the ipchost this package came with).
 set(_ipcbench_plugin_dir "${CMAKE_CURRENT_LIST_DIR}")
 
 function(ipcbench_add_plugin name)
+  if(NOT ARGN)
+    message(FATAL_ERROR "ipcbench_add_plugin(${name}): no source files")
+  endif()
   add_library(${name} MODULE ${ARGN})
   target_link_libraries(${name} PRIVATE ipcbench::sdk)
   set_target_properties(${name} PROPERTIES
@@ -21,6 +27,15 @@ function(ipcbench_add_plugin name)
       "LINKER:-z,defs")
   endif()
   if(DEFINED IPCBENCH_PLUGIN_OUTPUT_DIR)
-    set_target_properties(${name} PROPERTIES LIBRARY_OUTPUT_DIRECTORY "${IPCBENCH_PLUGIN_OUTPUT_DIR}")
+    set(out "${IPCBENCH_PLUGIN_OUTPUT_DIR}")
+  else()
+    set(out "${CMAKE_BINARY_DIR}/ipcbench-plugins")
   endif()
+  set_target_properties(${name} PROPERTIES LIBRARY_OUTPUT_DIRECTORY "${out}")
+  if(DEFINED IPCBENCH_PLUGIN_INSTALL_DIR)
+    set(dest "${IPCBENCH_PLUGIN_INSTALL_DIR}")
+  else()
+    set(dest "lib/ipcbench/plugins")
+  endif()
+  install(TARGETS ${name} LIBRARY DESTINATION "${dest}")
 endfunction()

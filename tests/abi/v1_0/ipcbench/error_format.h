@@ -1,0 +1,60 @@
+/*
+ * Helper for plugin authors: fill an ipcb_error and return the status in one statement.
+ *
+ *     return ipcb_fail(error, IPCB_E_BAD_OPTION, 0, "option buffer_size=%s: expected bytes", v);
+ *
+ * Header-only, C99, standard C library only. Not part of the ABI contract (transport.h is).
+ */
+#ifndef IPCBENCH_ERROR_FORMAT_H
+#define IPCBENCH_ERROR_FORMAT_H
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "ipcbench/transport.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__)
+__attribute__((format(printf, 4, 5)))
+#endif
+static inline int32_t ipcb_fail(ipcb_error *error, int32_t status, int sys_errno,
+                                const char *format, ...) {
+    if (error != NULL) {
+        va_list args;
+        error->sys_errno = sys_errno;
+        va_start(args, format);
+        vsnprintf(error->message, sizeof error->message, format, args);
+        va_end(args);
+    }
+    return status;
+}
+
+/* Like ipcb_fail for a failed OS call: appends ": <strerror(sys_errno)>" to the message. */
+#if defined(__GNUC__)
+__attribute__((format(printf, 3, 4)))
+#endif
+static inline int32_t ipcb_fail_errno(ipcb_error *error, int sys_errno, const char *format,
+                                      ...) {
+    if (error != NULL) {
+        va_list args;
+        size_t used;
+        error->sys_errno = sys_errno;
+        va_start(args, format);
+        vsnprintf(error->message, sizeof error->message, format, args);
+        va_end(args);
+        used = strlen(error->message);
+        snprintf(error->message + used, sizeof error->message - used, ": %s",
+                 strerror(sys_errno));
+    }
+    return IPCB_E_SYSTEM;
+}
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* IPCBENCH_ERROR_FORMAT_H */
