@@ -15,8 +15,12 @@ using platform::now_ns;
 
 nlohmann::json failure(plugin::transport_endpoint &ep, int32_t status, const char *what,
                        nlohmann::json partial) {
-    partial["error"] = ep.transport().id + " " + what + " failed (" + ipcb_status_name(status) +
-                       "): " + ep.last_error();
+    const std::string name = ipcb_status_name(status);
+    partial["error"] = ep.transport().id + " " + what + " failed (" +
+                       (name == "IPCB_E_UNKNOWN"
+                            ? "unknown status " + std::to_string(status) +
+                                  ": the plugin broke its contract)"
+                            : name + "): " + ep.last_error());
     partial["status"] = status;
     return partial;
 }

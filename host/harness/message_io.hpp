@@ -15,6 +15,10 @@ inline int32_t receive_message(plugin::transport_endpoint &endpoint, bool stream
     std::size_t got = 0;
     if (!stream) {
         int32_t status = endpoint.recv_raw(buf, size, &got, timeout_ns);
+        if (status == IPCB_OK && (got == 0 || got > size))
+            return endpoint.contract_violation("recv returned IPCB_OK with " +
+                                               std::to_string(got) + " bytes for a " +
+                                               std::to_string(size) + "-byte buffer");
         if (status == IPCB_OK && got != size) return IPCB_E_TRUNCATED;
         return status;
     }
@@ -26,7 +30,10 @@ inline int32_t receive_message(plugin::transport_endpoint &endpoint, bool stream
             if (status == IPCB_E_TIMEOUT && got > 0) continue;
             return status;
         }
-        if (n == 0 || n > size - got) return IPCB_E_INTERNAL;  // the plugin broke its contract
+        if (n == 0 || n > size - got)
+            return endpoint.contract_violation("recv returned IPCB_OK with " + std::to_string(n) +
+                                               " bytes for a " + std::to_string(size - got) +
+                                               "-byte buffer");
         got += n;
     }
     return IPCB_OK;

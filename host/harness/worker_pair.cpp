@@ -57,6 +57,14 @@ worker_pair::~worker_pair() { shut_down(false); }
 std::vector<json> worker_pair::collect(
     std::vector<process *> workers, const std::string &type, std::int64_t deadline,
     const std::function<void(process &, const json &)> &on_message) {
+    // True when the worker's control channel ends within timeout_ms: the process died.
+    auto died_within = [](process &w, int timeout_ms) {
+        pollfd pfd{w.channel.fd(), POLLIN, 0};
+        if (::poll(&pfd, 1, timeout_ms) <= 0) return false;
+        if (w.channel.pump()) return false;
+        w.child.wait(1000);
+        return w.child.finished();
+    };
     std::vector<json> replies(workers.size());
     std::vector<bool> done(workers.size(), false);
     std::size_t pending = workers.size();
@@ -76,6 +84,18 @@ std::vector<json> worker_pair::collect(
                 throw pair_failure("the " + workers[i]->side +
                                    " process broke the control protocol: " + e.what());
             }
+            // A side that failed ends the exchange at once: its peer may be blocked on it.
+            // When the peer died, that death is the cause and this error only its echo.
+            if (type == "result" && message->contains("error")) {
+                const std::string echo =
+                    (*message)["error"].get<std::string>() + " [" + workers[i]->side + "]";
+                for (std::size_t j = 0; j < workers.size(); ++j)
+                    if (j != i && !done[j] && died_within(*workers[j], 200))
+                        throw pair_failure("the " + workers[j]->side + " process died (" +
+                                           workers[j]->child.status().describe() +
+                                           "); then: " + echo);
+                throw pair_failure(echo, message->value("status", 0), "run");
+            }
             replies[i] = std::move(*message);
             done[i] = true;
             --pending;
@@ -87,11 +107,13 @@ std::vector<json> worker_pair::collect(
         std::int64_t left = deadline - now_ns();
         if (left <= 0) {
             std::string late;
+            int count = 0;
             for (std::size_t i = 0; i < workers.size(); ++i)
-                if (!done[i]) late += (late.empty() ? "" : " and ") + workers[i]->side;
-            throw pair_failure("timed out: the " + late + " process did not answer '" + type +
-                               "' in time (a hung plugin or peer?) and was killed; raise "
-                               "--timeout if the case needs longer");
+                if (!done[i]) late += (count++ ? " and " : "") + workers[i]->side;
+            throw pair_failure("timed out: the " + late + (count > 1 ? " processes" : " process") +
+                               " did not answer '" + type +
+                               "' in time (a hung plugin or peer?); killed. Raise --timeout if "
+                               "the case needs longer");
         }
         std::vector<pollfd> fds;
         for (auto *w : workers) fds.push_back({w->channel.fd(), POLLIN, 0});

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <spdlog/spdlog.h>
 
+#include "platform/isolated_calls.hpp"
+
 namespace ipcbench::plugin {
 namespace {
 
@@ -26,7 +28,23 @@ void plugin_registry::scan(const std::vector<std::filesystem::path> &folders) {
             continue;
         }
         std::sort(files.begin(), files.end());
-        for (const auto &file : files) add_file(file);
+        // Loading runs the library's constructors and entry point: try them in a child process
+        // first, so a plugin that crashes or hangs there is rejected instead of taking ipchost
+        // down. One fork for the whole folder; a crash costs one more.
+        auto failures = platform::run_isolated(
+            files.size(), [&](std::size_t i) { load_plugin_file(files[i]); }, 5000);
+        for (std::size_t i = 0; i < files.size(); ++i) {
+            if (failures[i].empty()) {
+                add_file(files[i]);
+                continue;
+            }
+            plugin_rejection crashed{files[i], "IPCB-LOAD-011",
+                                     "loading it in a child process failed: " + failures[i],
+                                     "the plugin's constructors or ipcb_plugin_entry crash or "
+                                     "block; fix or remove it"};
+            spdlog::warn("{}", crashed.describe());
+            rejections_.push_back(std::move(crashed));
+        }
     }
 }
 

@@ -1,5 +1,6 @@
 #include "plugin/transport_endpoint.hpp"
 
+#include <cstdio>
 #include <cstring>
 #include <vector>
 
@@ -39,6 +40,13 @@ transport_endpoint::transport_endpoint(const transport_info &transport, std::uin
 
 transport_endpoint::~transport_endpoint() {
     if (endpoint_) table_->close(endpoint_);
+}
+
+int32_t transport_endpoint::contract_violation(const std::string &what) {
+    std::snprintf(error_.message, sizeof error_.message, "the plugin broke its contract: %s",
+                  what.c_str());
+    error_.sys_errno = 0;
+    return IPCB_E_INTERNAL;
 }
 
 std::string transport_endpoint::last_error() const {

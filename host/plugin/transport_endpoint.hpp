@@ -38,6 +38,10 @@ public:
     int32_t recv_raw(void *buf, std::size_t cap, std::size_t *len, std::int64_t timeout_ns) {
         return table_->recv(endpoint_, buf, cap, len, timeout_ns, &error_);
     }
+    // Records that the plugin broke its contract (a length it cannot have returned, an unknown
+    // status) as the last error; returns IPCB_E_INTERNAL.
+    int32_t contract_violation(const std::string &what);
+
     // The message of the last failed call, with its status name.
     std::string last_error() const;
     [[noreturn]] void throw_last(int32_t status, const std::string &what) const;

@@ -8,13 +8,18 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <stdexcept>
 
 namespace ipcbench::test {
 
-process_output run_process(const std::vector<std::string> &argv,
-                           const std::map<std::string, std::string> &env, double timeout_s) {
+namespace {
+
+process_output run(const std::vector<std::string> &argv,
+                   const std::map<std::string, std::string> &env, double timeout_s,
+                   double signal_after_s, int signal_number, double *exit_s) {
     int out_pipe[2], err_pipe[2];
     if (pipe2(out_pipe, O_CLOEXEC) != 0 || pipe2(err_pipe, O_CLOEXEC) != 0)
         throw std::runtime_error("pipe2");
@@ -34,8 +39,17 @@ process_output run_process(const std::vector<std::string> &argv,
     process_output result;
     auto deadline = std::chrono::steady_clock::now() +
                     std::chrono::milliseconds(static_cast<long>(timeout_s * 1000));
-    bool out_open = true, err_open = true;
+    bool out_open = true, err_open = true, signalled = false;
+    const auto start = std::chrono::steady_clock::now();
+    auto signalled_at = start;
     while (out_open || err_open) {
+        if (signal_number && !signalled &&
+            std::chrono::steady_clock::now() - start >=
+                std::chrono::milliseconds(static_cast<long>(signal_after_s * 1000))) {
+            kill(pid, signal_number);
+            signalled = true;
+            signalled_at = std::chrono::steady_clock::now();
+        }
         pollfd fds[2] = {{out_open ? out_pipe[0] : -1, POLLIN, 0},
                          {err_open ? err_pipe[0] : -1, POLLIN, 0}};
         auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -46,7 +60,7 @@ process_output run_process(const std::vector<std::string> &argv,
             kill(pid, SIGKILL);
             break;
         }
-        if (poll(fds, 2, static_cast<int>(left)) <= 0) continue;
+        if (poll(fds, 2, static_cast<int>(std::min<long>(left, 20))) <= 0) continue;
         char buf[65536];
         for (int i = 0; i < 2; ++i) {
             if (!(fds[i].revents & (POLLIN | POLLHUP))) continue;
@@ -62,9 +76,47 @@ process_output run_process(const std::vector<std::string> &argv,
     close(err_pipe[0]);
     int status = 0;
     waitpid(pid, &status, 0);
+    if (exit_s)
+        *exit_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - signalled_at)
+                      .count();
     if (WIFEXITED(status)) result.exit_code = WEXITSTATUS(status);
     if (WIFSIGNALED(status)) result.signal = WTERMSIG(status);
     return result;
+}
+
+}  // namespace
+
+process_output run_process(const std::vector<std::string> &argv,
+                           const std::map<std::string, std::string> &env, double timeout_s) {
+    return run(argv, env, timeout_s, 0, 0, nullptr);
+}
+
+process_output run_process_signalled(const std::vector<std::string> &argv, double signal_after_s,
+                                     int signal_number, double *exit_s, double timeout_s) {
+    return run(argv, {}, timeout_s, signal_after_s, signal_number, exit_s);
+}
+
+std::vector<int> leftover_workers() {
+    std::vector<int> pids;
+    for (const auto &entry : std::filesystem::directory_iterator("/proc")) {
+        const std::string name = entry.path().filename().string();
+        if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+        std::ifstream in(entry.path() / "cmdline");
+        std::string cmdline((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+        if (cmdline.find(std::string("peer\0--control-fd", 17)) != std::string::npos)
+            pids.push_back(std::stoi(name));
+    }
+    return pids;
+}
+
+std::size_t sysv_queue_count() {
+    std::ifstream in("/proc/sysvipc/msg");
+    std::string line;
+    std::size_t n = 0;
+    std::getline(in, line);
+    while (std::getline(in, line))
+        if (!line.empty()) ++n;
+    return n;
 }
 
 process_output run_ipchost(const std::vector<std::string> &args,

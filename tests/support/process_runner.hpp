@@ -20,6 +20,16 @@ process_output run_process(const std::vector<std::string> &argv,
                            const std::map<std::string, std::string> &env = {},
                            double timeout_s = 60);
 
+// Like run_process, but sends `signal` to the process after `signal_after_s` seconds; `exit_s`
+// receives how long it took to end after the signal.
+process_output run_process_signalled(const std::vector<std::string> &argv, double signal_after_s,
+                                     int signal, double *exit_s, double timeout_s = 60);
+
+// Processes still alive that run `ipchost peer` (leftover workers).
+std::vector<int> leftover_workers();
+// System V message queues in the system.
+std::size_t sysv_queue_count();
+
 // The ipchost binary under test.
 process_output run_ipchost(const std::vector<std::string> &args,
                            const std::map<std::string, std::string> &env = {},
