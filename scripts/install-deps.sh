@@ -10,6 +10,8 @@ packages=(
   catch2
   # SDK examples (real third-party transports) and the ABI baseline check
   libzmq3-dev libnng-dev abigail-tools binutils
+  # fuzzing (libFuzzer) and static analysis
+  clang-14 libclang-rt-14-dev clang-tidy-14
 )
 
 missing=()

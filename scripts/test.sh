@@ -1,12 +1,66 @@
 #!/usr/bin/env bash
-# Installs what is missing, builds with warnings as errors, and runs the whole suite with ctest.
+# Installs what is missing, then runs every check CI runs, in stages:
+#   1. build with -Werror and run the whole test suite through ctest
+#   2. the same suite built with AddressSanitizer + UndefinedBehaviorSanitizer
+#   3. the same suite built with ThreadSanitizer
+#   4. the control-channel fuzzer for FUZZ_SECONDS (default 60)
+#   5. clang-tidy on host/ and plugins/
+# `scripts/test.sh --fast` runs stage 1 only. Build folders: build-test, build-asan, build-tsan,
+# build-fuzz, build-tidy (kept between runs, so a second run only rebuilds what changed).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
-build="${IPCBENCH_TEST_BUILD_DIR:-$root/build-test}"
+jobs="$(nproc)"
+fast=0
+[ "${1:-}" = "--fast" ] && fast=1
 
 "$root/scripts/install-deps.sh"
-cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DIPCBENCH_WERROR=ON \
-      -DIPCBENCH_BUILD_TESTS=ON >/dev/null
-cmake --build "$build" -j"$(nproc)"
-cd "$build"
-ctest --output-on-failure -j"$(nproc)" --timeout 300
+
+passed=0
+failed=0
+failed_stages=""
+stage() {
+  local name="$1"
+  shift
+  echo
+  echo "=== stage: $name"
+  local start=$SECONDS
+  if "$@"; then
+    passed=$((passed + 1))
+    echo "=== $name: passed in $((SECONDS - start)) s"
+  else
+    failed=$((failed + 1))
+    failed_stages="$failed_stages $name"
+    echo "=== $name: FAILED after $((SECONDS - start)) s"
+  fi
+}
+
+suite() {  # suite <build dir> <ctest -E regex or ""> [cmake args...]
+  local dir="$1" exclude="$2"
+  shift 2
+  cmake -S "$root" -B "$dir" -DIPCBENCH_BUILD_TESTS=ON "$@" >/dev/null &&
+    cmake --build "$dir" -j"$jobs" &&
+    (cd "$dir" && ctest --output-on-failure -j"$jobs" --timeout 300 ${exclude:+-E "$exclude"})
+}
+
+stage tests suite "${IPCBENCH_TEST_BUILD_DIR:-$root/build-test}" "" \
+  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DIPCBENCH_WERROR=ON
+if [ "$fast" = 0 ]; then
+  # The fault suite needs a crash to be a crash: the sanitizers must not turn SIGSEGV into
+  # their own report and exit code. The SDK consumer test and the ABI dump need plain builds.
+  sanitized='-O1 -g1 -fno-omit-frame-pointer'
+  ASAN_OPTIONS=handle_segv=0:detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+    stage asan-ubsan suite "$root/build-asan" "sdk.consumer|abi.baseline" \
+    -DCMAKE_BUILD_TYPE= -DCMAKE_C_FLAGS="$sanitized" -DCMAKE_CXX_FLAGS="$sanitized" \
+    -DIPCBENCH_SANITIZE=address
+  TSAN_OPTIONS=handle_segv=0:halt_on_error=1 \
+    stage tsan suite "$root/build-tsan" "sdk.consumer|abi.baseline" \
+    -DCMAKE_BUILD_TYPE= -DCMAKE_C_FLAGS="$sanitized" -DCMAKE_CXX_FLAGS="$sanitized" \
+    -DIPCBENCH_SANITIZE=thread
+  stage fuzz "$root/scripts/fuzz.sh" "${FUZZ_SECONDS:-60}"
+  stage clang-tidy "$root/scripts/tidy.sh"
+fi
+
+echo
+[ "$failed" -eq 0 ] || echo "failed stages:$failed_stages"
+echo "stages: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]

@@ -21,9 +21,9 @@ std::uint64_t parse_size(const std::string &flag, const std::string &text) {
     if (suffix == "K" || suffix == "k" || suffix == "KiB")
         multiplier = 1024;
     else if (suffix == "M" || suffix == "m" || suffix == "MiB")
-        multiplier = 1024 * 1024;
+        multiplier = std::uint64_t{1} << 20;
     else if (suffix == "G" || suffix == "g" || suffix == "GiB")
-        multiplier = 1024 * 1024 * 1024;
+        multiplier = std::uint64_t{1} << 30;
     else if (!suffix.empty() && suffix != "B")
         throw usage_error(flag + " '" + text + "': unknown unit '" + suffix + "'; expected " +
                           accepted);

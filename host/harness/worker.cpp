@@ -44,7 +44,7 @@ public:
                 return 1;  // the orchestrator is gone: stop at once
             }
             const std::string type = message["type"];
-            std::string stage = type;
+            const std::string &stage = type;
             try {
                 if (type == "setup") {
                     setup(message);

@@ -116,6 +116,7 @@ std::vector<json> worker_pair::collect(
                                "the case needs longer");
         }
         std::vector<pollfd> fds;
+        fds.reserve(workers.size());
         for (auto *w : workers) fds.push_back({w->channel.fd(), POLLIN, 0});
         int rc = ::poll(fds.data(), fds.size(), static_cast<int>(left / 1'000'000) + 1);
         if (rc < 0 && errno != EINTR) throw pair_failure("poll on the control channels failed");

@@ -37,6 +37,7 @@ child_process::child_process(const std::string &program, const std::vector<std::
     argv_storage.push_back(program);
     argv_storage.insert(argv_storage.end(), args.begin(), args.end());
     std::vector<char *> argv;
+    argv.reserve(argv_storage.size() + 1);
     for (auto &arg : argv_storage) argv.push_back(arg.data());
     argv.push_back(nullptr);
 

@@ -1,7 +1,6 @@
 #include "plugin/plugin_loader.hpp"
 
 #include <boost/dll/shared_library.hpp>
-#include <regex>
 #include <spdlog/spdlog.h>
 
 #include "plugin/host_services.hpp"
@@ -25,6 +24,22 @@ constexpr std::size_t min_transport_size =
 
 std::string safe(const char *text) { return text ? text : ""; }
 
+// [a-z0-9_-]+
+bool is_name(const std::string &text) {
+    if (text.empty()) return false;
+    for (char c : text)
+        if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '-'))
+            return false;
+    return true;
+}
+
+// <plugin>.<variant>, both names
+bool is_transport_id(const std::string &id, const std::string &plugin) {
+    auto dot = id.find('.');
+    return dot != std::string::npos && id.substr(0, dot) == plugin && is_name(plugin) &&
+           is_name(id.substr(dot + 1));
+}
+
 plugin_rejection reject(const std::filesystem::path &file, const char *code, std::string reason,
                         std::string fix) {
     return plugin_rejection{file, code, std::move(reason), std::move(fix)};
@@ -33,7 +48,6 @@ plugin_rejection reject(const std::filesystem::path &file, const char *code, std
 std::optional<plugin_rejection> check_transport(const std::filesystem::path &file,
                                                 const ipcb_plugin &plugin,
                                                 const ipcb_transport *t) {
-    static const std::regex id_pattern("[a-z0-9_-]+\\.[a-z0-9_-]+");
     const std::string rebuild = "rebuild the plugin against the ipcbench SDK 1.x header";
     if (t == nullptr)
         return reject(file, "IPCB-LOAD-006", "a transport table pointer is NULL", rebuild);
@@ -43,7 +57,7 @@ std::optional<plugin_rejection> check_transport(const std::filesystem::path &fil
                       "transport '" + id + "' has struct_size " + std::to_string(t->struct_size) +
                           ", ABI 1.0 needs at least " + std::to_string(min_transport_size),
                       "set struct_size = sizeof(ipcb_transport) and " + rebuild);
-    if (!std::regex_match(id, id_pattern) || id.substr(0, id.find('.')) != safe(plugin.name))
+    if (!is_transport_id(id, safe(plugin.name)))
         return reject(file, "IPCB-LOAD-007",
                       "transport id '" + id + "' is not of the form '" + safe(plugin.name) +
                           ".<variant>' ([a-z0-9_-])",
@@ -151,8 +165,7 @@ load_outcome load_plugin_file(const std::filesystem::path &file) {
                                          ", ABI 1.0 needs at least " +
                                          std::to_string(min_plugin_size),
                                      "set struct_size = sizeof(ipcb_plugin) and rebuild")}};
-    static const std::regex name_pattern("[a-z0-9_-]+");
-    if (plugin->name == nullptr || !std::regex_match(plugin->name, name_pattern))
+    if (!is_name(safe(plugin->name)))
         return {nullptr, {}, {reject(file, "IPCB-LOAD-007",
                                      "plugin name '" + safe(plugin->name) +
                                          "' is not [a-z0-9_-]+",

@@ -17,6 +17,7 @@ transport_endpoint::transport_endpoint(const transport_info &transport, std::uin
     : info_(&transport), table_(transport.table) {
     error_.struct_size = sizeof error_;
     std::vector<ipcb_kv> kvs;
+    kvs.reserve(options.size());
     for (const auto &[key, value] : options) kvs.push_back({key.c_str(), value.c_str()});
     ipcb_open_params params{};
     params.struct_size = sizeof params;

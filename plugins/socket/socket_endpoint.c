@@ -78,7 +78,7 @@ static int32_t fit_message(ipcb_endpoint *ep, int fd, ipcb_error *error) {
                      "net.core.wmem_max=%llu, or use smaller messages",
                      ep->id, (unsigned long long)ep->max_message, have,
                      posix_read_proc_long("/proc/sys/net/core/wmem_max"),
-                     (unsigned long long)(ep->max_message * 2 + 64));
+                     (unsigned long long)ep->max_message * 2 + 64);
 }
 
 static int32_t make_unix_path(ipcb_endpoint *ep, const char *runtime_dir, ipcb_error *error) {

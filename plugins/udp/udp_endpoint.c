@@ -69,7 +69,7 @@ static int32_t apply_buffers(ipcb_endpoint *ep, ipcb_error *error) {
                          "net.core.wmem_max=%ld): raise it with sysctl -w net.core.wmem_max=%llu",
                          ep->id, (unsigned long long)ep->max_message, have,
                          posix_read_proc_long("/proc/sys/net/core/wmem_max"),
-                         (unsigned long long)(ep->max_message * 2 + 64));
+                         (unsigned long long)ep->max_message * 2 + 64);
     return IPCB_OK;
 }
 

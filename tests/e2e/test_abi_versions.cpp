@@ -14,7 +14,8 @@ TEST_CASE("a plugin built from the frozen 1.0 header loads and runs", "[abi]") {
                             "--duration", "0.1", "--warmup", "0", "--format", "json"});
     INFO(run.err);
     REQUIRE(run.exit_code == 0);
-    for (const auto &r : nlohmann::json::parse(run.out).at("results")) {
+    const auto doc = nlohmann::json::parse(run.out);
+    for (const auto &r : doc.at("results")) {
         CHECK(r.at("transport") == "frozen.stream");
         CHECK(r.at("status") == "ok");
     }
