@@ -48,6 +48,8 @@ int main(int argc, char **argv) {
                        IPCB_ABI_MINOR);
             return 0;
         }
+        if (cmd.subcommand == "compare") return cli::compare_command(cmd);
+        if (cmd.subcommand == "report") return cli::report_command(cmd);
         for (const auto &dir : cmd.plugin_dirs) {
             std::error_code ec;
             if (!std::filesystem::is_directory(dir, ec))

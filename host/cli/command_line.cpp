@@ -13,7 +13,7 @@ namespace po = boost::program_options;
 command_line parse_command_line(int argc, const char *const argv[]) {
     command_line cmd;
     std::string mode = "both", sizes = "32,1K,64K", duration = "0.5", warmup = "0.2", count,
-                timeout;
+                timeout, streams, rate, affinity, repeat, cv_warn, interval, regression;
     std::vector<std::string> plugin_lists, dirs;
 
     po::options_description general("Usage: ipchost [options]\n\nRuns every transport plugin "
@@ -47,13 +47,40 @@ command_line parse_command_line(int argc, const char *const argv[]) {
         ("opt,o", po::value(&cmd.option_assignments)->value_name("[ID:]KEY=VALUE"),
          "transport option, for every selected transport that takes KEY (or only ID); "
          "repeatable; see --describe")
-        ("format,f", po::value(&cmd.format)->value_name("FORMAT"), "table or json (default table)")
+        ("streams,P", po::value(&streams)->value_name("N"),
+         "N parallel streams: a thread and an endpoint (set) per stream in each process")
+        ("rate", po::value(&rate)->value_name("R"),
+         "throughput: send R messages/s per stream, evenly paced; adds one-way latency measured "
+         "from each message's scheduled send time (no coordinated omission); needs --size >= 16")
+        ("reverse,R", "throughput: the server process sends, the client receives")
+        ("bidir", "throughput: both directions at once (two endpoints per stream)")
+        ("affinity", po::value(&affinity)->value_name("SENDER_CPU,RECEIVER_CPU"),
+         "pin the sending (pinging) process to one CPU and the other to another")
+        ("verify", "check every payload byte of every message; mismatches count as corrupted")
+        ("repeat", po::value(&repeat)->value_name("N"),
+         "run each case N times, fresh processes each time; report median and spread")
+        ("cv-warn", po::value(&cv_warn)->value_name("PERCENT"),
+         "warn when a figure's coefficient of variation over repetitions exceeds this (10)")
+        ("interval,i", po::value(&interval)->value_name("SECONDS"),
+         "report MB/s, Mbit/s, messages/s and losses every SECONDS while a case runs")
+        ("histogram", po::value(&cmd.histogram_file)->value_name("FILE"),
+         "write every case's full latency distribution to FILE as CSV")
+        ("quiet,q", "no progress line on stderr")
+        ("format,f", po::value(&cmd.format)->value_name("FORMAT"),
+         "table, json, csv or markdown (default table)")
         ("output", po::value(&cmd.output)->value_name("FILE"),
-         "write the results to FILE instead of stdout");
+         "write the results to FILE instead of stdout")
+        ("fail-on-regression", po::value(&regression)->value_name("PERCENT"),
+         "compare: exit 1 when a figure got significantly worse by more than PERCENT");
 
     std::ostringstream help;
     help << general
-         << "\nipchost check [--plugin ID] [--plugin-dir DIR] [--opt KEY=VALUE]: runs the "
+         << "\nipchost compare BASE.json NEW.json [--fail-on-regression PERCENT]: per matching "
+            "case, the ratio of each figure and a verdict from a Mann-Whitney U test over the "
+            "repetitions (use --repeat when measuring).\n"
+            "ipchost report RESULTS.json --output report.html: one self-contained HTML page with "
+            "SVG charts.\n"
+            "ipchost check [--plugin ID] [--plugin-dir DIR] [--opt KEY=VALUE]: runs the "
             "conformance suite (payload byte for byte, message boundaries, timeouts, peer close, "
             "option and address errors, leaks) against each transport; one line per check, "
             "then 'N passed, N failed'; exit code 0 only if all pass.\n"
@@ -62,15 +89,23 @@ command_line parse_command_line(int argc, const char *const argv[]) {
             "Exit codes: 0 all cases measured, 1 a case failed, 2 bad usage, 130 interrupted.\n";
     cmd.help_text = help.str();
 
-    // `ipchost check [options]`: the conformance suite instead of a benchmark run.
+    // Subcommands: `check` (conformance suite), `compare BASE NEW`, `report RESULTS`.
     std::vector<std::string> args(argv + 1, argv + argc);
-    if (!args.empty() && args.front() == "check") {
-        cmd.check = true;
+    if (!args.empty() && (args.front() == "check" || args.front() == "compare" ||
+                          args.front() == "report")) {
+        cmd.subcommand = args.front();
+        cmd.check = cmd.subcommand == "check";
         args.erase(args.begin());
     }
+    po::options_description hidden;
+    hidden.add_options()("input", po::value(&cmd.inputs));
+    po::options_description all;
+    all.add(general).add(hidden);
+    po::positional_options_description positional;
+    positional.add("input", -1);
     po::variables_map vm;
     try {
-        po::store(po::command_line_parser(args).options(general).run(), vm);
+        po::store(po::command_line_parser(args).options(all).positional(positional).run(), vm);
         po::notify(vm);
     } catch (const po::error &e) {
         throw usage_error(std::string(e.what()) + "; see ipchost --help");
@@ -95,8 +130,46 @@ command_line parse_command_line(int argc, const char *const argv[]) {
     cmd.warmup_s = parse_seconds("--warmup", warmup, true);
     if (!count.empty()) cmd.count = parse_count("--count", count);
     if (!timeout.empty()) cmd.timeout_s = parse_seconds("--timeout", timeout, false);
-    if (cmd.format != "table" && cmd.format != "json")
-        throw usage_error("--format '" + cmd.format + "': expected table or json");
+    if (cmd.format != "table" && cmd.format != "json" && cmd.format != "csv" &&
+        cmd.format != "markdown")
+        throw usage_error("--format '" + cmd.format + "': expected table, json, csv or markdown");
+    if (!streams.empty()) cmd.streams = parse_small_int("--streams", streams, 1, 64);
+    if (!rate.empty()) cmd.rate = parse_positive("--rate", rate, "messages per second");
+    if (vm.count("reverse") && vm.count("bidir"))
+        throw usage_error("--reverse and --bidir exclude each other; --bidir runs both directions");
+    if (vm.count("reverse")) cmd.direction = "reverse";
+    if (vm.count("bidir")) cmd.direction = "bidir";
+    if (!affinity.empty()) {
+        auto cpus = split_list(affinity);
+        if (cpus.size() != 2)
+            throw usage_error("--affinity '" + affinity + "': expected SENDER_CPU,RECEIVER_CPU, "
+                                                          "e.g. 0,1");
+        cmd.sender_cpu = parse_small_int("--affinity", cpus[0], 0, 4095);
+        cmd.receiver_cpu = parse_small_int("--affinity", cpus[1], 0, 4095);
+    }
+    cmd.verify = vm.count("verify") > 0;
+    if (!repeat.empty()) cmd.repeat = parse_small_int("--repeat", repeat, 1, 1000);
+    if (!cv_warn.empty()) cmd.cv_warning = parse_positive("--cv-warn", cv_warn, "percent") / 100;
+    if (!interval.empty()) cmd.interval_s = parse_seconds("--interval", interval, false);
+    cmd.quiet = vm.count("quiet") > 0;
+    cmd.format_given = vm.count("format") > 0;
+    if (!regression.empty())
+        cmd.fail_on_regression = parse_positive("--fail-on-regression", regression, "percent");
+    if (cmd.rate > 0) {
+        for (auto size : cmd.sizes)
+            if (size < 16)
+                throw usage_error("--rate needs messages of at least 16 bytes (a sequence number "
+                                  "and the scheduled send time); --size " +
+                                  std::to_string(size) + " is smaller");
+        if (!vm.count("mode")) cmd.modes = {"throughput"};
+    }
+    if (cmd.subcommand.empty() && !cmd.inputs.empty())
+        throw usage_error("unexpected argument '" + cmd.inputs.front() + "'; see ipchost --help");
+    if (cmd.subcommand == "compare" && cmd.inputs.size() != 2)
+        throw usage_error("compare needs two result files: ipchost compare BASE.json NEW.json");
+    if (cmd.subcommand == "report" && cmd.inputs.size() != 1)
+        throw usage_error("report needs one result file: ipchost report RESULTS.json --output "
+                          "report.html");
     for (const auto &a : cmd.option_assignments)
         if (a.find('=') == std::string::npos || a.front() == '=')
             throw usage_error("--opt '" + a + "': expected KEY=VALUE or ID:KEY=VALUE");

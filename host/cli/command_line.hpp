@@ -13,6 +13,8 @@ struct command_line {
     bool version = false;
     bool list = false;
     bool check = false;  // `ipchost check ...`: the conformance suite
+    std::string subcommand;  // "", "check", "compare", "report"
+    std::vector<std::string> inputs;  // compare: BASE NEW; report: RESULTS
     bool verbose = false;
     std::string describe;                 // transport id for --describe
     std::vector<std::string> plugins;     // ids or plugin names; empty = all
@@ -25,7 +27,19 @@ struct command_line {
     std::uint64_t count = 0;
     double timeout_s = 0;
     std::vector<std::string> option_assignments;  // "KEY=VALUE" or "ID:KEY=VALUE"
-    std::string format = "table";
+    int streams = 1;
+    double rate = 0;                  // messages/s per stream, 0 = unpaced
+    std::string direction = "forward";  // forward, reverse, bidir
+    int sender_cpu = -1, receiver_cpu = -1;
+    bool verify = false;
+    int repeat = 1;
+    double cv_warning = 0.10;
+    double interval_s = 0;
+    bool quiet = false;
+    std::string histogram_file;
+    double fail_on_regression = -1;  // compare: percent; < 0 = never fail
+    std::string format = "table";  // table, json, csv, markdown
+    bool format_given = false;
     std::string output;  // file, empty = stdout
     std::string help_text;
 };

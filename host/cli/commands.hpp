@@ -8,6 +8,8 @@ namespace ipcbench::cli {
 // Each returns the process exit code.
 int list_command(const command_line &cmd, const plugin::plugin_registry &registry);
 int describe_command(const command_line &cmd, const plugin::plugin_registry &registry);
+int compare_command(const command_line &cmd);
+int report_command(const command_line &cmd);
 int check_command(const command_line &cmd, const plugin::plugin_registry &registry);
 int run_command(const command_line &cmd, const plugin::plugin_registry &registry, int argc,
                 const char *const argv[]);

@@ -32,10 +32,46 @@ std::uint64_t parse_size(const std::string &flag, const std::string &text) {
     return value * multiplier;
 }
 
-std::vector<std::uint64_t> parse_size_list(const std::string &flag, const std::string &text) {
+namespace {
+
+// "32:1M:*4" -> 32, 128, ..., 1M (the last at most 1M); "1K:8K:+1K" -> 1K, 2K, ..., 8K.
+std::vector<std::uint64_t> expand_range(const std::string &flag, const std::string &item) {
+    const auto first_colon = item.find(':');
+    const auto second_colon = item.find(':', first_colon + 1);
+    const std::string accepted = "a range FROM:TO:*FACTOR or FROM:TO:+STEP, e.g. 32:1M:*4";
+    if (second_colon == std::string::npos)
+        throw usage_error(flag + " '" + item + "': expected " + accepted);
+    const std::uint64_t from = parse_size(flag, item.substr(0, first_colon));
+    const std::uint64_t to = parse_size(flag, item.substr(first_colon + 1, second_colon - first_colon - 1));
+    const std::string step = item.substr(second_colon + 1);
+    if (step.size() < 2 || (step[0] != '*' && step[0] != '+'))
+        throw usage_error(flag + " '" + item + "': expected " + accepted);
+    const std::uint64_t by = parse_size(flag, step.substr(1));
+    if (from > to || by == 0 || (step[0] == '*' && by < 2))
+        throw usage_error(flag + " '" + item + "': FROM must not exceed TO and the step must grow "
+                                               "(*2 or more, +1 or more)");
     std::vector<std::uint64_t> sizes;
+    for (std::uint64_t s = from; s <= to && sizes.size() <= 1000;
+         s = step[0] == '*' ? s * by : s + by)
+        sizes.push_back(s);
+    if (sizes.size() > 1000) throw usage_error(flag + " '" + item + "': more than 1000 sizes");
+    return sizes;
+}
+
+}  // namespace
+
+std::vector<std::uint64_t> parse_size_list(const std::string &flag, const std::string &text) {
+    std::vector<std::uint64_t> sizes, items;
     for (const auto &item : split_list(text)) {
-        std::uint64_t size = parse_size(flag, item);
+        if (item.find(':') != std::string::npos) {
+            auto range = expand_range(flag, item);
+            items.insert(items.end(), range.begin(), range.end());
+        } else {
+            items.push_back(parse_size(flag, item));
+        }
+    }
+    for (std::uint64_t size : items) {
+        const std::string item = std::to_string(size);
         if (size < min_message_size)
             throw usage_error(flag + " '" + item + "': messages must be at least " +
                               std::to_string(min_message_size) +
@@ -55,6 +91,26 @@ double parse_seconds(const std::string &flag, const std::string &text, bool allo
     if (text.empty() || *end != '\0' || errno == ERANGE || !std::isfinite(value) ||
         value < 0 || (!allow_zero && value == 0) || value > 86400)
         throw usage_error(flag + " '" + text + "': expected " + accepted);
+    return value;
+}
+
+int parse_small_int(const std::string &flag, const std::string &text, int low, int high) {
+    errno = 0;
+    char *end = nullptr;
+    long value = std::strtol(text.c_str(), &end, 10);
+    if (text.empty() || *end != '\0' || errno == ERANGE || value < low || value > high)
+        throw usage_error(flag + " '" + text + "': expected a whole number from " +
+                          std::to_string(low) + " to " + std::to_string(high));
+    return static_cast<int>(value);
+}
+
+double parse_positive(const std::string &flag, const std::string &text, const std::string &unit) {
+    errno = 0;
+    char *end = nullptr;
+    double value = std::strtod(text.c_str(), &end);
+    if (text.empty() || *end != '\0' || errno == ERANGE || !std::isfinite(value) || value <= 0 ||
+        value > 1e12)
+        throw usage_error(flag + " '" + text + "': expected a positive number of " + unit);
     return value;
 }
 

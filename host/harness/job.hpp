@@ -9,19 +9,25 @@ namespace ipcbench::harness {
 
 // What one worker does in the timed phase of a case.
 struct job {
-    std::string kind;  // "send", "receive", "ping", "pong"
+    std::string kind;  // "send", "receive", "bidir", "ping", "pong"
     std::uint64_t size = 0;
     std::int64_t duration_ns = 0;  // used when count == 0
     std::int64_t warmup_ns = 0;
-    std::uint64_t count = 0;       // messages (or round trips) to time; 0 = run for duration
+    std::uint64_t count = 0;       // messages (or round trips) per stream; 0 = run for duration
     bool reliable = true;          // transport never drops: block, and end on the end marker
     bool stream = true;            // reassemble partial reads
+    int streams = 1;               // parallel streams, one thread and endpoint set each
+    double rate = 0;               // messages/s per stream; 0 = as fast as possible
+    bool verify = false;           // check every payload byte
+    std::int64_t interval_ns = 0;  // live interval reports; 0 = none
+    int cpu = -1;                  // pin the process to this CPU; -1 = do not pin
 };
 
 inline nlohmann::json to_json(const job &j) {
-    return {{"kind", j.kind},         {"size", j.size},         {"duration_ns", j.duration_ns},
-            {"warmup_ns", j.warmup_ns}, {"count", j.count},     {"reliable", j.reliable},
-            {"stream", j.stream}};
+    return {{"kind", j.kind},         {"size", j.size},       {"duration_ns", j.duration_ns},
+            {"warmup_ns", j.warmup_ns}, {"count", j.count},   {"reliable", j.reliable},
+            {"stream", j.stream},     {"streams", j.streams}, {"rate", j.rate},
+            {"verify", j.verify},     {"interval_ns", j.interval_ns}, {"cpu", j.cpu}};
 }
 
 inline job job_from_json(const nlohmann::json &in) {
@@ -33,6 +39,12 @@ inline job job_from_json(const nlohmann::json &in) {
     j.count = in.at("count").get<std::uint64_t>();
     j.reliable = in.at("reliable").get<bool>();
     j.stream = in.at("stream").get<bool>();
+    j.streams = in.value("streams", 1);
+    j.rate = in.value("rate", 0.0);
+    j.verify = in.value("verify", false);
+    j.interval_ns = in.value("interval_ns", std::int64_t{0});
+    j.cpu = in.value("cpu", -1);
+    if (j.streams < 1 || j.streams > 1024) throw std::invalid_argument("streams out of range");
     return j;
 }
 

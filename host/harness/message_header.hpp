@@ -5,22 +5,28 @@
 
 namespace ipcbench::harness {
 
-// Every message the harness sends starts with 8 bytes: a sequence number in the low 56 bits and
-// flags in the top byte, little-endian. The rest of the message is a fixed pattern. This is why
-// the smallest message the harness measures is 8 bytes.
+// Message layout:
+//   [0, 8)   sequence number (low 56 bits) and flags (top bits), little-endian
+//   [8, 16)  paced runs: the scheduled send time, CLOCK_MONOTONIC ns
+//   [16 or 8, size)  a pattern that depends on the sequence number (checked with --verify)
+// The header is why the smallest message the harness measures is 8 bytes (16 when paced).
 inline constexpr std::size_t header_bytes = 8;
+inline constexpr std::size_t timestamp_offset = 8;
 inline constexpr std::uint64_t flag_warmup = std::uint64_t{1} << 62;  // not counted
 inline constexpr std::uint64_t flag_end = std::uint64_t{1} << 63;     // last message of a run
 inline constexpr std::uint64_t sequence_mask = (std::uint64_t{1} << 56) - 1;
 
-inline void write_header(unsigned char *message, std::uint64_t value) {
-    for (int i = 0; i < 8; ++i) message[i] = static_cast<unsigned char>(value >> (8 * i));
+inline void write_u64(unsigned char *at, std::uint64_t value) {
+    for (int i = 0; i < 8; ++i) at[i] = static_cast<unsigned char>(value >> (8 * i));
 }
 
-inline std::uint64_t read_header(const unsigned char *message) {
+inline std::uint64_t read_u64(const unsigned char *at) {
     std::uint64_t value = 0;
-    for (int i = 0; i < 8; ++i) value |= std::uint64_t{message[i]} << (8 * i);
+    for (int i = 0; i < 8; ++i) value |= std::uint64_t{at[i]} << (8 * i);
     return value;
 }
+
+inline void write_header(unsigned char *message, std::uint64_t value) { write_u64(message, value); }
+inline std::uint64_t read_header(const unsigned char *message) { return read_u64(message); }
 
 }  // namespace ipcbench::harness

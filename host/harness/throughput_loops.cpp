@@ -1,11 +1,15 @@
 // One-way streaming: where the harness times throughput.
+#include <ctime>
 #include <vector>
 
+#include "harness/loop_failure.hpp"
 #include "harness/message_header.hpp"
 #include "harness/message_io.hpp"
+#include "harness/payload_pattern.hpp"
 #include "harness/timed_loops.hpp"
 #include "harness/usage_json.hpp"
 #include "platform/monotonic_clock.hpp"
+#include "stats/latency_histogram.hpp"
 #include "stats/sequence_tracker.hpp"
 
 namespace ipcbench::harness {
@@ -13,31 +17,32 @@ namespace {
 
 using platform::now_ns;
 
-std::vector<unsigned char> pattern_buffer(std::size_t size) {
-    std::vector<unsigned char> buf(size);
-    for (std::size_t i = 0; i < size; ++i) buf[i] = static_cast<unsigned char>(i * 131 + 7);
-    return buf;
-}
-
-// Reading the clock costs ~20 ns; small messages check it every few sends only.
+// Reading the clock costs ~20 ns; small unpaced messages check it every few sends only.
 std::uint64_t clock_stride(std::size_t size) { return size >= 4096 ? 1 : 16; }
 
-nlohmann::json failure(plugin::transport_endpoint &ep, int32_t status, const char *what,
-                       nlohmann::json partial) {
-    const std::string name = ipcb_status_name(status);
-    partial["error"] = ep.transport().id + " " + what + " failed (" +
-                       (name == "IPCB_E_UNKNOWN"
-                            ? "unknown status " + std::to_string(status) +
-                                  ": the plugin broke its contract)"
-                            : name + "): " + ep.last_error());
-    partial["status"] = status;
-    return partial;
+std::size_t pattern_offset(const job &j) {
+    return j.rate > 0 ? timestamp_offset + 8 : header_bytes;
+}
+
+// Sleeps until `when` (CLOCK_MONOTONIC ns): the kernel for the bulk, a spin for the last 50 us,
+// so the pacing error stays well below a microsecond when the CPU is free.
+void wait_until(std::int64_t when) {
+    std::int64_t left = when - now_ns();
+    if (left > 100'000) {
+        std::int64_t wake = when - 50'000;
+        timespec ts{static_cast<time_t>(wake / 1'000'000'000), static_cast<long>(wake % 1'000'000'000)};
+        clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, nullptr);
+    }
+    while (now_ns() < when) {
+    }
 }
 
 }  // namespace
 
-nlohmann::json run_sender(plugin::transport_endpoint &out, const job &j) {
-    auto buf = pattern_buffer(j.size);
+nlohmann::json run_sender(plugin::transport_endpoint &out, const job &j, stream_progress &p) {
+    std::vector<unsigned char> buf(j.size);
+    const payload_pattern pattern(j.size, pattern_offset(j));
+    pattern.write(buf.data(), 0);
     const std::uint64_t stride = clock_stride(j.size);
     std::uint64_t warm = 0;
     if (j.warmup_ns > 0) {
@@ -46,51 +51,66 @@ nlohmann::json run_sender(plugin::transport_endpoint &out, const job &j) {
             write_header(buf.data(), flag_warmup | warm);
             int32_t status = out.send_raw(buf.data(), j.size, IPCB_WAIT_FOREVER);
             if (status != IPCB_OK)
-                return failure(out, status, "send", {{"warmup_messages", warm}});
+                return loop_failure(out, status, "send", {{"warmup_messages", warm}});
             ++warm;
             if (warm % stride == 0 && now_ns() >= warm_end) break;
         }
     }
 
-    auto usage_before = platform::sample_resource_usage();
+    const bool paced = j.rate > 0;
+    const double period_ns = paced ? 1e9 / j.rate : 0;
+    auto usage_before = platform::sample_thread_usage();
     const std::int64_t start = now_ns();
     const std::int64_t end = start + j.duration_ns;
     std::uint64_t seq = 0;
     int32_t status = IPCB_OK;
     for (;;) {
         write_header(buf.data(), seq);
+        if (j.verify) pattern.write(buf.data(), seq);
+        if (paced) {
+            // The schedule, not the actual send time, goes into the message: a stall delays
+            // every later message and the receiver sees it (no coordinated omission).
+            const auto scheduled = start + static_cast<std::int64_t>(seq * period_ns);
+            wait_until(scheduled);
+            write_u64(buf.data() + timestamp_offset, static_cast<std::uint64_t>(scheduled));
+        }
         status = out.send_raw(buf.data(), j.size, IPCB_WAIT_FOREVER);
         if (status != IPCB_OK) break;
         ++seq;
-        if (j.count ? seq >= j.count : (seq % stride == 0 && now_ns() >= end)) break;
+        p.messages.store(seq, std::memory_order_relaxed);
+        if (j.count ? seq >= j.count
+                    : ((paced || seq % stride == 0) && now_ns() >= end))
+            break;
     }
     const std::int64_t stop = now_ns();
-    auto usage = platform::usage_between(usage_before, platform::sample_resource_usage());
+    auto usage = platform::usage_between(usage_before, platform::sample_thread_usage());
     nlohmann::json result = {{"messages_sent", seq},
                              {"warmup_messages", warm},
-                             {"elapsed_ns", stop - start},
-                             {"usage", usage_to_json(usage, stop - start)}};
-    if (status != IPCB_OK) return failure(out, status, "send", result);
+                             {"first_ns", start},
+                             {"end_ns", stop},
+                             {"usage", usage_to_json(usage)}};
+    if (status != IPCB_OK) return loop_failure(out, status, "send", result);
 
     // The end marker. An unreliable transport may drop it, so send a few; the receiver also
     // learns the sent count through the control channel.
     write_header(buf.data(), flag_end | seq);
     for (int i = 0; i < (j.reliable ? 1 : 3); ++i) {
         status = out.send_raw(buf.data(), j.size, IPCB_WAIT_FOREVER);
-        if (status != IPCB_OK) return failure(out, status, "send (end marker)", result);
+        if (status != IPCB_OK) return loop_failure(out, status, "send (end marker)", result);
     }
     return result;
 }
 
-nlohmann::json run_receiver(plugin::transport_endpoint &in, const job &j,
-                            const std::function<std::int64_t()> &sender_done) {
+nlohmann::json run_receiver(plugin::transport_endpoint &in, const job &j, stream_progress &p) {
     std::vector<unsigned char> buf(j.size);
+    const payload_pattern pattern(j.size, pattern_offset(j));
+    const bool paced = j.rate > 0;
     // Unreliable transports are polled, so a lost end marker cannot hang the run.
     const std::int64_t timeout = j.reliable ? IPCB_WAIT_FOREVER : 20'000'000;
-    std::uint64_t received = 0, warm = 0;
+    std::uint64_t received = 0, warm = 0, corrupted = 0;
     stats::sequence_tracker sequences;
+    stats::latency_histogram one_way;  // paced runs: arrival minus scheduled send time
     std::int64_t first = 0, last = 0, end = 0;
-    std::int64_t sent = -1;
     platform::resource_usage usage_before;
     std::string ended_by;
     int32_t status = IPCB_OK;
@@ -98,9 +118,8 @@ nlohmann::json run_receiver(plugin::transport_endpoint &in, const job &j,
     for (;;) {
         status = receive_message(in, j.stream, buf.data(), j.size, timeout);
         if (status == IPCB_E_TIMEOUT) {
-            if (sent < 0) sent = sender_done();
-            if (sent >= 0) {  // the sender is done and nothing came for a whole timeout
-                ended_by = "sender-done";
+            if (p.peer_sent.load(std::memory_order_acquire) >= 0) {
+                ended_by = "sender-done";  // the sender finished and nothing came since
                 end = last;
                 break;
             }
@@ -124,30 +143,39 @@ nlohmann::json run_receiver(plugin::transport_endpoint &in, const job &j,
         }
         if (received == 0) {
             first = now_ns();
-            usage_before = platform::sample_resource_usage();
+            usage_before = platform::sample_thread_usage();
         }
-        if (!j.reliable) last = now_ns();
+        if (!j.reliable || paced) last = now_ns();
         ++received;
-        sequences.record(header & sequence_mask);
+        const std::uint64_t seq = header & sequence_mask;
+        if (sequences.record(seq) && j.verify && !pattern.matches(buf.data(), seq)) ++corrupted;
+        if (paced) {
+            const auto scheduled = static_cast<std::int64_t>(read_u64(buf.data() + timestamp_offset));
+            one_way.record(static_cast<std::uint64_t>(last > scheduled ? last - scheduled : 0));
+        }
+        p.messages.store(received, std::memory_order_relaxed);
+        p.expected_next.store(sequences.highest_plus_one(), std::memory_order_relaxed);
     }
 
-    auto usage = platform::usage_between(usage_before, platform::sample_resource_usage());
+    auto usage = platform::usage_between(usage_before, platform::sample_thread_usage());
     // The window runs from the arrival of the first timed message to the end marker, which covers
     // `received` message intervals; without a marker it ends at the last arrival, covering one
     // fewer.
-    const std::int64_t window = received ? end - first : 0;
     const std::uint64_t counted =
         ended_by == "end-marker" || ended_by == "closed" ? received : (received ? received - 1 : 0);
     nlohmann::json result = {{"messages_received", received},
                              {"warmup_messages", warm},
                              {"duplicates", sequences.duplicates()},
                              {"out_of_order", sequences.out_of_order()},
-                             {"window_ns", window},
+                             {"corrupted", corrupted},
+                             {"first_ns", first},
+                             {"end_ns", received ? end : first},
                              {"counted_messages", counted},
                              {"ended_by", ended_by},
-                             {"usage", usage_to_json(usage, window)}};
+                             {"usage", usage_to_json(usage)}};
+    if (paced) result["one_way_histogram"] = one_way.to_json();
     if (status != IPCB_OK && status != IPCB_E_CLOSED && status != IPCB_E_TIMEOUT)
-        return failure(in, status, "recv", result);
+        return loop_failure(in, status, "recv", result);
     return result;
 }
 

@@ -6,14 +6,23 @@
 
 namespace ipcbench::harness {
 
-inline nlohmann::json usage_to_json(const platform::resource_usage &u, std::int64_t wall_ns) {
-    double wall_s = static_cast<double>(wall_ns) / 1e9;
+// CPU and context switches of a thread or process over a window.
+inline nlohmann::json usage_to_json(const platform::resource_usage &u) {
     return {{"cpu_user_s", u.cpu_user_s},
             {"cpu_sys_s", u.cpu_sys_s},
-            {"cpu_percent", wall_s > 0 ? (u.cpu_user_s + u.cpu_sys_s) / wall_s * 100.0 : 0.0},
             {"max_rss_kib", u.max_rss_kib},
             {"voluntary_ctx_switches", u.voluntary_ctx_switches},
             {"involuntary_ctx_switches", u.involuntary_ctx_switches}};
+}
+
+inline platform::resource_usage usage_from_json(const nlohmann::json &j) {
+    platform::resource_usage u;
+    u.cpu_user_s = j.at("cpu_user_s");
+    u.cpu_sys_s = j.at("cpu_sys_s");
+    u.max_rss_kib = j.at("max_rss_kib");
+    u.voluntary_ctx_switches = j.at("voluntary_ctx_switches");
+    u.involuntary_ctx_switches = j.at("involuntary_ctx_switches");
+    return u;
 }
 
 }  // namespace ipcbench::harness

@@ -11,7 +11,7 @@
 #include "conformance/conformance_jobs.hpp"
 #include "control/control_channel.hpp"
 #include "harness/job.hpp"
-#include "harness/timed_loops.hpp"
+#include "harness/stream_set.hpp"
 #include "platform/signals.hpp"
 #include "plugin/plugin_loader.hpp"
 #include "plugin/transport_endpoint.hpp"
@@ -124,12 +124,17 @@ private:
         channel_.send({{"type", "connected"}, {"settings", settings}});
     }
 
+    // Endpoints are laid out stream by stream; `directions_` says what each one is for.
+    plugin::transport_endpoint &endpoint_for(int stream, std::uint32_t direction) {
+        const std::size_t per_stream = endpoints_.size() / static_cast<std::size_t>(streams_);
+        for (std::size_t i = stream * per_stream; i < (stream + 1) * per_stream; ++i)
+            if (directions_[i] == direction || directions_[i] == IPCB_DIR_BOTH)
+                return *endpoints_[i];
+        throw std::runtime_error("no endpoint for that direction in stream " +
+                                 std::to_string(stream));
+    }
     plugin::transport_endpoint &endpoint_for(std::uint32_t direction) {
-        // Endpoints are [one duplex] or [first direction, second direction].
-        if (endpoints_.size() == 1) return *endpoints_[0];
-        for (std::size_t i = 0; i < endpoints_.size(); ++i)
-            if (directions_[i] == direction) return *endpoints_[i];
-        throw std::runtime_error("no endpoint for that direction");
+        return endpoint_for(0, direction);
     }
 
     void run_job(const nlohmann::json &m) {
@@ -137,29 +142,19 @@ private:
         const std::string kind = m.at("job").at("kind");
         nlohmann::json result;
         if (kind.rfind("check_", 0) == 0) {
+            streams_ = 1;
             result = run_check_job(kind, m.at("job"));
-            result["type"] = "result";
-            channel_.send(result);
-            return;
-        }
-        const job j = job_from_json(m.at("job"));
-        if (j.kind == "send") {
-            result = run_sender(endpoint_for(IPCB_DIR_SEND), j);
-        } else if (j.kind == "receive") {
-            std::int64_t sent = -1;
-            result = run_receiver(endpoint_for(IPCB_DIR_RECV), j, [&]() -> std::int64_t {
-                if (sent < 0)
-                    while (auto note = channel_.poll())
-                        if ((*note)["type"] == "sender_done")
-                            sent = (*note).at("sent").get<std::int64_t>();
-                return sent;
-            });
-        } else if (j.kind == "ping") {
-            result = run_pinger(endpoint_for(IPCB_DIR_SEND), endpoint_for(IPCB_DIR_RECV), j);
-        } else if (j.kind == "pong") {
-            result = run_ponger(endpoint_for(IPCB_DIR_RECV), endpoint_for(IPCB_DIR_SEND), j);
         } else {
-            throw control::protocol_error("unknown job kind '" + j.kind + "'");
+            const job j = job_from_json(m.at("job"));
+            if (directions_.size() != endpoints_.size() || endpoints_.size() % j.streams != 0)
+                throw control::protocol_error("endpoint layout does not match the job");
+            streams_ = j.streams;
+            result = run_streams(
+                j,
+                [this](int stream, std::uint32_t dir) -> plugin::transport_endpoint & {
+                    return endpoint_for(stream, dir);
+                },
+                channel_);
         }
         result["type"] = "result";
         channel_.send(result);
@@ -193,6 +188,7 @@ private:
     const plugin::transport_info *transport_ = nullptr;
     std::vector<std::unique_ptr<plugin::transport_endpoint>> endpoints_;
     std::vector<std::uint32_t> directions_;
+    int streams_ = 1;
 };
 
 }  // namespace

@@ -56,7 +56,7 @@ worker_pair::~worker_pair() { shut_down(false); }
 
 std::vector<json> worker_pair::collect(
     std::vector<process *> workers, const std::string &type, std::int64_t deadline,
-    const std::function<void(process &, const json &)> &on_message) {
+    const std::function<void(process &, const json &)> &on_event) {
     // True when the worker's control channel ends within timeout_ms: the process died.
     auto died_within = [](process &w, int timeout_ms) {
         pollfd pfd{w.channel.fd(), POLLIN, 0};
@@ -76,6 +76,13 @@ std::vector<json> worker_pair::collect(
             try {
                 message = workers[i]->channel.next_buffered();
                 if (!message) continue;
+                // Reports during a run are events, not the awaited reply.
+                const auto &kind = (*message)["type"];
+                if (type == "result" && on_event && (kind == "sent" || kind == "interval")) {
+                    on_event(*workers[i], *message);
+                    progressed = true;
+                    continue;
+                }
                 control::expect_type(*message, type);
             } catch (const control::peer_error &e) {
                 throw pair_failure(std::string(e.what()) + " [" + workers[i]->side + "]",
@@ -100,7 +107,6 @@ std::vector<json> worker_pair::collect(
             done[i] = true;
             --pending;
             progressed = true;
-            if (on_message) on_message(*workers[i], replies[i]);
         }
         if (progressed || pending == 0) continue;
 
@@ -178,15 +184,13 @@ std::pair<json, json> worker_pair::connect(const std::map<std::string, std::stri
 }
 
 std::pair<json, json> worker_pair::run(const json &server_job, const json &client_job,
-                                       double watchdog_s,
-                                       const std::function<void(const json &)> &on_client_result) {
+                                       double watchdog_s, const event_handler &on_event) {
     server_->channel.send({{"type", "run"}, {"job", server_job}, {"directions", server_dirs_}});
     client_->channel.send({{"type", "run"}, {"job", client_job}, {"directions", client_dirs_}});
     auto results = collect({server_.get(), client_.get()}, "result",
                            now_ns() + static_cast<std::int64_t>(watchdog_s * 1e9),
-                           [&](process &w, const json &reply) {
-                               if (&w == client_.get() && on_client_result)
-                                   on_client_result(reply);
+                           [&](process &w, const json &event) {
+                               if (on_event) on_event(&w == client_.get(), event);
                            });
     return {results[0], results[1]};
 }
@@ -209,7 +213,9 @@ json worker_pair::probe(const json &job, double watchdog_s) {
                    now_ns() + static_cast<std::int64_t>(watchdog_s * 1e9))[0];
 }
 
-void worker_pair::notify_server(const json &message) { server_->channel.send(message); }
+void worker_pair::notify(bool to_client, const json &message) {
+    (to_client ? client_ : server_)->channel.send(message);
+}
 
 void worker_pair::close() { shut_down(true); }
 

@@ -51,13 +51,16 @@ public:
         std::int64_t connect_timeout_ns);
 
     // Sends a "run" with one job to each side (server first) and waits until watchdog_s for both
-    // results. `on_client_result` runs as soon as the client's result arrives.
-    std::pair<nlohmann::json, nlohmann::json> run(
-        const nlohmann::json &server_job, const nlohmann::json &client_job, double watchdog_s,
-        const std::function<void(const nlohmann::json &)> &on_client_result = nullptr);
+    // results. Messages a side sends meanwhile ("sent", "interval") go to on_event, with
+    // from_client telling which side sent it.
+    using event_handler = std::function<void(bool from_client, const nlohmann::json &)>;
+    std::pair<nlohmann::json, nlohmann::json> run(const nlohmann::json &server_job,
+                                                  const nlohmann::json &client_job,
+                                                  double watchdog_s,
+                                                  const event_handler &on_event = nullptr);
 
-    // Sends a message to the server process (e.g. "sender_done").
-    void notify_server(const nlohmann::json &message);
+    // Sends a message to one side during a run (e.g. "sender_done").
+    void notify(bool to_client, const nlohmann::json &message);
 
     // Closes the endpoints politely (kills the workers if they do not answer in time).
     void close();
@@ -71,7 +74,7 @@ private:
                                         std::int64_t deadline,
                                         const std::function<void(process &,
                                                                  const nlohmann::json &)>
-                                            &on_message = nullptr);
+                                            &on_event = nullptr);
     nlohmann::json setup_message(const std::string &role, const std::vector<std::uint32_t> &dirs,
                                  const std::vector<std::string> &addresses,
                                  const std::map<std::string, std::string> &options,

@@ -14,6 +14,11 @@ struct resource_usage {
 };
 
 resource_usage sample_resource_usage();
+// The calling thread only (Linux RUSAGE_THREAD); max_rss_kib is still the process's.
+resource_usage sample_thread_usage();
+
+// Adds b's counters to a (max_rss_kib: the larger).
+void accumulate(resource_usage &a, const resource_usage &b);
 
 // after - before for the counters; max_rss_kib is taken from `after`.
 resource_usage usage_between(const resource_usage &before, const resource_usage &after);

@@ -2,18 +2,41 @@
 
 #include <sys/resource.h>
 
+#include <algorithm>
+
 namespace ipcbench::platform {
 
-resource_usage sample_resource_usage() {
+namespace {
+
+resource_usage sample(int who) {
     rusage ru{};
-    getrusage(RUSAGE_SELF, &ru);
+    getrusage(who, &ru);
     resource_usage usage;
     usage.cpu_user_s = static_cast<double>(ru.ru_utime.tv_sec) + ru.ru_utime.tv_usec / 1e6;
     usage.cpu_sys_s = static_cast<double>(ru.ru_stime.tv_sec) + ru.ru_stime.tv_usec / 1e6;
     usage.max_rss_kib = ru.ru_maxrss;  // Linux reports KiB
     usage.voluntary_ctx_switches = ru.ru_nvcsw;
     usage.involuntary_ctx_switches = ru.ru_nivcsw;
+    if (who != RUSAGE_SELF) {
+        rusage self{};
+        getrusage(RUSAGE_SELF, &self);
+        usage.max_rss_kib = self.ru_maxrss;
+    }
     return usage;
+}
+
+}  // namespace
+
+resource_usage sample_resource_usage() { return sample(RUSAGE_SELF); }
+
+resource_usage sample_thread_usage() { return sample(RUSAGE_THREAD); }
+
+void accumulate(resource_usage &a, const resource_usage &b) {
+    a.cpu_user_s += b.cpu_user_s;
+    a.cpu_sys_s += b.cpu_sys_s;
+    a.max_rss_kib = std::max(a.max_rss_kib, b.max_rss_kib);
+    a.voluntary_ctx_switches += b.voluntary_ctx_switches;
+    a.involuntary_ctx_switches += b.involuntary_ctx_switches;
 }
 
 resource_usage usage_between(const resource_usage &before, const resource_usage &after) {

@@ -12,8 +12,12 @@ struct system_info {
     std::string governor;  // cpufreq governor of CPU 0, "" when unreadable
     std::string hostname;
     unsigned cores = 0;
+    double load_average_1m = -1;  // at start; -1 when unreadable
 };
 
 system_info read_system_info();
+
+// Whether standard error is a terminal (for progress lines).
+bool stderr_is_terminal();
 
 }  // namespace ipcbench::platform

@@ -3,6 +3,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <fstream>
 #include <thread>
 
@@ -47,7 +48,11 @@ system_info read_system_info() {
     info.cpu_model = cpu_model_from_cpuinfo();
     info.governor = first_line("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor");
     info.cores = std::thread::hardware_concurrency();
+    double load[1];
+    if (getloadavg(load, 1) == 1) info.load_average_1m = load[0];
     return info;
 }
+
+bool stderr_is_terminal() { return isatty(2) == 1; }
 
 }  // namespace ipcbench::platform

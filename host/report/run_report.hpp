@@ -16,6 +16,7 @@ struct run_report {
     double duration_s = 0;
     double warmup_s = 0;
     std::uint64_t count = 0;
+    int repeat = 1;
     std::vector<case_result> results;
 };
 

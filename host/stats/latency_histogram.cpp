@@ -53,15 +53,17 @@ std::uint64_t latency_histogram::percentile(double p) const {
     std::uint64_t seen = 0;
     for (std::size_t i = 0; i < counts_.size(); ++i) {
         seen += counts_[i];
-        if (seen >= rank) {
-            std::uint64_t mid = bucket_lower(i) + bucket_width(i) / 2;
-            // Never report outside what was recorded.
-            if (mid > max_) mid = max_;
-            if (mid < min_) mid = min_;
-            return mid;
-        }
+        if (seen >= rank) return reported_value(i);
     }
     return max_;
+}
+
+std::uint64_t latency_histogram::reported_value(std::size_t index) const {
+    std::uint64_t mid = bucket_lower(index) + bucket_width(index) / 2;
+    // Never report outside what was recorded.
+    if (mid > max_) mid = max_;
+    if (mid < min_) mid = min_;
+    return mid;
 }
 
 nlohmann::json latency_histogram::to_json() const {

@@ -38,6 +38,14 @@ public:
     // p% of the values are <= v, within relative_error; 0 when empty. p = 100 gives max().
     std::uint64_t percentile(double p) const;
 
+    // Calls f(value, count) for each non-empty bucket in increasing order; value is the bucket's
+    // reported value (its middle, clamped to the recorded min and max).
+    template <class F>
+    void for_each_bucket(F &&f) const {
+        for (std::size_t i = 0; i < counts_.size(); ++i)
+            if (counts_[i]) f(reported_value(i), counts_[i]);
+    }
+
     // Sparse form for the control channel and JSON: {"buckets":[[index,count],...], ...}.
     nlohmann::json to_json() const;
     static latency_histogram from_json(const nlohmann::json &j);
@@ -47,6 +55,8 @@ public:
     static std::uint64_t bucket_width(std::size_t index);
 
 private:
+    std::uint64_t reported_value(std::size_t index) const;
+
     std::vector<std::uint64_t> counts_;
     std::uint64_t count_ = 0;
     std::uint64_t sum_ = 0;

@@ -28,6 +28,7 @@ public:
     }
 
     std::uint64_t unique() const { return unique_; }
+    std::uint64_t highest_plus_one() const { return any_ ? highest_ + 1 : 0; }
     std::uint64_t duplicates() const { return duplicates_; }
     std::uint64_t out_of_order() const { return out_of_order_; }
 

@@ -53,7 +53,7 @@ TEST_CASE("the command line is validated as a whole", "[cli]") {
     const char *mode[] = {"ipchost", "--mode", "fast"};
     CHECK_THROWS_WITH(parse_command_line(3, mode), Catch::Contains("throughput, latency or both"));
     const char *format[] = {"ipchost", "--format", "xml"};
-    CHECK_THROWS_WITH(parse_command_line(3, format), Catch::Contains("table or json"));
+    CHECK_THROWS_WITH(parse_command_line(3, format), Catch::Contains("table, json, csv or markdown"));
     const char *opt[] = {"ipchost", "--opt", "novalue"};
     CHECK_THROWS_WITH(parse_command_line(3, opt), Catch::Contains("KEY=VALUE"));
 }

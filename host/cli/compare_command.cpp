@@ -1,0 +1,125 @@
+// `ipchost compare BASE.json NEW.json`: per matching case and figure, the ratio of the medians
+// and a verdict from a two-sided Mann-Whitney U test over the repetitions.
+#include <cmath>
+#include <fmt/format.h>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+
+#include "cli/commands.hpp"
+#include "cli/report_output.hpp"
+#include "cli/usage_error.hpp"
+#include "report/json_report.hpp"
+#include "report/result_columns.hpp"
+
+namespace ipcbench::cli {
+namespace {
+
+constexpr double alpha = 0.05;
+
+report::run_report load(const std::string &path) {
+    std::ifstream in(path);
+    if (!in) throw usage_error("cannot read '" + path + "'");
+    auto doc = nlohmann::json::parse(in, nullptr, false);
+    if (doc.is_discarded()) throw usage_error("'" + path + "' is not JSON (ipchost --format json)");
+    try {
+        return report::run_report_from_json(doc);
+    } catch (const std::exception &e) {
+        throw usage_error("'" + path + "': " + e.what());
+    }
+}
+
+std::string case_key(const report::case_result &r) {
+    return fmt::format("{} {} {}{} {}{}{}", r.transport, r.mode, r.direction, r.bidir ? " bidir" : "",
+                       report::format_size(r.message_size),
+                       r.streams > 1 ? fmt::format(" x{}", r.streams) : "",
+                       r.rate > 0 ? fmt::format(" @{:g}/s", r.rate) : "");
+}
+
+std::vector<double> samples_of(const report::case_result &r, const std::string &figure,
+                               double value) {
+    auto it = r.statistics.find(figure);
+    if (it != r.statistics.end() && !it->second.second.empty()) return it->second.second;
+    return {value};
+}
+
+}  // namespace
+
+int compare_command(const command_line &cmd) {
+    const auto base = load(cmd.inputs[0]);
+    const auto next = load(cmd.inputs[1]);
+    std::map<std::string, const report::case_result *> base_cases;
+    for (const auto &r : base.results)
+        if (r.status == "ok") base_cases[case_key(r)] = &r;
+
+    nlohmann::json rows = nlohmann::json::array();
+    std::vector<std::string> unmatched;
+    bool regression = false;
+    std::string text = fmt::format("{:<36} {:<28} {:>12} {:>12} {:>7} {:>8}  {}\n", "case",
+                                   "figure", "base", "new", "ratio", "p", "verdict");
+    for (const auto &r : next.results) {
+        if (r.status != "ok") continue;
+        auto match = base_cases.find(case_key(r));
+        if (match == base_cases.end()) {
+            unmatched.push_back(case_key(r));
+            continue;
+        }
+        const auto &b = *match->second;
+        const auto base_figures = report::comparable_figures(b);
+        for (const auto &[figure, value] : report::comparable_figures(r)) {
+            auto bf = base_figures.find(figure);
+            if (bf == base_figures.end() || bf->second == 0) continue;
+            const auto xs = samples_of(b, figure, bf->second);
+            const auto ys = samples_of(r, figure, value);
+            const double base_median = stats::summarize(xs).median;
+            const double new_median = stats::summarize(ys).median;
+            const double ratio = base_median != 0 ? new_median / base_median : 0;
+            const bool enough = xs.size() >= 2 && ys.size() >= 2;
+            const double p = enough ? stats::mann_whitney_p(xs, ys) : 1;
+            const bool better_if_higher = report::higher_is_better(figure);
+            const bool improved = better_if_higher ? ratio > 1 : ratio < 1;
+            std::string verdict;
+            if (!enough)
+                verdict = "too few repetitions for a test (--repeat 5 or more)";
+            else if (p >= alpha)
+                verdict = "no significant difference";
+            else
+                verdict = improved ? (figure.find("cpu") != std::string::npos ? "cheaper" : "faster")
+                                   : (figure.find("cpu") != std::string::npos ? "costlier" : "slower");
+            const double change = (improved ? 1 : -1) * std::fabs(ratio - 1) * 100;
+            if (enough && p < alpha && !improved && cmd.fail_on_regression >= 0 &&
+                std::fabs(ratio - 1) * 100 > cmd.fail_on_regression)
+                regression = true;
+            rows.push_back({{"case", case_key(r)}, {"figure", figure}, {"base", base_median},
+                            {"new", new_median}, {"ratio", ratio}, {"p_value", p},
+                            {"base_samples", xs.size()}, {"new_samples", ys.size()},
+                            {"change_percent", change}, {"verdict", verdict}});
+            text += fmt::format("{:<36} {:<28} {:>12.4g} {:>12.4g} {:>7.3f} {:>8.4f}  {}\n",
+                                case_key(r), figure, base_median, new_median, ratio, p, verdict);
+        }
+    }
+    for (const auto &u : unmatched) text += "not in the base run: " + u + "\n";
+    if (cmd.format == "json") {
+        nlohmann::json doc = {{"base", cmd.inputs[0]}, {"new", cmd.inputs[1]}, {"alpha", alpha},
+                              {"comparisons", rows}, {"unmatched", unmatched}};
+        text = doc.dump(2) + "\n";
+    }
+    if (cmd.output.empty())
+        fmt::print("{}", text);
+    else
+        std::ofstream(cmd.output) << text;
+    if (regression) {
+        fmt::print(stderr, "ipchost compare: a figure got significantly worse by more than {:g}%\n",
+                   cmd.fail_on_regression);
+        return 1;
+    }
+    return 0;
+}
+
+int report_command(const command_line &cmd) {
+    const auto report = load(cmd.inputs[0]);
+    write_report(report, cmd.format_given ? cmd.format : "html", cmd.output);
+    return 0;
+}
+
+}  // namespace ipcbench::cli

@@ -1,0 +1,44 @@
+#include "cli/report_output.hpp"
+
+#include <fmt/format.h>
+#include <fstream>
+
+#include "cli/usage_error.hpp"
+#include "report/csv_report.hpp"
+#include "report/html_report.hpp"
+#include "report/json_report.hpp"
+#include "report/table_report.hpp"
+
+namespace ipcbench::cli {
+
+void check_output_file(const std::string &path) {
+    if (path.empty()) return;
+    std::ofstream probe(path, std::ios::app);
+    if (!probe)
+        throw usage_error("cannot write '" + path + "': check that its folder exists and is "
+                                                    "writable");
+}
+
+void write_report(const report::run_report &report, const std::string &format,
+                  const std::string &path) {
+    std::string text;
+    if (format == "json")
+        text = report::to_json(report).dump(2) + "\n";
+    else if (format == "csv")
+        text = report::to_csv(report);
+    else if (format == "markdown")
+        text = report::to_table(report, true);
+    else if (format == "html")
+        text = report::to_html(report);
+    else
+        text = report::to_table(report);
+    if (path.empty()) {
+        fmt::print("{}", text);
+        return;
+    }
+    std::ofstream out(path, std::ios::trunc);
+    out << text;
+    if (!out) throw std::runtime_error("writing " + path + " failed");
+}
+
+}  // namespace ipcbench::cli

@@ -1,0 +1,193 @@
+#include "harness/stream_set.hpp"
+
+#include <deque>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "harness/stream_progress.hpp"
+#include "harness/timed_loops.hpp"
+#include "harness/usage_json.hpp"
+#include "platform/cpu_affinity.hpp"
+#include "platform/monotonic_clock.hpp"
+#include "platform/resource_usage.hpp"
+#include "stats/latency_histogram.hpp"
+
+namespace ipcbench::harness {
+namespace {
+
+using nlohmann::json;
+
+struct stream_task {
+    stream_task(std::string role, int stream) : role(std::move(role)), stream(stream) {}
+    std::string role;  // "send", "receive", "ping", "pong"
+    int stream = 0;
+    stream_progress progress;
+    json result;
+};
+
+std::uint64_t sum(const std::vector<const json *> &parts, const char *key) {
+    std::uint64_t total = 0;
+    for (const json *p : parts) total += p->value(key, std::uint64_t{0});
+    return total;
+}
+
+// Sums the figures of the streams of one role into one result.
+json aggregate(const std::string &role, const std::vector<const json *> &parts) {
+    json out = json::object();
+    json streams = json::array();
+    platform::resource_usage usage;
+    std::int64_t first = INT64_MAX, end = 0;
+    stats::latency_histogram histogram, one_way;
+    bool any_one_way = false;
+    for (std::size_t k = 0; k < parts.size(); ++k) {
+        const json &r = *parts[k];
+        streams.push_back(r);
+        if (r.contains("error") && !out.contains("error")) {
+            out["error"] = r["error"].get<std::string>() +
+                           (parts.size() > 1 ? " (stream " + std::to_string(k) + ")" : "");
+            out["status"] = r.value("status", 0);
+        }
+        if (r.contains("usage")) platform::accumulate(usage, usage_from_json(r["usage"]));
+        if (r.value("first_ns", std::int64_t{0}) > 0) first = std::min(first, r["first_ns"].get<std::int64_t>());
+        end = std::max(end, r.value("end_ns", std::int64_t{0}));
+        if (r.contains("histogram"))
+            histogram.merge(stats::latency_histogram::from_json(r["histogram"]));
+        if (r.contains("one_way_histogram")) {
+            one_way.merge(stats::latency_histogram::from_json(r["one_way_histogram"]));
+            any_one_way = true;
+        }
+    }
+    usage.max_rss_kib = platform::sample_resource_usage().max_rss_kib;
+    out["streams"] = streams;
+    out["first_ns"] = first == INT64_MAX ? 0 : first;
+    out["end_ns"] = end;
+    out["usage"] = usage_to_json(usage);
+    static const char *counters[] = {"messages_sent",    "warmup_messages", "messages_received",
+                                     "duplicates",       "out_of_order",    "corrupted",
+                                     "counted_messages", "round_trips",     "pings_sent",
+                                     "lost",             "mismatched",      "echoed"};
+    for (const char *key : counters) {
+        bool present = false;
+        for (const json *p : parts) present |= p->contains(key);
+        if (present) out[key] = sum(parts, key);
+    }
+    if (role == "ping") out["histogram"] = histogram.to_json();
+    if (any_one_way) out["one_way_histogram"] = one_way.to_json();
+    return out;
+}
+
+}  // namespace
+
+json run_streams(const job &j, const endpoint_lookup &endpoint_for,
+                 control::control_channel &channel) {
+    if (j.cpu >= 0) {
+        // Before the threads start, so they all inherit it.
+        std::string problem = platform::pin_process_to_cpu(j.cpu);
+        if (!problem.empty()) return {{"error", problem + " (--affinity)"}, {"status", 0}};
+    }
+    std::deque<stream_task> tasks;  // stable addresses for the threads
+    for (int k = 0; k < j.streams; ++k) {
+        if (j.kind == "bidir") {
+            tasks.emplace_back("receive", k);
+            tasks.emplace_back("send", k);
+        } else {
+            tasks.emplace_back(j.kind, k);
+        }
+    }
+    std::vector<std::thread> threads;
+    for (auto &t : tasks) {
+        threads.emplace_back([&t, &j, &endpoint_for] {
+            try {
+                if (t.role == "send")
+                    t.result = run_sender(endpoint_for(t.stream, IPCB_DIR_SEND), j, t.progress);
+                else if (t.role == "receive")
+                    t.result = run_receiver(endpoint_for(t.stream, IPCB_DIR_RECV), j, t.progress);
+                else if (t.role == "ping")
+                    t.result = run_pinger(endpoint_for(t.stream, IPCB_DIR_SEND),
+                                          endpoint_for(t.stream, IPCB_DIR_RECV), j, t.progress);
+                else
+                    t.result = run_ponger(endpoint_for(t.stream, IPCB_DIR_RECV),
+                                          endpoint_for(t.stream, IPCB_DIR_SEND), j, t.progress);
+            } catch (const std::exception &e) {
+                t.result = {{"error", e.what()}, {"status", IPCB_E_INTERNAL}};
+            }
+            t.progress.finished.store(true, std::memory_order_release);
+        });
+    }
+
+    // Serve the control channel until every stream is done.
+    const bool has_senders = j.kind == "send" || j.kind == "bidir";
+    bool sent_reported = false;
+    // Intervals count from the end of the warm-up, when the timed phase starts.
+    const std::int64_t start = platform::now_ns() + j.warmup_ns;
+    std::int64_t next_interval = j.interval_ns > 0 ? start + j.interval_ns : INT64_MAX;
+    std::uint64_t last_messages = 0, last_lost = 0;
+    for (;;) {
+        bool all_done = true, senders_done = true;
+        for (auto &t : tasks) {
+            const bool done = t.progress.finished.load(std::memory_order_acquire);
+            all_done &= done;
+            if (t.role == "send") senders_done &= done;
+        }
+        if (has_senders && senders_done && !sent_reported) {
+            json counts = json::array();
+            for (auto &t : tasks)
+                if (t.role == "send") counts.push_back(t.result.value("messages_sent", 0));
+            channel.send({{"type", "sent"}, {"streams", counts}});
+            sent_reported = true;
+        }
+        if (all_done) break;
+        const std::int64_t now = platform::now_ns();
+        if (now >= next_interval) {
+            // Receivers report what arrived; the pinger round trips. Sums over the streams.
+            std::uint64_t messages = 0, expected = 0;
+            bool reporting = false;
+            for (auto &t : tasks)
+                if (t.role == "receive" || t.role == "ping") {
+                    reporting = true;
+                    messages += t.progress.messages.load(std::memory_order_relaxed);
+                    expected += t.progress.expected_next.load(std::memory_order_relaxed);
+                }
+            if (reporting) {
+                const std::uint64_t lost = expected > messages ? expected - messages : 0;
+                channel.send({{"type", "interval"},
+                              {"end_s", static_cast<double>(now - start) / 1e9},
+                              {"seconds", static_cast<double>(j.interval_ns) / 1e9},
+                              {"messages", messages - last_messages},
+                              {"bytes", (messages - last_messages) * j.size},
+                              {"lost", lost > last_lost ? lost - last_lost : 0}});
+                last_messages = messages;
+                last_lost = lost;
+            }
+            next_interval += j.interval_ns;
+        }
+        const std::int64_t wait_until = std::min(platform::now_ns() + 20'000'000, next_interval);
+        if (auto message = channel.receive(wait_until)) {
+            if ((*message)["type"] == "sender_done") {
+                const auto counts = message->at("streams").get<std::vector<std::int64_t>>();
+                for (auto &t : tasks)
+                    if (t.role == "receive" && t.stream < static_cast<int>(counts.size()))
+                        t.progress.peer_sent.store(counts[t.stream], std::memory_order_release);
+            }
+        }
+    }
+    for (auto &t : threads) t.join();
+
+    if (j.kind == "bidir") {
+        std::vector<const json *> sends, receives;
+        for (auto &t : tasks) (t.role == "send" ? sends : receives).push_back(&t.result);
+        json out = {{"send", aggregate("send", sends)}, {"receive", aggregate("receive", receives)}};
+        for (const char *part : {"receive", "send"})
+            if (out[part].contains("error")) {
+                out["error"] = out[part]["error"];
+                out["status"] = out[part]["status"];
+            }
+        return out;
+    }
+    std::vector<const json *> parts;
+    for (auto &t : tasks) parts.push_back(&t.result);
+    return aggregate(j.kind, parts);
+}
+
+}  // namespace ipcbench::harness

@@ -1,0 +1,121 @@
+#include "report/html_report.hpp"
+
+#include <fmt/format.h>
+#include <algorithm>
+#include <map>
+
+#include "report/result_columns.hpp"
+#include "report/svg_chart.hpp"
+
+namespace ipcbench::report {
+namespace {
+
+std::string series_key(const case_result &r) {
+    std::string key = r.transport;
+    if (r.direction != "forward" || r.bidir) key += " " + r.direction;
+    if (r.streams > 1) key += fmt::format(" x{}", r.streams);
+    return key;
+}
+
+std::string table_html(const std::vector<column> &columns,
+                       const std::vector<const case_result *> &rows) {
+    std::string out = "<table><thead><tr>";
+    for (const auto &c : columns) out += "<th>" + html_escape(c.header) + "</th>";
+    out += "</tr></thead><tbody>\n";
+    for (const auto *r : rows) {
+        out += "<tr>";
+        for (const auto &c : columns) out += "<td>" + html_escape(c.cell(*r)) + "</td>";
+        out += "</tr>\n";
+    }
+    return out + "</tbody></table>\n";
+}
+
+}  // namespace
+
+std::string to_html(const run_report &report) {
+    std::map<std::string, chart_series> mbps, msgs;
+    std::vector<chart_series> percentiles;
+    std::vector<std::pair<std::string, double>> cpu;
+    std::vector<const case_result *> tp, lat, bad;
+    for (const auto &r : report.results) {
+        if (r.status != "ok") {
+            bad.push_back(&r);
+            continue;
+        }
+        if (is_throughput(r)) {
+            tp.push_back(&r);
+            const std::string key = series_key(r);
+            mbps[key].name = msgs[key].name = key;
+            const double x = static_cast<double>(r.message_size);
+            mbps[key].points.emplace_back(x, r.throughput->bytes_per_sec / 1e6);
+            msgs[key].points.emplace_back(x, r.throughput->messages_per_sec);
+            cpu.emplace_back(fmt::format("{} {}", key, format_size(r.message_size)),
+                             r.sender.cpu_us_per_mb + r.receiver.cpu_us_per_mb);
+        }
+        if (is_latency(r)) {
+            lat.push_back(&r);
+            const auto &l = *r.latency;
+            percentiles.push_back(
+                {fmt::format("{} {}", series_key(r), format_size(r.message_size)),
+                 {{0, l.p50 / 1e3}, {1, l.p90 / 1e3}, {2, l.p99 / 1e3}, {3, l.p999 / 1e3},
+                  {4, l.p9999 / 1e3}, {5, l.max / 1e3}}});
+        }
+    }
+    auto values = [](std::map<std::string, chart_series> &m) {
+        std::vector<chart_series> v;
+        for (auto &[k, s] : m) {
+            std::sort(s.points.begin(), s.points.end());
+            v.push_back(s);
+        }
+        return v;
+    };
+    const auto &env = report.environment;
+    std::string html = fmt::format(R"(<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8">
+<title>ipcbench report {}</title>
+<style>
+body {{ font-family: sans-serif; margin: 2em; color: #222; }}
+h1 {{ font-size: 1.4em; }} h2 {{ font-size: 1.15em; margin-top: 2em; }}
+.chart {{ display: block; margin: 1em 0; background: #fff; border: 1px solid #ddd; }}
+.chart .title {{ font-size: 15px; font-weight: bold; }}
+.chart .tick, .chart .legend {{ font-size: 11px; fill: #333; }}
+.chart .label {{ font-size: 12px; fill: #333; }}
+.chart .grid {{ stroke: #e4e4e4; }}
+table {{ border-collapse: collapse; font-size: 12px; }}
+th, td {{ border: 1px solid #ccc; padding: 3px 6px; text-align: right; }}
+th:first-child, td:first-child {{ text-align: left; }}
+</style></head><body>
+<h1>ipcbench {} on {} {} ({}, {} cores), {}</h1>
+<p>Command: <code>{}</code>. MB = 10<sup>6</sup> bytes. Latency percentiles are within {:.1f}%
+of the recorded values.</p>
+)",
+                                   html_escape(report.started_at), IPCBENCH_VERSION,
+                                   html_escape(env.os), html_escape(env.kernel),
+                                   html_escape(env.cpu_model), env.cores,
+                                   html_escape(report.started_at), html_escape(report.command_line),
+                                   stats::latency_histogram::relative_error * 100);
+    html += "<h2>Throughput</h2>\n";
+    html += svg_line_chart({"Throughput vs message size", "message size (bytes)", "MB/s", true, true, {}},
+                           values(mbps));
+    html += svg_line_chart({"Messages per second vs message size", "message size (bytes)",
+                            "messages/s", true, true, {}},
+                           values(msgs));
+    html += svg_bar_chart("CPU per MB moved, sender + receiver", "CPU microseconds per MB", cpu);
+    if (!tp.empty()) html += table_html(throughput_columns(report), tp);
+    html += "<h2>Latency</h2>\n";
+    html += svg_line_chart({"Round-trip latency percentiles", "percentile", "microseconds", false,
+                            true, {"p50", "p90", "p99", "p99.9", "p99.99", "max"}},
+                           percentiles);
+    if (!lat.empty()) html += table_html(latency_columns(report), lat);
+    if (!bad.empty()) {
+        html += "<h2>Not measured</h2>\n<ul>\n";
+        for (const auto *r : bad)
+            html += fmt::format("<li>{} {} {}: {}: {}</li>\n", html_escape(r->transport),
+                                format_size(r->message_size), r->mode, r->status,
+                                html_escape(r->error));
+        html += "</ul>\n";
+    }
+    return html + "</body></html>\n";
+}
+
+}  // namespace ipcbench::report

@@ -1,0 +1,167 @@
+#include "report/svg_chart.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <fmt/format.h>
+
+namespace ipcbench::report {
+namespace {
+
+constexpr double width = 760, height = 380, left = 80, right = 200, top = 40, bottom = 60;
+const char *palette[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b",
+                         "#e377c2", "#7f7f7f", "#bcbd22", "#17becf", "#393b79", "#637939"};
+
+std::string short_number(double v) {
+    const double a = std::fabs(v);
+    if (a >= 1e9) return fmt::format("{:.3g}G", v / 1e9);
+    if (a >= 1e6) return fmt::format("{:.3g}M", v / 1e6);
+    if (a >= 1e3) return fmt::format("{:.3g}k", v / 1e3);
+    return fmt::format("{:.3g}", v);
+}
+
+struct scale {
+    double lo, hi;
+    bool log;
+    double pixel_lo, pixel_hi;
+    double map(double v) const {
+        double a = log ? std::log10(std::max(v, 1e-12)) : v;
+        double b = log ? std::log10(lo) : lo, c = log ? std::log10(hi) : hi;
+        double t = c > b ? (a - b) / (c - b) : 0.5;
+        return pixel_lo + t * (pixel_hi - pixel_lo);
+    }
+    std::vector<double> ticks() const {
+        std::vector<double> t;
+        if (log) {
+            for (double d = std::pow(10, std::floor(std::log10(lo))); d <= hi * 1.0001; d *= 10)
+                if (d >= lo * 0.9999) t.push_back(d);
+            if (t.size() < 2) t = {lo, hi};
+        } else {
+            for (int i = 0; i <= 4; ++i) t.push_back(lo + (hi - lo) * i / 4);
+        }
+        return t;
+    }
+};
+
+}  // namespace
+
+std::string html_escape(const std::string &text) {
+    std::string out;
+    for (char c : text) {
+        switch (c) {
+        case '&': out += "&amp;"; break;
+        case '<': out += "&lt;"; break;
+        case '>': out += "&gt;"; break;
+        case '"': out += "&quot;"; break;
+        default: out += c;
+        }
+    }
+    return out;
+}
+
+std::string svg_line_chart(const chart_axes &axes, const std::vector<chart_series> &series) {
+    double x_lo = 1e300, x_hi = -1e300, y_lo = 1e300, y_hi = -1e300;
+    for (const auto &s : series)
+        for (auto [x, y] : s.points) {
+            if (axes.y_log && y <= 0) continue;
+            x_lo = std::min(x_lo, x);
+            x_hi = std::max(x_hi, x);
+            y_lo = std::min(y_lo, y);
+            y_hi = std::max(y_hi, y);
+        }
+    if (x_lo > x_hi) return "<p>No data for " + html_escape(axes.title) + ".</p>";
+    if (!axes.y_log) y_lo = std::min(0.0, y_lo);
+    if (x_lo == x_hi) x_hi = x_lo + 1;
+    if (y_lo == y_hi) y_hi = y_lo * 2 + 1;
+    if (axes.y_log) {
+        y_lo = std::pow(10, std::floor(std::log10(y_lo)));
+        y_hi = std::pow(10, std::ceil(std::log10(y_hi)));
+    }
+    const scale xs{x_lo, x_hi, axes.x_log, left, width - right};
+    const scale ys{y_lo, y_hi, axes.y_log, height - bottom, top};
+    std::string svg = fmt::format(
+        "<svg class=\"chart\" xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" "
+        "viewBox=\"0 0 {} {}\" role=\"img\" aria-label=\"{}\">\n"
+        "<text x=\"{}\" y=\"22\" class=\"title\">{}</text>\n",
+        width, height, width, height, html_escape(axes.title), left, html_escape(axes.title));
+    for (double t : ys.ticks())
+        svg += fmt::format(
+            "<line x1=\"{}\" x2=\"{}\" y1=\"{:.1f}\" y2=\"{:.1f}\" class=\"grid\"/>"
+            "<text x=\"{}\" y=\"{:.1f}\" class=\"tick\" text-anchor=\"end\">{}</text>\n",
+            left, width - right, ys.map(t), ys.map(t), left - 6, ys.map(t) + 4, short_number(t));
+    std::vector<double> xticks;
+    if (!axes.x_categories.empty()) {
+        for (std::size_t i = 0; i < axes.x_categories.size(); ++i) xticks.push_back(static_cast<double>(i));
+    } else if (axes.x_log) {
+        for (double v = std::pow(2, std::floor(std::log2(x_lo))); v <= x_hi * 1.0001; v *= 4)
+            if (v >= x_lo * 0.9999) xticks.push_back(v);
+    } else {
+        xticks = xs.ticks();
+    }
+    for (double t : xticks) {
+        std::string label = axes.x_categories.empty()
+                                ? short_number(t)
+                                : axes.x_categories[static_cast<std::size_t>(t)];
+        svg += fmt::format(
+            "<line x1=\"{:.1f}\" x2=\"{:.1f}\" y1=\"{}\" y2=\"{}\" class=\"grid\"/>"
+            "<text x=\"{:.1f}\" y=\"{}\" class=\"tick\" text-anchor=\"middle\">{}</text>\n",
+            xs.map(t), xs.map(t), top, height - bottom, xs.map(t), height - bottom + 16,
+            html_escape(label));
+    }
+    svg += fmt::format(
+        "<text x=\"{}\" y=\"{}\" class=\"label\" text-anchor=\"middle\">{}</text>\n"
+        "<text x=\"16\" y=\"{}\" class=\"label\" transform=\"rotate(-90 16 {})\" "
+        "text-anchor=\"middle\">{}</text>\n",
+        (left + width - right) / 2, height - 18, html_escape(axes.x_label), (top + height - bottom) / 2,
+        (top + height - bottom) / 2, html_escape(axes.y_label));
+    for (std::size_t i = 0; i < series.size(); ++i) {
+        const auto &s = series[i];
+        const char *color = palette[i % (sizeof palette / sizeof *palette)];
+        std::string points;
+        for (auto [x, y] : s.points)
+            if (!axes.y_log || y > 0) points += fmt::format("{:.1f},{:.1f} ", xs.map(x), ys.map(y));
+        svg += fmt::format("<polyline class=\"series\" data-series=\"{}\" fill=\"none\" "
+                           "stroke=\"{}\" stroke-width=\"2\" points=\"{}\"/>\n",
+                           html_escape(s.name), color, points);
+        for (auto [x, y] : s.points)
+            if (!axes.y_log || y > 0)
+                svg += fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"3\" fill=\"{}\"><title>{}: "
+                                   "{}</title></circle>\n",
+                                   xs.map(x), ys.map(y), color, html_escape(s.name), short_number(y));
+        svg += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"12\" height=\"12\" fill=\"{}\"/>"
+                           "<text x=\"{}\" y=\"{}\" class=\"legend\">{}</text>\n",
+                           width - right + 12, top + 18 * i, color, width - right + 30,
+                           top + 18 * i + 10, html_escape(s.name));
+    }
+    return svg + "</svg>\n";
+}
+
+std::string svg_bar_chart(const std::string &title, const std::string &value_label,
+                          const std::vector<std::pair<std::string, double>> &bars) {
+    if (bars.empty()) return "<p>No data for " + html_escape(title) + ".</p>";
+    const double row = 20, chart_height = top + bottom / 2 + row * bars.size();
+    double max = 0;
+    for (const auto &b : bars) max = std::max(max, b.second);
+    if (max <= 0) max = 1;
+    const double bar_left = 230, bar_width = width - bar_left - 80;
+    std::string svg = fmt::format(
+        "<svg class=\"chart\" xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" "
+        "viewBox=\"0 0 {} {}\" role=\"img\" aria-label=\"{}\">\n"
+        "<text x=\"10\" y=\"22\" class=\"title\">{} ({})</text>\n",
+        width, chart_height, width, chart_height, html_escape(title), html_escape(title),
+        html_escape(value_label));
+    for (std::size_t i = 0; i < bars.size(); ++i) {
+        const double y = top + row * i;
+        const double w = std::max(1.0, bars[i].second / max * bar_width);
+        svg += fmt::format(
+            "<text x=\"{}\" y=\"{:.1f}\" class=\"tick\" text-anchor=\"end\">{}</text>"
+            "<rect class=\"bar\" x=\"{}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{}\" "
+            "fill=\"{}\"><title>{}</title></rect>"
+            "<text x=\"{:.1f}\" y=\"{:.1f}\" class=\"tick\">{}</text>\n",
+            bar_left - 6, y + 13, html_escape(bars[i].first), bar_left, y + 2, w, row - 4,
+            palette[i % (sizeof palette / sizeof *palette)], short_number(bars[i].second),
+            bar_left + w + 4, y + 13, short_number(bars[i].second));
+    }
+    return svg + "</svg>\n";
+}
+
+}  // namespace ipcbench::report

@@ -1,0 +1,45 @@
+// `ipchost report` renders a self-contained page; loaded in a real browser (headless Chromium)
+// its charts are there and not empty.
+#include <catch2/catch.hpp>
+
+#include <fstream>
+#include <regex>
+
+#include "support/process_runner.hpp"
+
+using ipcbench::test::run_ipchost;
+
+TEST_CASE("the HTML report renders in headless Chromium with non-empty charts", "[report]") {
+    ipcbench::test::temp_dir tmp;
+    const std::string results = tmp.path() + "/results.json", page = tmp.path() + "/report.html";
+    auto run = run_ipchost({"--plugin", "pipe.fifo,socket.unix", "--size", "64,4K", "--duration",
+                            "0.1", "--warmup", "0", "--format", "json", "--output", results});
+    REQUIRE(run.exit_code == 0);
+    auto report = run_ipchost({"report", results, "--output", page});
+    REQUIRE(report.exit_code == 0);
+    std::ifstream in(page);
+    std::string html((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    CHECK(html.find("<script") == std::string::npos);  // self-contained, nothing to fetch
+    CHECK(html.find("http://") == html.find("http://www.w3.org/2000/svg"));
+
+    // The DOM as Chromium built it, after parsing and layout.
+    auto dom = ipcbench::test::run_process(
+        {CHROMIUM_PATH, "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+         "--no-first-run", "--disable-background-networking", "--disable-component-update",
+         "--disable-sync", "--user-data-dir=" + tmp.path() + "/profile", "--dump-dom",
+         "file://" + page},
+        {}, 90);
+    INFO(dom.err.substr(0, 2000));
+    REQUIRE(dom.exit_code == 0);
+    const std::regex chart("<svg class=\"chart\"");
+    const auto charts = std::distance(std::sregex_iterator(dom.out.begin(), dom.out.end(), chart),
+                                      std::sregex_iterator());
+    CHECK(charts == 4);  // MB/s, messages/s, CPU per MB, latency percentiles
+    // Every line chart has a polyline with points for each transport.
+    for (const char *series : {"data-series=\"pipe.fifo\"", "data-series=\"socket.unix\"",
+                               "data-series=\"pipe.fifo 64 B\""})
+        CHECK(dom.out.find(series) != std::string::npos);
+    const std::regex empty_polyline("points=\"\\s*\"");
+    CHECK_FALSE(std::regex_search(dom.out, empty_polyline));
+    CHECK(dom.out.find("class=\"bar\"") != std::string::npos);
+}

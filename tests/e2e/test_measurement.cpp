@@ -1,0 +1,263 @@
+// Measurement depth as users drive it: streams, counts, pacing, verification, intervals,
+// directions, repetitions, and the output formats agreeing with each other.
+#include <catch2/catch.hpp>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "support/process_runner.hpp"
+
+using ipcbench::test::run_ipchost;
+using nlohmann::json;
+
+namespace {
+
+json run_json(const std::vector<std::string> &args) {
+    auto run = run_ipchost(args, {}, 120);
+    INFO(run.err);
+    REQUIRE(run.exit_code == 0);
+    return json::parse(run.out);
+}
+
+std::vector<std::string> split(const std::string &line, char sep) {
+    std::vector<std::string> out;
+    std::stringstream in(line);
+    std::string item;
+    while (std::getline(in, item, sep)) out.push_back(item);
+    return out;
+}
+
+}  // namespace
+
+TEST_CASE("streams: 3 streams move exactly --count messages on every stream", "[measurement]") {
+    auto doc = run_json({"--plugin", "pipe.fifo,socket.seqpacket", "--mode", "throughput",
+                         "--size", "64", "--streams", "3", "--count", "5000", "--warmup", "0",
+                         "--format", "json"});
+    for (const auto &r : doc.at("results")) {
+        INFO(r.dump());
+        REQUIRE(r.at("status") == "ok");
+        CHECK(r.at("streams") == 3);
+        CHECK(r.at("integrity").at("messages_sent") == 15000);
+        CHECK(r.at("integrity").at("messages_received") == 15000);
+        REQUIRE(r.at("per_stream").size() == 3);
+        for (const auto &s : r.at("per_stream")) {
+            CHECK(s.at("messages") == 5000);
+            CHECK(s.at("lost") == 0);
+        }
+    }
+    auto latency = run_json({"--plugin", "socket.unix", "--mode", "latency", "--size", "64",
+                             "--streams", "2", "--count", "300", "--warmup", "0", "--format",
+                             "json"});
+    const auto &l = latency.at("results").at(0);
+    CHECK(l.at("latency_ns").at("samples") == 600);  // histograms merged over the streams
+    CHECK(l.at("per_stream").size() == 2);
+}
+
+TEST_CASE("paced sending reports one-way latency from the schedule", "[measurement]") {
+    auto doc = run_json({"--plugin", "pipe.fifo", "--size", "64", "--rate", "5000",
+                         "--duration", "0.4", "--warmup", "0", "--format", "json"});
+    const auto &r = doc.at("results").at(0);
+    CHECK(r.at("mode") == "throughput");  // --rate implies throughput
+    CHECK(r.at("rate") == 5000);
+    const auto sent = r.at("integrity").at("messages_sent").get<double>();
+    CHECK(sent <= 2001);  // never more than the schedule allows
+    CHECK(sent >= 1000);
+    const auto &l = r.at("latency_ns");
+    CHECK(l.at("kind") == "one_way_from_schedule");
+    CHECK(l.at("samples") == r.at("integrity").at("messages_received"));
+    CHECK(l.at("p50") <= l.at("p9999"));
+
+    auto small = run_ipchost({"--plugin", "pipe.fifo", "--size", "8", "--rate", "100"});
+    CHECK(small.exit_code == 2);
+    CHECK_THAT(small.err, Catch::Contains("at least 16 bytes"));
+}
+
+TEST_CASE("verify finds nothing on a sound transport and counts a corrupting one",
+          "[measurement]") {
+    auto good = run_json({"--plugin", "pipe.fifo,udp.unix", "--size", "256", "--verify",
+                          "--duration", "0.2", "--warmup", "0", "--format", "json"});
+    for (const auto &r : good.at("results")) CHECK(r.at("integrity").at("corrupted") == 0);
+    auto bad = run_json({"--plugin-dir", BAD_PLUGIN_DIR, "--plugin", "badplug", "--mode",
+                         "throughput", "--size", "256", "--verify", "--count", "2000",
+                         "--warmup", "0", "--format", "json"});
+    const auto &r = bad.at("results").at(0);
+    CHECK(r.at("integrity").at("corrupted").get<std::uint64_t>() > 0);
+    CHECK_THAT(r.at("warnings").dump(), Catch::Contains("corrupted"));
+}
+
+TEST_CASE("interval reports: one one report per interval", "[measurement]") {
+    auto doc = run_json({"--plugin", "socket.unix", "--mode", "throughput", "--size", "1K",
+                         "--duration", "1", "--warmup", "0", "--interval", "0.25", "--format",
+                         "json"});
+    const auto &intervals = doc.at("results").at(0).at("intervals");
+    CHECK(intervals.size() >= 3);
+    CHECK(intervals.size() <= 5);
+    std::uint64_t messages = 0;
+    for (const auto &i : intervals) {
+        CHECK(i.at("seconds") == Approx(0.25));
+        messages += i.at("messages").get<std::uint64_t>();
+    }
+    CHECK(messages <= doc.at("results").at(0).at("integrity").at("messages_received"));
+
+    auto table = run_ipchost({"--plugin", "socket.unix", "--mode", "throughput", "--size", "1K",
+                              "--duration", "1", "--warmup", "0", "--interval", "0.25"});
+    REQUIRE(table.exit_code == 0);
+    std::size_t lines = 0;
+    for (const auto &line : split(table.out, '\n'))
+        if (line.find("MB/s") != std::string::npos && line.find(" s  ") != std::string::npos)
+            ++lines;
+    CHECK(lines >= 3);
+}
+
+TEST_CASE("reverse and bidir run the other and both directions", "[measurement]") {
+    auto reverse = run_json({"--plugin", "socket.unix", "--mode", "throughput", "--size", "1K",
+                             "--reverse", "--duration", "0.2", "--warmup", "0", "--format",
+                             "json"});
+    CHECK(reverse.at("results").at(0).at("direction") == "reverse");
+    auto bidir = run_json({"--plugin", "pipe.fifo", "--mode", "throughput", "--size", "1K",
+                           "--bidir", "--count", "3000", "--warmup", "0", "--format", "json"});
+    const auto &results = bidir.at("results");
+    REQUIRE(results.size() == 2);
+    CHECK(results.at(0).at("direction") == "forward");
+    CHECK(results.at(1).at("direction") == "reverse");
+    for (const auto &r : results) {
+        CHECK(r.at("bidir") == true);
+        CHECK(r.at("integrity").at("messages_received") == 3000);
+    }
+}
+
+TEST_CASE("affinity pins the processes, a CPU that does not exist fails the case",
+          "[measurement]") {
+    auto ok = run_ipchost({"--plugin", "pipe.fifo", "--size", "64", "--affinity", "0,1",
+                           "--duration", "0.1", "--warmup", "0"});
+    CHECK(ok.exit_code == 0);
+    auto bad = run_ipchost({"--plugin", "pipe.fifo", "--mode", "throughput", "--size", "64",
+                            "--affinity", "0,4000", "--duration", "0.1", "--format", "json"});
+    CHECK(bad.exit_code == 1);
+    CHECK_THAT(bad.out, Catch::Contains("cannot pin to CPU 4000"));
+    auto usage = run_ipchost({"--affinity", "0"});
+    CHECK(usage.exit_code == 2);
+    CHECK_THAT(usage.err, Catch::Contains("SENDER_CPU,RECEIVER_CPU"));
+}
+
+TEST_CASE("size ranges expand, sizes above a maximum are skipped with the reason",
+          "[measurement]") {
+    auto doc = run_json({"--plugin", "udp.inet", "--mode", "throughput", "--size", "16K:256K:*4",
+                         "--duration", "0.1", "--warmup", "0", "--format", "json"});
+    const auto &results = doc.at("results");
+    REQUIRE(results.size() == 3);  // 16K, 64K, 256K
+    CHECK(results.at(0).at("status") == "ok");
+    CHECK(results.at(1).at("status") == "skipped");
+    CHECK_THAT(results.at(1).at("error").get<std::string>(), Catch::Contains("65507"));
+    CHECK(results.at(2).at("message_size") == 262144);
+    auto bad = run_ipchost({"--size", "1M:32:*4"});
+    CHECK(bad.exit_code == 2);
+}
+
+TEST_CASE("repeat reports median and spread, JSON, CSV and Markdown agree", "[measurement]") {
+    ipcbench::test::temp_dir tmp;
+    const std::string json_file = tmp.path() + "/r.json";
+    const std::string histogram_file = tmp.path() + "/h.csv";
+    auto run = run_ipchost({"--plugin", "pipe.fifo,socket.unix", "--size", "256", "--repeat",
+                            "3", "--duration", "0.15", "--warmup", "0.02", "--format", "json",
+                            "--output", json_file, "--histogram", histogram_file},
+                           {}, 120);
+    INFO(run.err);
+    REQUIRE(run.exit_code == 0);
+    std::ifstream in(json_file);
+    json doc = json::parse(in);
+    const auto &results = doc.at("results");
+    REQUIRE(results.size() == 4);
+    for (const auto &r : results) {
+        CHECK(r.at("repetitions") == 3);
+        const auto figure = r.at("mode") == "throughput" ? "bytes_per_sec" : "latency_p50_ns";
+        const auto &s = r.at("statistics").at(figure);
+        CHECK(s.at("samples").size() == 3);
+        CHECK(s.at("min") <= s.at("median"));
+        CHECK(s.at("median") <= s.at("max"));
+        CHECK(s.at("cv").get<double>() >= 0);
+    }
+
+    auto csv = run_ipchost({"report", json_file, "--format", "csv"});
+    REQUIRE(csv.exit_code == 0);
+    auto lines = split(csv.out, '\n');
+    REQUIRE(lines.size() == 5);
+    auto header = split(lines[0], ',');
+    auto col = [&](const std::string &name) {
+        return static_cast<std::size_t>(std::find(header.begin(), header.end(), name) -
+                                        header.begin());
+    };
+    auto markdown = run_ipchost({"report", json_file, "--format", "markdown"});
+    REQUIRE(markdown.exit_code == 0);
+    for (std::size_t i = 0; i < results.size(); ++i) {
+        const auto &r = results[i];
+        auto cells = split(lines[i + 1], ',');
+        CHECK(cells[col("transport")] == r.at("transport").get<std::string>());
+        CHECK(cells[col("repetitions")] == "3");
+        if (r.at("mode") == "throughput") {
+            const double bps = r.at("throughput").at("bytes_per_sec");
+            CHECK(std::stod(cells[col("bytes_per_sec")]) == Approx(bps).epsilon(1e-5));
+            // Markdown shows the same figure, rounded to 0.1 MB/s.
+            char mb[32];
+            std::snprintf(mb, sizeof mb, "| %.1f |", bps / 1e6);
+            CHECK_THAT(markdown.out, Catch::Contains(std::string(mb).substr(1)));
+        } else {
+            CHECK(std::stoull(cells[col("latency_p50_ns")]) ==
+                  r.at("latency_ns").at("p50").get<std::uint64_t>());
+        }
+    }
+    std::ifstream h(histogram_file);
+    std::string first;
+    std::getline(h, first);
+    CHECK(first == "transport,mode,direction,message_size,streams,kind,value_ns,count,"
+                   "cumulative_percent");
+    std::string line, last;
+    std::size_t rows = 0;
+    while (std::getline(h, line)) {
+        last = line;
+        ++rows;
+    }
+    CHECK(rows > 10);
+    CHECK_THAT(last, Catch::EndsWith(",100.000000"));
+}
+
+TEST_CASE("compare: a run against itself shows no difference, a slower one is flagged",
+          "[measurement]") {
+    ipcbench::test::temp_dir tmp;
+    const std::string base = tmp.path() + "/base.json", slower = tmp.path() + "/slow.json";
+    auto run = run_ipchost({"--plugin", "pipe.fifo", "--mode", "throughput", "--size", "1K",
+                            "--repeat", "5", "--duration", "0.1", "--warmup", "0", "--format",
+                            "json", "--output", base});
+    REQUIRE(run.exit_code == 0);
+    std::ifstream in(base);
+    json doc = json::parse(in);
+    // The same run, every throughput sample halved.
+    for (auto &r : doc.at("results"))
+        for (const char *figure : {"bytes_per_sec", "messages_per_sec"}) {
+            auto &s = r.at("statistics").at(figure);
+            for (auto &v : s.at("samples")) v = v.get<double>() / 2;
+            r.at("throughput").at(figure) = r.at("throughput").at(figure).get<double>() / 2;
+        }
+    std::ofstream(slower) << doc.dump();
+
+    auto same = run_ipchost({"compare", base, base});
+    REQUIRE(same.exit_code == 0);
+    CHECK_THAT(same.out, Catch::Contains("bytes_per_sec") &&
+                             Catch::Contains("no significant difference"));
+    auto worse = run_ipchost({"compare", base, slower, "--format", "json"});
+    REQUIRE(worse.exit_code == 0);
+    bool flagged = false;
+    const json comparison = json::parse(worse.out);
+    for (const auto &c : comparison.at("comparisons"))
+        if (c.at("figure") == "bytes_per_sec") {
+            flagged = true;
+            CHECK(c.at("ratio") == Approx(0.5));
+            CHECK(c.at("p_value").get<double>() == Approx(2.0 / 252));
+            CHECK(c.at("verdict") == "slower");
+        }
+    CHECK(flagged);
+    auto gate = run_ipchost({"compare", base, slower, "--fail-on-regression", "10"});
+    CHECK(gate.exit_code == 1);
+    CHECK_THAT(gate.err, Catch::Contains("significantly worse"));
+}
