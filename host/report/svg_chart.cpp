@@ -98,9 +98,12 @@ std::string svg_line_chart(const chart_axes &axes, const std::vector<chart_serie
         xticks = xs.ticks();
     }
     for (double t : xticks) {
-        std::string label = axes.x_categories.empty()
-                                ? short_number(t)
-                                : axes.x_categories[static_cast<std::size_t>(t)];
+        // Log x axes here are message sizes: label them in binary units (2K, not 2.05k).
+        std::string label = !axes.x_categories.empty()
+                                ? axes.x_categories[static_cast<std::size_t>(t)]
+                            : axes.x_log && t >= 1048576 ? fmt::format("{:g}M", t / 1048576)
+                            : axes.x_log && t >= 1024    ? fmt::format("{:g}K", t / 1024)
+                                                         : short_number(t);
         svg += fmt::format(
             "<line x1=\"{:.1f}\" x2=\"{:.1f}\" y1=\"{}\" y2=\"{}\" class=\"grid\"/>"
             "<text x=\"{:.1f}\" y=\"{}\" class=\"tick\" text-anchor=\"middle\">{}</text>\n",
