@@ -9,6 +9,8 @@
 #include "cli/usage_error.hpp"
 #include "harness/worker.hpp"
 #include "plugin/plugin_search_path.hpp"
+#include "remote/agent_protocol.hpp"
+#include "remote/agent_server.hpp"
 
 namespace {
 
@@ -21,11 +23,12 @@ void set_up_logging(bool verbose) {
 
 // The hidden worker entry: `ipchost peer --control-fd N`.
 int peer_main(int argc, char **argv) {
-    if (argc != 4 || std::strcmp(argv[2], "--control-fd") != 0) {
+    const bool with_dir = argc == 6 && std::strcmp(argv[4], "--runtime-dir") == 0;
+    if ((argc != 4 && !with_dir) || std::strcmp(argv[2], "--control-fd") != 0) {
         fmt::print(stderr, "ipchost peer: internal command, started by ipchost itself\n");
         return 2;
     }
-    return ipcbench::harness::worker_main(std::atoi(argv[3]));
+    return ipcbench::harness::worker_main(std::atoi(argv[3]), with_dir ? argv[5] : "");
 }
 
 }  // namespace
@@ -49,6 +52,15 @@ int main(int argc, char **argv) {
             return 0;
         }
         if (cmd.subcommand == "compare") return cli::compare_command(cmd);
+        if (cmd.subcommand == "serve") {
+            remote::serve_options options;
+            options.bind = remote::parse_host_port(cmd.bind, remote::default_port);
+            options.token = cmd.token;
+            options.insecure = cmd.insecure;
+            options.once = cmd.once;
+            options.idle_timeout_s = cmd.idle_timeout_s;
+            return remote::serve(options);
+        }
         if (cmd.subcommand == "report") return cli::report_command(cmd);
         for (const auto &dir : cmd.plugin_dirs) {
             std::error_code ec;

@@ -5,6 +5,8 @@
 
 #include "cli/usage_error.hpp"
 #include "cli/value_parsing.hpp"
+#include "remote/agent_protocol.hpp"
+#include "remote/tcp_endpoint.hpp"
 
 namespace ipcbench::cli {
 
@@ -13,7 +15,8 @@ namespace po = boost::program_options;
 command_line parse_command_line(int argc, const char *const argv[]) {
     command_line cmd;
     std::string mode = "both", sizes = "32,1K,64K", duration = "0.5", warmup = "0.2", count,
-                timeout, streams, rate, affinity, repeat, cv_warn, interval, regression;
+                timeout, streams, rate, affinity, repeat, cv_warn, interval, regression, token_file,
+                data_port, idle_timeout;
     std::vector<std::string> plugin_lists, dirs;
 
     po::options_description general("Usage: ipchost [options]\n\nRuns every transport plugin "
@@ -71,7 +74,24 @@ command_line parse_command_line(int argc, const char *const argv[]) {
         ("output", po::value(&cmd.output)->value_name("FILE"),
          "write the results to FILE instead of stdout")
         ("fail-on-regression", po::value(&regression)->value_name("PERCENT"),
-         "compare: exit 1 when a figure got significantly worse by more than PERCENT");
+         "compare: exit 1 when a figure got significantly worse by more than PERCENT")
+        ("peer", po::value(&cmd.peer)->value_name("HOST:PORT"),
+         "run the server side of each case on the `ipchost serve` agent at HOST:PORT (numeric "
+         "address; default port 7451); only cross-host transports")
+        ("token", po::value(&cmd.token)->value_name("TOKEN"),
+         "--peer / serve: the shared secret the agent requires")
+        ("token-file", po::value(&token_file)->value_name("FILE"),
+         "--peer / serve: read the token from FILE (keeps it out of ps and shell history)")
+        ("data-port", po::value(&data_port)->value_name("PORT[-LAST]"),
+         "--peer: the agent's data endpoints listen on these ports (one per endpoint), for "
+         "firewalls; default: any free port")
+        ("bind", po::value(&cmd.bind)->value_name("ADDR[:PORT]"),
+         "serve: where to listen (default 127.0.0.1:7451; another address needs a token or "
+         "--insecure)")
+        ("once", "serve: exit when the first client's run is over")
+        ("insecure", "serve: allow listening off loopback without a token")
+        ("idle-timeout", po::value(&idle_timeout)->value_name("SECONDS"),
+         "serve: drop a client that sends no handshake within SECONDS (10)");
 
     std::ostringstream help;
     help << general
@@ -80,6 +100,8 @@ command_line parse_command_line(int argc, const char *const argv[]) {
             "repetitions (use --repeat when measuring).\n"
             "ipchost report RESULTS.json --output report.html: one self-contained HTML page with "
             "SVG charts.\n"
+            "ipchost serve [--bind ADDR:PORT] [--token TOKEN | --token-file FILE] [--once]: a "
+            "peer agent for runs from another host (ipchost --peer ADDR:PORT ...).\n"
             "ipchost check [--plugin ID] [--plugin-dir DIR] [--opt KEY=VALUE]: runs the "
             "conformance suite (payload byte for byte, message boundaries, timeouts, peer close, "
             "option and address errors, leaks) against each transport; one line per check, "
@@ -92,7 +114,7 @@ command_line parse_command_line(int argc, const char *const argv[]) {
     // Subcommands: `check` (conformance suite), `compare BASE NEW`, `report RESULTS`.
     std::vector<std::string> args(argv + 1, argv + argc);
     if (!args.empty() && (args.front() == "check" || args.front() == "compare" ||
-                          args.front() == "report")) {
+                          args.front() == "report" || args.front() == "serve")) {
         cmd.subcommand = args.front();
         cmd.check = cmd.subcommand == "check";
         args.erase(args.begin());
@@ -162,6 +184,40 @@ command_line parse_command_line(int argc, const char *const argv[]) {
                                   "and the scheduled send time); --size " +
                                   std::to_string(size) + " is smaller");
         if (!vm.count("mode")) cmd.modes = {"throughput"};
+    }
+    if (!token_file.empty()) {
+        if (!cmd.token.empty()) throw usage_error("--token and --token-file exclude each other");
+        try {
+            cmd.token = remote::read_token_file(token_file);
+        } catch (const std::exception &e) {
+            throw usage_error(std::string("--token-file: ") + e.what());
+        }
+    }
+    if (!data_port.empty()) {
+        auto dash = data_port.find('-');
+        cmd.data_port_first = parse_small_int("--data-port", data_port.substr(0, dash), 1, 65535);
+        cmd.data_port_last = dash == std::string::npos
+                                 ? cmd.data_port_first
+                                 : parse_small_int("--data-port", data_port.substr(dash + 1),
+                                                   cmd.data_port_first, 65535);
+    }
+    cmd.once = vm.count("once") > 0;
+    cmd.insecure = vm.count("insecure") > 0;
+    if (!idle_timeout.empty()) cmd.idle_timeout_s = parse_seconds("--idle-timeout", idle_timeout, false);
+    if (!cmd.peer.empty()) {
+        try {
+            remote::parse_host_port(cmd.peer, remote::default_port);
+        } catch (const std::exception &e) {
+            throw usage_error(std::string("--peer ") + e.what() + "; expected HOST:PORT with a "
+                                                                  "numeric address");
+        }
+    }
+    if (cmd.subcommand == "serve") {
+        try {
+            remote::parse_host_port(cmd.bind, remote::default_port);
+        } catch (const std::exception &e) {
+            throw usage_error(std::string("--bind ") + e.what());
+        }
     }
     if (cmd.subcommand.empty() && !cmd.inputs.empty())
         throw usage_error("unexpected argument '" + cmd.inputs.front() + "'; see ipchost --help");

@@ -38,6 +38,13 @@ struct command_line {
     bool quiet = false;
     std::string histogram_file;
     double fail_on_regression = -1;  // compare: percent; < 0 = never fail
+    // Two hosts: `--peer` on the client; `serve` on the agent.
+    std::string peer;       // HOST:PORT of an `ipchost serve` agent
+    std::string token;      // from --token or --token-file
+    int data_port_first = 0, data_port_last = 0;
+    std::string bind = "127.0.0.1";
+    bool once = false, insecure = false;
+    double idle_timeout_s = 10;
     std::string format = "table";  // table, json, csv, markdown
     bool format_given = false;
     std::string output;  // file, empty = stdout

@@ -13,6 +13,10 @@
 #include "platform/signals.hpp"
 #include "report/csv_report.hpp"
 #include "report/result_columns.hpp"
+#include "remote/agent_client.hpp"
+#include "remote/agent_protocol.hpp"
+
+#include <optional>
 
 namespace ipcbench::cli {
 namespace {
@@ -84,6 +88,13 @@ int run_command(const command_line &cmd, const plugin::plugin_registry &registry
     check_output_file(cmd.output);
     check_output_file(cmd.histogram_file);
 
+    std::optional<remote::peer_agent> peer;
+    if (!cmd.peer.empty()) {
+        peer = remote::peer_agent{remote::parse_host_port(cmd.peer, remote::default_port),
+                                  cmd.token, cmd.data_port_first, cmd.data_port_last};
+        report.peer = peer->address.text();
+    }
+
     platform::install_interrupt_handlers();
     std::size_t total = 0, index = 0;
     for (const auto &mode : cmd.modes)
@@ -98,6 +109,13 @@ int run_command(const command_line &cmd, const plugin::plugin_registry &registry
                 ++index;
                 if (t->max_message_size && size > t->max_message_size) {
                     report.results.push_back(skipped_case(*t, mode, size));
+                    continue;
+                }
+                if (peer && !t->has(IPCB_CAP_CROSS_HOST)) {
+                    auto skipped = skipped_case(*t, mode, size);
+                    skipped.error = t->id + " cannot cross hosts (no cross-host capability); "
+                                            "--peer runs only transports that can";
+                    report.results.push_back(std::move(skipped));
                     continue;
                 }
                 harness::case_spec spec;
@@ -116,6 +134,7 @@ int run_command(const command_line &cmd, const plugin::plugin_registry &registry
                 spec.sender_cpu = cmd.sender_cpu;
                 spec.receiver_cpu = cmd.receiver_cpu;
                 spec.options = options[t->id];
+                spec.peer = peer ? &*peer : nullptr;
                 const std::string what =
                     fmt::format("{} {} {}", t->id, mode, report::format_size(size));
                 spdlog::debug("case {} of {}: {}", index, total, what);
@@ -166,6 +185,7 @@ int run_command(const command_line &cmd, const plugin::plugin_registry &registry
         }
     }
     progress.clear();
+    if (peer) remote::say_goodbye(*peer);
 
     write_report(report, cmd.format, cmd.output);
     if (!cmd.histogram_file.empty()) {

@@ -4,6 +4,10 @@
 #include <map>
 #include <string>
 
+namespace ipcbench::remote {
+struct peer_agent;
+}
+
 namespace ipcbench::harness {
 
 // What to measure in one case.
@@ -23,6 +27,7 @@ struct case_spec {
     int sender_cpu = -1;      // --affinity; -1 = not pinned
     int receiver_cpu = -1;
     std::map<std::string, std::string> options;  // user options for this transport
+    const remote::peer_agent *peer = nullptr;    // --peer: the server side runs there
 };
 
 }  // namespace ipcbench::harness

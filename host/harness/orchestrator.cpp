@@ -143,7 +143,8 @@ void measure(const plugin::transport_info &transport, const case_spec &spec,
 
     const std::string server_side = latency ? "ponger" : bidir ? "server" : reverse ? "sender" : "receiver";
     const std::string client_side = latency ? "pinger" : bidir ? "client" : reverse ? "receiver" : "sender";
-    worker_pair pair(transport, repeat(per_stream, spec.streams), server_side, client_side);
+    worker_pair pair(transport, repeat(per_stream, spec.streams), server_side, client_side,
+                     spec.peer);
     auto [server_settings, client_settings] =
         pair.connect(spec.options, spec.size, connect_timeout_ns);
     auto &first = results.front();

@@ -14,6 +14,10 @@
 #include "harness/stream_set.hpp"
 #include "platform/signals.hpp"
 #include "plugin/plugin_loader.hpp"
+#include "plugin/plugin_registry.hpp"
+#include "plugin/plugin_search_path.hpp"
+
+#include <filesystem>
 #include "plugin/transport_endpoint.hpp"
 
 namespace ipcbench::harness {
@@ -28,7 +32,7 @@ std::uint32_t direction_from(const std::string &name) {
 
 class worker {
 public:
-    explicit worker(int fd) : channel_(fd) {}
+    worker(int fd, std::string runtime_dir) : channel_(fd), runtime_dir_(std::move(runtime_dir)) {}
 
     int run() {
         channel_.send({{"type", "hello"},
@@ -42,6 +46,10 @@ public:
                 message = std::move(*received);
             } catch (const control::channel_closed &) {
                 return 1;  // the orchestrator is gone: stop at once
+            } catch (const control::protocol_error &e) {
+                // Garbage on the control channel (it may come from a network): say so, stop.
+                report_error("control", IPCB_E_INVALID, std::string("control channel: ") + e.what());
+                return 2;
             }
             const std::string type = message["type"];
             const std::string &stage = type;
@@ -55,7 +63,8 @@ public:
                 } else if (type == "probe") {
                     load(message);
                     nlohmann::json result = conformance::probe(
-                        *transport_, message.at("job"), message.value("runtime_dir", ""));
+                        *transport_, message.at("job"),
+                        runtime_dir_.empty() ? message.value("runtime_dir", "") : runtime_dir_);
                     result["type"] = "result";
                     channel_.send(result);
                 } else if (type == "close") {
@@ -84,9 +93,21 @@ private:
         const std::string library = m.at("library");
         const std::string id = m.at("transport");
         if (transport_ != nullptr && transport_->id == id) return;
-        outcome_ = plugin::load_plugin_file(library);
-        for (const auto &t : outcome_.transports)
-            if (t.id == id) transport_ = &t;
+        std::error_code ec;
+        if (std::filesystem::is_regular_file(library, ec)) {
+            outcome_ = plugin::load_plugin_file(library);
+            for (const auto &t : outcome_.transports)
+                if (t.id == id) transport_ = &t;
+        }
+        if (transport_ == nullptr && !runtime_dir_.empty()) {
+            // A remote agent's worker: the library path is the client's; find the transport in
+            // this host's own plugin folders.
+            registry_.scan(plugin::plugin_search_path({}));
+            transport_ = registry_.find(id);
+            if (transport_ == nullptr)
+                throw std::runtime_error("transport " + id + " is not installed on this host (" +
+                                         "ipchost --list there shows what is)");
+        }
         if (transport_ == nullptr) {
             std::string why = outcome_.rejections.empty() ? "it does not provide that id"
                                                           : outcome_.rejections[0].describe();
@@ -100,7 +121,8 @@ private:
         const std::uint32_t role =
             m.at("role") == "creator" ? IPCB_ROLE_CREATOR : IPCB_ROLE_CONNECTOR;
         const auto options = m.at("options").get<std::map<std::string, std::string>>();
-        const std::string runtime_dir = m.value("runtime_dir", "");
+        const std::string runtime_dir =
+            runtime_dir_.empty() ? m.value("runtime_dir", "") : runtime_dir_;
         const auto max_size = m.at("max_message_size").get<std::uint64_t>();
         nlohmann::json addresses = nlohmann::json::array();
         for (const auto &spec : m.at("endpoints")) {
@@ -184,7 +206,9 @@ private:
     }
 
     control::control_channel channel_;
+    std::string runtime_dir_;
     plugin::load_outcome outcome_;
+    plugin::plugin_registry registry_;
     const plugin::transport_info *transport_ = nullptr;
     std::vector<std::unique_ptr<plugin::transport_endpoint>> endpoints_;
     std::vector<std::uint32_t> directions_;
@@ -193,10 +217,10 @@ private:
 
 }  // namespace
 
-int worker_main(int control_fd) {
+int worker_main(int control_fd, const std::string &runtime_dir) {
     platform::ignore_sigpipe();
     try {
-        return worker(control_fd).run();
+        return worker(control_fd, runtime_dir).run();
     } catch (const std::exception &e) {
         spdlog::error("worker: {}", e.what());
         return 3;

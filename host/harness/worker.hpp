@@ -1,10 +1,14 @@
 #pragma once
 
+#include <string>
+
 namespace ipcbench::harness {
 
 // The hidden `ipchost peer --control-fd N` process: one side of one case. It loads the plugin
 // named by the orchestrator, opens its endpoints, runs one job and reports figures, all driven
 // over the control channel. Returns the process exit code.
-int worker_main(int control_fd);
+// `runtime_dir`, when set, replaces the run directory the orchestrator names (a worker started
+// by a remote agent lives on another host, where that path means nothing).
+int worker_main(int control_fd, const std::string &runtime_dir = "");
 
 }  // namespace ipcbench::harness

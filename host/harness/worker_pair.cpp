@@ -10,6 +10,11 @@
 #include "platform/child_process.hpp"
 #include "platform/monotonic_clock.hpp"
 #include "platform/signals.hpp"
+#include "remote/agent_client.hpp"
+
+#include <fmt/format.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 namespace ipcbench::harness {
 
@@ -27,22 +32,51 @@ std::string direction_name(std::uint32_t d) {
 
 }  // namespace
 
+// One side: a local worker process, or a worker an `ipchost serve` agent runs on another host
+// (then only the connection is ours: "killing" it closes the connection and the agent kills it).
 struct worker_pair::process {
     explicit process(std::string side)
         : side(std::move(side)),
-          child(platform::self_executable_path(),
-                {"peer", "--control-fd", std::to_string(worker_fd)}, worker_fd),
-          channel(child.control_fd()) {}
+          child(std::make_unique<platform::child_process>(
+              platform::self_executable_path(),
+              std::vector<std::string>{"peer", "--control-fd", std::to_string(worker_fd)},
+              worker_fd)),
+          channel(child->control_fd()) {}
+    process(std::string side, int remote_fd)
+        : side(std::move(side)), remote_fd(remote_fd), channel(remote_fd) {}
+    ~process() {
+        if (remote_fd >= 0) ::close(remote_fd);
+    }
+
+    bool finished() const { return child ? child->finished() : remote_closed; }
+    void kill() {
+        if (child)
+            child->kill_group(SIGKILL);
+        else if (!remote_closed)
+            ::shutdown(remote_fd, SHUT_RDWR);
+        remote_closed = true;
+    }
+    bool wait(int timeout_ms) {
+        if (child) return child->wait(timeout_ms);
+        remote_closed = true;  // called once its channel ended
+        return true;
+    }
+    std::string ended() const {
+        return child ? child->status().describe() : "the connection to the remote agent closed";
+    }
 
     std::string side;
-    platform::child_process child;
+    std::unique_ptr<platform::child_process> child;  // null for a remote worker
+    int remote_fd = -1;
+    bool remote_closed = false;
     control::control_channel channel;
 };
 
 worker_pair::worker_pair(const plugin::transport_info &transport,
                          std::vector<std::uint32_t> server_dirs, std::string server_side,
-                         std::string client_side)
+                         std::string client_side, const remote::peer_agent *remote)
     : transport_(transport),
+      remote_(remote),
       server_dirs_(std::move(server_dirs)),
       server_side_(std::move(server_side)),
       client_side_(std::move(client_side)) {
@@ -62,8 +96,8 @@ std::vector<json> worker_pair::collect(
         pollfd pfd{w.channel.fd(), POLLIN, 0};
         if (::poll(&pfd, 1, timeout_ms) <= 0) return false;
         if (w.channel.pump()) return false;
-        w.child.wait(1000);
-        return w.child.finished();
+        w.wait(1000);
+        return w.finished();
     };
     std::vector<json> replies(workers.size());
     std::vector<bool> done(workers.size(), false);
@@ -99,8 +133,7 @@ std::vector<json> worker_pair::collect(
                 for (std::size_t j = 0; j < workers.size(); ++j)
                     if (j != i && !done[j] && died_within(*workers[j], 200))
                         throw pair_failure("the " + workers[j]->side + " process died (" +
-                                           workers[j]->child.status().describe() +
-                                           "); then: " + echo);
+                                           workers[j]->ended() + "); then: " + echo);
                 throw pair_failure(echo, message->value("status", 0), "run");
             }
             replies[i] = std::move(*message);
@@ -133,10 +166,10 @@ std::vector<json> worker_pair::collect(
         for (std::size_t i = 0; i < workers.size(); ++i) {
             if (!(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
             if (!workers[i]->channel.pump() && !workers[i]->channel.has_buffered()) {
-                workers[i]->child.wait(1000);
+                workers[i]->wait(1000);
                 throw pair_failure("the " + workers[i]->side + " process died (" +
-                                   workers[i]->child.status().describe() + ") while it should "
-                                   "answer '" + type + "'");
+                                   workers[i]->ended() + ") while it should answer '" + type +
+                                   "'");
             }
         }
     }
@@ -168,7 +201,7 @@ std::pair<json, json> worker_pair::connect(const std::map<std::string, std::stri
                                            std::int64_t connect_timeout_ns) {
     start();
     server_->channel.send(
-        setup_message("creator", server_dirs_, {}, options, max_message_size));
+        setup_message("creator", server_dirs_, creator_addresses(), options, max_message_size));
     auto opened = collect({server_.get()}, "opened", now_ns() + setup_timeout_ns);
     addresses_ = opened[0].at("addresses").get<std::vector<std::string>>();
     client_->channel.send(
@@ -195,9 +228,31 @@ std::pair<json, json> worker_pair::run(const json &server_job, const json &clien
     return {results[0], results[1]};
 }
 
+// On a remote agent the creators listen on the agent's address (the one this host reached it
+// by), on --data-port ports when set, so the client here can connect to them.
+std::vector<std::string> worker_pair::creator_addresses() const {
+    std::vector<std::string> out;
+    if (!remote_) return out;
+    for (std::size_t k = 0; k < server_dirs_.size(); ++k) {
+        int port = 0;
+        if (remote_->data_port_first) {
+            port = remote_->data_port_first + static_cast<int>(k);
+            if (port > remote_->data_port_last)
+                throw pair_failure(fmt::format("--data-port {}-{} has {} ports; this case needs {}",
+                                               remote_->data_port_first, remote_->data_port_last,
+                                               remote_->data_port_last - remote_->data_port_first + 1,
+                                               server_dirs_.size()));
+        }
+        out.push_back(remote::host_port{remote_->address.host, port}.text());
+    }
+    return out;
+}
+
 void worker_pair::start() {
     if (server_) return;
-    server_ = std::make_unique<process>(server_side_);
+    server_ = remote_ ? std::make_unique<process>(server_side_,
+                                                  remote::connect_agent(*remote_, 10))
+                      : std::make_unique<process>(server_side_);
     client_ = std::make_unique<process>(client_side_);
     collect({server_.get(), client_.get()}, "hello", now_ns() + setup_timeout_ns);
 }
@@ -222,7 +277,7 @@ void worker_pair::close() { shut_down(true); }
 void worker_pair::shut_down(bool polite) {
     std::vector<process *> alive;
     for (auto *w : {server_.get(), client_.get()})
-        if (w && !w->child.finished()) alive.push_back(w);
+        if (w && !w->finished()) alive.push_back(w);
     bool clean = false;
     if (polite && !alive.empty()) {
         try {
@@ -234,12 +289,12 @@ void worker_pair::shut_down(bool polite) {
         }
     }
     for (auto *w : alive) {
-        if (!clean) w->child.kill_group(SIGKILL);
-        if (!w->child.wait(2000)) w->child.kill_group(SIGKILL);
-        w->child.wait(-1);
+        if (!clean) w->kill();
+        if (!w->wait(2000)) w->kill();
+        w->wait(-1);
     }
     // A creator killed before close() may leave named objects outside the run directory.
-    if (!clean && !addresses_.empty() && transport_.table->remove_address) {
+    if (!clean && !remote_ && !addresses_.empty() && transport_.table->remove_address) {
         for (const auto &address : addresses_) {
             ipcb_error error{};
             error.struct_size = sizeof error;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "platform/run_directory.hpp"
+#include "remote/agent_client.hpp"
 #include "plugin/transport_info.hpp"
 
 namespace ipcbench::harness {
@@ -32,8 +33,10 @@ class worker_pair {
 public:
     // server_dirs: the server's endpoint directions in order (IPCB_DIR_*); the client gets the
     // mirror image. `server_side`/`client_side` name the processes in messages.
+    // With `remote`, the server side runs on that `ipchost serve` agent instead of here.
     worker_pair(const plugin::transport_info &transport, std::vector<std::uint32_t> server_dirs,
-                std::string server_side, std::string client_side);
+                std::string server_side, std::string client_side,
+                const remote::peer_agent *remote = nullptr);
     ~worker_pair();
     worker_pair(const worker_pair &) = delete;
     worker_pair &operator=(const worker_pair &) = delete;
@@ -80,8 +83,10 @@ private:
                                  const std::map<std::string, std::string> &options,
                                  std::uint64_t max_message_size);
     void shut_down(bool polite);
+    std::vector<std::string> creator_addresses() const;
 
     const plugin::transport_info &transport_;
+    const remote::peer_agent *remote_;
     std::vector<std::uint32_t> server_dirs_, client_dirs_;
     std::string server_side_, client_side_;
     platform::run_directory run_dir_;

@@ -181,6 +181,7 @@ json to_json(const run_report &report) {
               {"warmup_s", report.warmup_s},
               {"count", report.count},
               {"repeat", report.repeat},
+              {"peer", report.peer},
               {"latency_histogram_relative_error", stats::latency_histogram::relative_error}}},
             {"results", results}};
 }
@@ -209,6 +210,7 @@ run_report run_report_from_json(const json &doc) {
     report.warmup_s = settings.value("warmup_s", 0.0);
     report.count = settings.value("count", std::uint64_t{0});
     report.repeat = settings.value("repeat", 1);
+    report.peer = settings.value("peer", "");
     for (const auto &r : doc.at("results")) report.results.push_back(result_from(r));
     return report;
 }

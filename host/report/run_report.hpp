@@ -17,6 +17,7 @@ struct run_report {
     double warmup_s = 0;
     std::uint64_t count = 0;
     int repeat = 1;
+    std::string peer;  // --peer: the agent that ran the server side; "" for local runs
     std::vector<case_result> results;
 };
 

@@ -1,0 +1,32 @@
+#include "remote/agent_protocol.hpp"
+
+#include <fstream>
+#include <stdexcept>
+
+namespace ipcbench::remote {
+
+bool tokens_equal(const std::string &expected, const std::string &given) {
+    // Compare every byte of `given` against `expected` (cycled), OR-ing the differences, so the
+    // time tells nothing about a matching prefix.
+    unsigned char diff = expected.size() == given.size() ? 0 : 1;
+    for (std::size_t i = 0; i < given.size(); ++i) {
+        const unsigned char e =
+            expected.empty() ? 0 : static_cast<unsigned char>(expected[i % expected.size()]);
+        diff |= static_cast<unsigned char>(e ^ static_cast<unsigned char>(given[i]));
+    }
+    return diff == 0 && !expected.empty();
+}
+
+std::string read_token_file(const std::string &path) {
+    std::ifstream in(path);
+    if (!in) throw std::runtime_error("cannot read the token file '" + path + "'");
+    std::string token;
+    std::getline(in, token);
+    const auto first = token.find_first_not_of(" \t\r");
+    const auto last = token.find_last_not_of(" \t\r");
+    token = first == std::string::npos ? "" : token.substr(first, last - first + 1);
+    if (token.empty()) throw std::runtime_error("the token file '" + path + "' is empty");
+    return token;
+}
+
+}  // namespace ipcbench::remote
