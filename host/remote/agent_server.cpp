@@ -116,20 +116,6 @@ int serve(const serve_options &options) {
         }
         if (rc <= 0) continue;
         std::size_t i = 1;
-        if (fds[0].revents & POLLIN) {
-            int fd = accept4(listen_fd, nullptr, nullptr, SOCK_CLOEXEC);
-            if (fd >= 0) {
-                const std::string peer = peer_name(fd);
-                if (active || pending)
-                    refuse(fd, peer,
-                           "busy: this agent serves one benchmark at a time and is serving " +
-                               (active ? active->peer : pending->peer) + "; try again later");
-                else
-                    pending = pending_client{
-                        fd, peer, now_ns() + static_cast<std::int64_t>(options.idle_timeout_s * 1e9),
-                        {}};
-            }
-        }
         if (pending && i < fds.size() && fds[i].fd == pending->fd) {
             if (fds[i].revents & (POLLIN | POLLHUP | POLLERR)) {
                 char buf[4096];
@@ -198,6 +184,21 @@ int serve(const serve_options &options) {
                 end_session("the client disconnected");
             else if (worker_event && !relay(active->worker->control_fd(), active->fd))
                 end_session("the worker ended");
+        }
+        // New connections last, so a client that just left frees the agent first.
+        if (fds[0].revents & POLLIN) {
+            int fd = accept4(listen_fd, nullptr, nullptr, SOCK_CLOEXEC);
+            if (fd >= 0) {
+                const std::string peer = peer_name(fd);
+                if (active || pending)
+                    refuse(fd, peer,
+                           "busy: this agent serves one benchmark at a time and is serving " +
+                               (active ? active->peer : pending->peer) + "; try again later");
+                else
+                    pending = pending_client{
+                        fd, peer, now_ns() + static_cast<std::int64_t>(options.idle_timeout_s * 1e9),
+                        {}};
+            }
         }
     }
     end_session("the agent is stopping");
