@@ -12,6 +12,8 @@ packages=(
   libzmq3-dev libnng-dev abigail-tools binutils
   # fuzzing (libFuzzer) and static analysis
   clang-14 libclang-rt-14-dev clang-tidy-14
+  # two hosts in network namespaces (scripts/netns-test.sh)
+  iproute2 nftables jq
   # the HTML report is checked in a real browser
   chromium fonts-dejavu-core
 )

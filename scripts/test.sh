@@ -49,11 +49,11 @@ if [ "$fast" = 0 ]; then
   # their own report and exit code. The SDK consumer test and the ABI dump need plain builds.
   sanitized='-O1 -g1 -fno-omit-frame-pointer'
   ASAN_OPTIONS=handle_segv=0:detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
-    stage asan-ubsan suite "$root/build-asan" "sdk.consumer|abi.baseline" \
+    stage asan-ubsan suite "$root/build-asan" "sdk.consumer|abi.baseline|netns" \
     -DCMAKE_BUILD_TYPE= -DCMAKE_C_FLAGS="$sanitized" -DCMAKE_CXX_FLAGS="$sanitized" \
     -DIPCBENCH_SANITIZE=address
   TSAN_OPTIONS=handle_segv=0:halt_on_error=1 \
-    stage tsan suite "$root/build-tsan" "sdk.consumer|abi.baseline" \
+    stage tsan suite "$root/build-tsan" "sdk.consumer|abi.baseline|netns" \
     -DCMAKE_BUILD_TYPE= -DCMAKE_C_FLAGS="$sanitized" -DCMAKE_CXX_FLAGS="$sanitized" \
     -DIPCBENCH_SANITIZE=thread
   stage fuzz "$root/scripts/fuzz.sh" "${FUZZ_SECONDS:-60}"

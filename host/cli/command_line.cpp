@@ -16,7 +16,7 @@ command_line parse_command_line(int argc, const char *const argv[]) {
     command_line cmd;
     std::string mode = "both", sizes = "32,1K,64K", duration = "0.5", warmup = "0.2", count,
                 timeout, streams, rate, affinity, repeat, cv_warn, interval, regression, token_file,
-                data_port, idle_timeout;
+                data_port, idle_timeout, bitrate;
     std::vector<std::string> plugin_lists, dirs;
 
     po::options_description general("Usage: ipchost [options]\n\nRuns every transport plugin "
@@ -55,6 +55,9 @@ command_line parse_command_line(int argc, const char *const argv[]) {
         ("rate", po::value(&rate)->value_name("R"),
          "throughput: send R messages/s per stream, evenly paced; adds one-way latency measured "
          "from each message's scheduled send time (no coordinated omission); needs --size >= 16")
+        ("bitrate", po::value(&bitrate)->value_name("BITS"),
+         "like --rate, as bits/s per stream (suffixes k, M, G: 100M); the message rate follows "
+         "from each size")
         ("reverse,R", "throughput: the server process sends, the client receives")
         ("bidir", "throughput: both directions at once (two endpoints per stream)")
         ("affinity", po::value(&affinity)->value_name("SENDER_CPU,RECEIVER_CPU"),
@@ -157,6 +160,18 @@ command_line parse_command_line(int argc, const char *const argv[]) {
         throw usage_error("--format '" + cmd.format + "': expected table, json, csv or markdown");
     if (!streams.empty()) cmd.streams = parse_small_int("--streams", streams, 1, 64);
     if (!rate.empty()) cmd.rate = parse_positive("--rate", rate, "messages per second");
+    if (!bitrate.empty()) {
+        if (!rate.empty()) throw usage_error("--rate and --bitrate exclude each other");
+        std::string digits = bitrate;
+        double unit = 1;
+        const char last = digits.empty() ? 0 : digits.back();
+        if (last == 'k' || last == 'K') unit = 1e3;
+        if (last == 'm' || last == 'M') unit = 1e6;
+        if (last == 'g' || last == 'G') unit = 1e9;
+        if (unit > 1) digits.pop_back();
+        cmd.bitrate = parse_positive("--bitrate", digits, "bits per second (100M)") * unit;
+        cmd.rate = cmd.bitrate / (8.0 * static_cast<double>(cmd.sizes.front()));  // checked below
+    }
     if (vm.count("reverse") && vm.count("bidir"))
         throw usage_error("--reverse and --bidir exclude each other; --bidir runs both directions");
     if (vm.count("reverse")) cmd.direction = "reverse";

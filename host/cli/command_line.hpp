@@ -29,6 +29,7 @@ struct command_line {
     std::vector<std::string> option_assignments;  // "KEY=VALUE" or "ID:KEY=VALUE"
     int streams = 1;
     double rate = 0;                  // messages/s per stream, 0 = unpaced
+    double bitrate = 0;               // bit/s per stream (--bitrate), turned into a rate per size
     std::string direction = "forward";  // forward, reverse, bidir
     int sender_cpu = -1, receiver_cpu = -1;
     bool verify = false;

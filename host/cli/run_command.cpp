@@ -128,7 +128,9 @@ int run_command(const command_line &cmd, const plugin::plugin_registry &registry
                 spec.count = cmd.count;
                 spec.timeout_s = cmd.timeout_s;
                 spec.streams = cmd.streams;
-                spec.rate = mode == "throughput" ? cmd.rate : 0;
+                spec.rate = mode != "throughput" ? 0
+                            : cmd.bitrate > 0 ? cmd.bitrate / (8.0 * static_cast<double>(size))
+                                              : cmd.rate;
                 spec.verify = cmd.verify;
                 spec.interval_s = cmd.interval_s;
                 spec.sender_cpu = cmd.sender_cpu;
