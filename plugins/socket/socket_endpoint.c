@@ -15,6 +15,7 @@
 #include "inet_address.h"
 #include "ipcbench/error_format.h"
 #include "posix_io.h"
+#include "socket_buffers.h"
 
 static unsigned socket_counter;
 
@@ -39,46 +40,14 @@ static int32_t parse_options(const ipcb_open_params *p, ipcb_endpoint *ep, int i
     return IPCB_OK;
 }
 
-/* Socket buffer sizes as asked; the kernel doubles and caps them (reported after connect). */
 static int32_t apply_buffers(ipcb_endpoint *ep, int fd, ipcb_error *error) {
-    if (ep->sndbuf) {
-        int v = (int)ep->sndbuf;
-        if (setsockopt(fd, SOL_SOCKET, SO_SNDBUFFORCE, &v, sizeof v) != 0 &&
-            setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &v, sizeof v) != 0)
-            return ipcb_fail_errno(error, errno, "setsockopt(SO_SNDBUF=%d)", v);
-    }
-    if (ep->rcvbuf) {
-        int v = (int)ep->rcvbuf;
-        if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &v, sizeof v) != 0 &&
-            setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &v, sizeof v) != 0)
-            return ipcb_fail_errno(error, errno, "setsockopt(SO_RCVBUF=%d)", v);
-    }
-    return IPCB_OK;
+    return socket_set_buffers(fd, ep->sndbuf, ep->rcvbuf, error);
 }
 
-/* A seqpacket message must fit the sender's buffer (sk_sndbuf - 32 bytes on Linux). Raise the
- * buffer for large messages, or say which limit stops it. */
+/* Seqpacket messages must fit the send buffer; streams have no such limit. */
 static int32_t fit_message(ipcb_endpoint *ep, int fd, ipcb_error *error) {
-    int have = 0;
-    socklen_t len = sizeof have;
     if (ep->type != SOCK_SEQPACKET) return IPCB_OK;
-    getsockopt(fd, SOL_SOCKET, SO_SNDBUF, &have, &len);
-    if ((uint64_t)have >= ep->max_message + 64) return IPCB_OK;
-    if (ep->sndbuf == 0) {
-        int want = (int)(ep->max_message + 64);
-        if (setsockopt(fd, SOL_SOCKET, SO_SNDBUFFORCE, &want, sizeof want) != 0)
-            setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &want, sizeof want);
-        len = sizeof have;
-        getsockopt(fd, SOL_SOCKET, SO_SNDBUF, &have, &len);
-        if ((uint64_t)have >= ep->max_message + 64) return IPCB_OK;
-    }
-    return ipcb_fail(error, IPCB_E_TOO_BIG, EMSGSIZE,
-                     "%s: a message of %llu B does not fit the socket send buffer (%d B; the "
-                     "limit is net.core.wmem_max=%ld for non-root users): raise it with sysctl -w "
-                     "net.core.wmem_max=%llu, or use smaller messages",
-                     ep->id, (unsigned long long)ep->max_message, have,
-                     posix_read_proc_long("/proc/sys/net/core/wmem_max"),
-                     (unsigned long long)ep->max_message * 2 + 64);
+    return socket_fit_message(fd, ep->id, ep->max_message, ep->sndbuf != 0, error);
 }
 
 static int32_t make_unix_path(ipcb_endpoint *ep, const char *runtime_dir, ipcb_error *error) {

@@ -16,6 +16,7 @@
 #include "inet_address.h"
 #include "ipcbench/error_format.h"
 #include "posix_io.h"
+#include "socket_buffers.h"
 #include "udp_endpoint.h"
 
 /* Odd lengths the harness never uses for data. */
@@ -39,38 +40,9 @@ struct ipcb_endpoint {
 };
 
 static int32_t apply_buffers(ipcb_endpoint *ep, ipcb_error *error) {
-    int have = 0;
-    socklen_t len = sizeof have;
-    if (ep->sndbuf) {
-        int v = (int)ep->sndbuf;
-        if (setsockopt(ep->fd, SOL_SOCKET, SO_SNDBUFFORCE, &v, sizeof v) != 0 &&
-            setsockopt(ep->fd, SOL_SOCKET, SO_SNDBUF, &v, sizeof v) != 0)
-            return ipcb_fail_errno(error, errno, "setsockopt(SO_SNDBUF=%d)", v);
-    }
-    if (ep->rcvbuf) {
-        int v = (int)ep->rcvbuf;
-        if (setsockopt(ep->fd, SOL_SOCKET, SO_RCVBUFFORCE, &v, sizeof v) != 0 &&
-            setsockopt(ep->fd, SOL_SOCKET, SO_RCVBUF, &v, sizeof v) != 0)
-            return ipcb_fail_errno(error, errno, "setsockopt(SO_RCVBUF=%d)", v);
-    }
-    if (ep->family != AF_UNIX) return IPCB_OK;
-    /* A Unix datagram must fit the sender's buffer (sk_sndbuf - 32 bytes). */
-    getsockopt(ep->fd, SOL_SOCKET, SO_SNDBUF, &have, &len);
-    if ((uint64_t)have < ep->max_message + 64 && ep->sndbuf == 0) {
-        int want = (int)(ep->max_message + 64);
-        if (setsockopt(ep->fd, SOL_SOCKET, SO_SNDBUFFORCE, &want, sizeof want) != 0)
-            setsockopt(ep->fd, SOL_SOCKET, SO_SNDBUF, &want, sizeof want);
-        len = sizeof have;
-        getsockopt(ep->fd, SOL_SOCKET, SO_SNDBUF, &have, &len);
-    }
-    if ((uint64_t)have < ep->max_message + 64)
-        return ipcb_fail(error, IPCB_E_TOO_BIG, EMSGSIZE,
-                         "%s: a datagram of %llu B does not fit the socket send buffer (%d B; "
-                         "net.core.wmem_max=%ld): raise it with sysctl -w net.core.wmem_max=%llu",
-                         ep->id, (unsigned long long)ep->max_message, have,
-                         posix_read_proc_long("/proc/sys/net/core/wmem_max"),
-                         (unsigned long long)ep->max_message * 2 + 64);
-    return IPCB_OK;
+    int32_t status = socket_set_buffers(ep->fd, ep->sndbuf, ep->rcvbuf, error);
+    if (status != IPCB_OK || ep->family != AF_UNIX) return status;
+    return socket_fit_message(ep->fd, ep->id, ep->max_message, ep->sndbuf != 0, error);
 }
 
 static int32_t bind_unix(ipcb_endpoint *ep, const char *runtime_dir, const char *prefix,
