@@ -96,6 +96,7 @@ json run_streams(const job &j, const endpoint_lookup &endpoint_for,
         }
     }
     std::vector<std::thread> threads;
+    threads.reserve(tasks.size());
     for (auto &t : tasks) {
         threads.emplace_back([&t, &j, &endpoint_for] {
             try {
@@ -186,6 +187,7 @@ json run_streams(const job &j, const endpoint_lookup &endpoint_for,
         return out;
     }
     std::vector<const json *> parts;
+    parts.reserve(tasks.size());
     for (auto &t : tasks) parts.push_back(&t.result);
     return aggregate(j.kind, parts);
 }

@@ -34,6 +34,7 @@ double median_of(const std::vector<double> &v) { return stats::summarize(v).medi
 process_figures median_process(const std::vector<const process_figures *> &ps) {
     auto med = [&](auto member) {
         std::vector<double> v;
+        v.reserve(ps.size());
         for (const auto *p : ps) v.push_back(static_cast<double>(p->*member));
         return median_of(v);
     };

@@ -32,8 +32,12 @@ struct scale {
     std::vector<double> ticks() const {
         std::vector<double> t;
         if (log) {
-            for (double d = std::pow(10, std::floor(std::log10(lo))); d <= hi * 1.0001; d *= 10)
-                if (d >= lo * 0.9999) t.push_back(d);
+            const int first = static_cast<int>(std::floor(std::log10(lo)));
+            const int last = static_cast<int>(std::ceil(std::log10(hi)));
+            for (int e = first; e <= last; ++e) {
+                const double d = std::pow(10, e);
+                if (d >= lo * 0.9999 && d <= hi * 1.0001) t.push_back(d);
+            }
             if (t.size() < 2) t = {lo, hi};
         } else {
             for (int i = 0; i <= 4; ++i) t.push_back(lo + (hi - lo) * i / 4);
@@ -89,11 +93,16 @@ std::string svg_line_chart(const chart_axes &axes, const std::vector<chart_serie
             "<text x=\"{}\" y=\"{:.1f}\" class=\"tick\" text-anchor=\"end\">{}</text>\n",
             left, width - right, ys.map(t), ys.map(t), left - 6, ys.map(t) + 4, short_number(t));
     std::vector<double> xticks;
+    xticks.reserve(axes.x_categories.size());
     if (!axes.x_categories.empty()) {
         for (std::size_t i = 0; i < axes.x_categories.size(); ++i) xticks.push_back(static_cast<double>(i));
     } else if (axes.x_log) {
-        for (double v = std::pow(2, std::floor(std::log2(x_lo))); v <= x_hi * 1.0001; v *= 4)
-            if (v >= x_lo * 0.9999) xticks.push_back(v);
+        const int first = static_cast<int>(std::floor(std::log2(x_lo)));
+        const int last = static_cast<int>(std::ceil(std::log2(x_hi)));
+        for (int e = first; e <= last; e += 2) {
+            const double v = std::pow(2, e);
+            if (v >= x_lo * 0.9999 && v <= x_hi * 1.0001) xticks.push_back(v);
+        }
     } else {
         xticks = xs.ticks();
     }

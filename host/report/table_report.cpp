@@ -10,6 +10,7 @@ std::string render(const std::vector<column> &columns, const std::vector<const c
                    bool markdown) {
     std::vector<std::vector<std::string>> cells;
     std::vector<std::size_t> width;
+    width.reserve(columns.size());
     for (const auto &c : columns) width.push_back(c.header.size());
     for (const auto *r : rows) {
         cells.emplace_back();
@@ -32,6 +33,7 @@ std::string render(const std::vector<column> &columns, const std::vector<const c
         out += "\n";
     };
     std::vector<std::string> headers;
+    headers.reserve(columns.size());
     for (const auto &c : columns) headers.push_back(c.header);
     line(headers);
     if (markdown) {

@@ -32,6 +32,7 @@ namespace {
 void rank_sum(const std::vector<double> &a, const std::vector<double> &b, double &sum_a,
               double &ties) {
     std::vector<std::pair<double, int>> all;
+    all.reserve(a.size() + b.size());
     for (double x : a) all.emplace_back(x, 0);
     for (double x : b) all.emplace_back(x, 1);
     std::sort(all.begin(), all.end());
