@@ -1,0 +1,29 @@
+/* The single-producer single-consumer ring in shared memory behind shm.ring. */
+#ifndef IPCB_SHM_RING_H
+#define IPCB_SHM_RING_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+
+#define SHM_RING_MAGIC 0x31474e5242435049ull /* "IPCBRNG1" */
+#define SHM_RING_DATA_OFFSET 4096u
+#define SHM_WRAP 0xffffffffu /* record length marking "continue at offset 0" */
+
+/* The mapping starts with this header; the data area follows at SHM_RING_DATA_OFFSET. The
+ * producer's and the consumer's indices live on separate cache lines so they do not bounce.
+ * Indices count bytes since the start and never wrap (64 bits). Records are an 8-byte header
+ * {length, reserved} and the payload padded to 8 bytes; a record never straddles the end. */
+struct shm_ring_header {
+    uint64_t magic;
+    uint64_t capacity; /* data bytes, a power of two */
+    _Alignas(64) _Atomic uint64_t head;          /* producer: bytes published */
+    _Atomic uint32_t data_seq;                   /* futex word: bumped when data is published */
+    _Atomic uint32_t consumer_waiting;
+    _Alignas(64) _Atomic uint64_t tail;          /* consumer: bytes consumed */
+    _Atomic uint32_t space_seq;                  /* futex word: bumped when space is freed */
+    _Atomic uint32_t producer_waiting;
+    _Alignas(64) _Atomic uint32_t attached[2];   /* [0] creator, [1] connector; futex words */
+    _Atomic uint32_t closed[2];
+};
+
+#endif
