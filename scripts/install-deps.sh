@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs the Debian 12 packages ipcbench builds and tests with, if any is missing.
+# Installs the Debian 12 packages ipcbench builds and tests with, if any is missing
+# (`--bench`: also the peer tools scripts/bench.sh compares with).
 # Runs as root (CI, containers) or through sudo.
 set -euo pipefail
 
@@ -17,6 +18,11 @@ packages=(
   # the HTML report is checked in a real browser
   chromium fonts-dejavu-core
 )
+
+# scripts/bench.sh also compares with the peer tools.
+if [ "${1:-}" = "--bench" ]; then
+  packages+=(iperf3 sockperf)
+fi
 
 missing=()
 for p in "${packages[@]}"; do
