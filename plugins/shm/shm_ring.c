@@ -173,7 +173,8 @@ static int32_t parse(const ipcb_open_params *p, ipcb_endpoint *ep, uint64_t *rin
 
 static int32_t map_ring(ipcb_endpoint *ep, ipcb_error *error) {
     void *m = mmap(NULL, ep->map_size, PROT_READ | PROT_WRITE, MAP_SHARED, ep->fd, 0);
-    if (m == MAP_FAILED) return ipcb_fail_errno(error, errno, "shm.ring: mmap %zu B", ep->map_size);
+    if (m == MAP_FAILED || m == NULL)
+        return ipcb_fail_errno(error, errno, "shm.ring: mmap %zu B", ep->map_size);
     ep->ring = (struct shm_ring_header *)m;
     ep->data = (unsigned char *)m + SHM_RING_DATA_OFFSET;
     return IPCB_OK;
