@@ -171,13 +171,15 @@ static int32_t parse(const ipcb_open_params *p, ipcb_endpoint *ep, uint64_t *rin
     return IPCB_OK;
 }
 
-static int32_t map_ring(ipcb_endpoint *ep, ipcb_error *error) {
+/* Maps the ring; NULL (with *status and the error filled) when it cannot. */
+static struct shm_ring_header *map_ring(ipcb_endpoint *ep, int32_t *status, ipcb_error *error) {
     void *m = mmap(NULL, ep->map_size, PROT_READ | PROT_WRITE, MAP_SHARED, ep->fd, 0);
-    if (m == MAP_FAILED || m == NULL)
-        return ipcb_fail_errno(error, errno, "shm.ring: mmap %zu B", ep->map_size);
-    ep->ring = (struct shm_ring_header *)m;
+    if (m == MAP_FAILED || m == NULL) {
+        *status = ipcb_fail_errno(error, errno, "shm.ring: mmap %zu B", ep->map_size);
+        return NULL;
+    }
     ep->data = (unsigned char *)m + SHM_RING_DATA_OFFSET;
-    return IPCB_OK;
+    return (struct shm_ring_header *)m;
 }
 
 static int32_t IPCB_CALL ring_open(const ipcb_open_params *p, ipcb_endpoint **out,
@@ -216,7 +218,7 @@ static int32_t IPCB_CALL ring_open(const ipcb_open_params *p, ipcb_endpoint **ou
             s = ipcb_fail_errno(error, errno, "shm.ring: ftruncate to %zu B", ep->map_size);
             goto fail;
         }
-        if ((s = map_ring(ep, error)) != IPCB_OK) goto fail;
+        if ((ep->ring = map_ring(ep, &s, error)) == NULL) goto fail;
         memset(ep->ring, 0, sizeof *ep->ring);
         ep->ring->capacity = ring_size;
         atomic_thread_fence(memory_order_release);
@@ -240,7 +242,7 @@ static int32_t IPCB_CALL ring_open(const ipcb_open_params *p, ipcb_endpoint **ou
             goto fail;
         }
         ep->map_size = (size_t)st.st_size;
-        if ((s = map_ring(ep, error)) != IPCB_OK) goto fail;
+        if ((ep->ring = map_ring(ep, &s, error)) == NULL) goto fail;
         if (ep->ring->magic != SHM_RING_MAGIC ||
             ep->ring->capacity + SHM_RING_DATA_OFFSET != ep->map_size) {
             s = ipcb_fail(error, IPCB_E_BAD_ADDRESS, 0, "shm.ring address '%s' is not a ring",
