@@ -3,8 +3,8 @@
 #   1. build with -Werror and run the whole test suite through ctest
 #   2. the same suite built with AddressSanitizer + UndefinedBehaviorSanitizer
 #   3. the same suite built with ThreadSanitizer
-#   4. the control-channel fuzzer for FUZZ_SECONDS (default 60)
-#   5. clang-tidy on host/ and plugins/
+#   4. clang-tidy on host/ and plugins/, while
+#   5. the control-channel fuzzer runs for FUZZ_SECONDS (default 60)
 # `scripts/test.sh --fast` runs stage 1 only. Build folders: build-test, build-asan, build-tsan,
 # build-fuzz, build-tidy (kept between runs, so a second run only rebuilds what changed).
 set -euo pipefail
@@ -56,8 +56,15 @@ if [ "$fast" = 0 ]; then
     stage tsan suite "$root/build-tsan" "sdk.consumer|abi.baseline|netns" \
     -DCMAKE_BUILD_TYPE= -DCMAKE_C_FLAGS="$sanitized" -DCMAKE_CXX_FLAGS="$sanitized" \
     -DIPCBENCH_SANITIZE=thread
-  stage fuzz "$root/scripts/fuzz.sh" "${FUZZ_SECONDS:-60}"
+  # The fuzzer uses one core: clang-tidy runs beside it.
+  fuzz_log="$(mktemp)"
+  ( "$root/scripts/fuzz.sh" "${FUZZ_SECONDS:-60}" >"$fuzz_log" 2>&1; echo $? >"$fuzz_log.rc" ) &
+  fuzz_pid=$!
   stage clang-tidy "$root/scripts/tidy.sh"
+  wait "$fuzz_pid" || true
+  fuzz_stage() { cat "$fuzz_log"; return "$(cat "$fuzz_log.rc")"; }
+  stage fuzz fuzz_stage
+  rm -f "$fuzz_log" "$fuzz_log.rc"
 fi
 
 echo
