@@ -5,6 +5,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+
+#include "ipcbench/error_format.h"
 
 int inet_address_parse(const char *text, struct sockaddr_storage *out, socklen_t *out_len) {
     char host[64];
@@ -51,6 +55,22 @@ int inet_address_parse(const char *text, struct sockaddr_storage *out, socklen_t
         }
     }
     return -1;
+}
+
+int32_t unix_address_parse(const char *transport_id, const char *text,
+                           struct sockaddr_storage *out, socklen_t *out_len, ipcb_error *error) {
+    struct sockaddr_un *un = (struct sockaddr_un *)out;
+    struct stat st;
+    if (text == NULL || text[0] != '/' || strlen(text) >= sizeof un->sun_path ||
+        stat(text, &st) != 0 || !S_ISSOCK(st.st_mode))
+        return ipcb_fail(error, IPCB_E_BAD_ADDRESS, 0,
+                         "%s address '%s' is not an existing Unix socket path", transport_id,
+                         text ? text : "(null)");
+    memset(out, 0, sizeof *out);
+    un->sun_family = AF_UNIX;
+    strcpy(un->sun_path, text);
+    *out_len = sizeof *un;
+    return IPCB_OK;
 }
 
 void inet_address_format(const struct sockaddr *addr, char *buf, size_t cap) {

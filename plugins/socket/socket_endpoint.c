@@ -106,20 +106,9 @@ int32_t socket_open(const ipcb_open_params *p, const char *id, int type, int is_
                 goto fail;
             }
             ep->family = ep->address.ss_family;
-        } else {
-            struct sockaddr_un *un = (struct sockaddr_un *)&ep->address;
-            struct stat st;
-            if (p->address == NULL || p->address[0] != '/' ||
-                strlen(p->address) >= sizeof un->sun_path || stat(p->address, &st) != 0 ||
-                !S_ISSOCK(st.st_mode)) {
-                status = ipcb_fail(error, IPCB_E_BAD_ADDRESS, 0,
-                                   "%s address '%s' is not an existing Unix socket path", id,
-                                   p->address ? p->address : "(null)");
-                goto fail;
-            }
-            un->sun_family = AF_UNIX;
-            strcpy(un->sun_path, p->address);
-            ep->address_len = sizeof *un;
+        } else if ((status = unix_address_parse(id, p->address, &ep->address,
+                                                &ep->address_len, error)) != IPCB_OK) {
+            goto fail;
         }
         *out = ep;
         return IPCB_OK;

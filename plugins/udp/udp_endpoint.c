@@ -115,19 +115,9 @@ int32_t udp_open(const ipcb_open_params *p, const char *id, int is_unix,
 
     if (p->role == IPCB_ROLE_CONNECTOR) {
         if (is_unix) {
-            struct sockaddr_un *un = (struct sockaddr_un *)&ep->peer;
-            struct stat st;
-            if (p->address == NULL || p->address[0] != '/' ||
-                strlen(p->address) >= sizeof un->sun_path || stat(p->address, &st) != 0 ||
-                !S_ISSOCK(st.st_mode)) {
-                status = ipcb_fail(error, IPCB_E_BAD_ADDRESS, 0,
-                                   "%s address '%s' is not an existing Unix socket path", id,
-                                   p->address ? p->address : "(null)");
+            if ((status = unix_address_parse(id, p->address, &ep->peer, &ep->peer_len, error)) !=
+                IPCB_OK)
                 goto fail;
-            }
-            un->sun_family = AF_UNIX;
-            strcpy(un->sun_path, p->address);
-            ep->peer_len = sizeof *un;
         } else if (inet_address_parse(p->address, &ep->peer, &ep->peer_len) != 0) {
             status = ipcb_fail(error, IPCB_E_BAD_ADDRESS, 0,
                                "%s address '%s' is not HOST:PORT with a numeric host", id,
