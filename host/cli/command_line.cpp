@@ -16,7 +16,7 @@ command_line parse_command_line(int argc, const char *const argv[]) {
     command_line cmd;
     std::string mode = "both", sizes = "32,1K,64K", duration = "0.5", warmup = "0.2", count,
                 timeout, streams, rate, affinity, repeat, cv_warn, interval, regression, token_file,
-                data_port, idle_timeout, bitrate;
+                data_port, idle_timeout, bitrate, batch;
     std::vector<std::string> plugin_lists, dirs;
 
     po::options_description general("Usage: ipchost [options]\n\nRuns every transport plugin "
@@ -62,6 +62,12 @@ command_line parse_command_line(int argc, const char *const argv[]) {
         ("bidir", "throughput: both directions at once (two endpoints per stream)")
         ("affinity", po::value(&affinity)->value_name("SENDER_CPU,RECEIVER_CPU"),
          "pin the sending (pinging) process to one CPU and the other to another")
+        ("batch", po::value(&batch)->value_name("N"),
+         "throughput: hand N messages to the transport per call (send_batch/recv_batch: writev, "
+         "sendmmsg, recvmmsg; stream receivers read N messages' worth per recv); default 1")
+        ("zero-copy", po::value(&cmd.zero_copy)->value_name("WHEN"),
+         "auto (default): write and read messages in the transport's memory (borrow/publish, "
+         "take/release) where it offers that; on: only such transports; off: always copy")
         ("verify", "check every payload byte of every message; mismatches count as corrupted")
         ("repeat", po::value(&repeat)->value_name("N"),
          "run each case N times, fresh processes each time; report median and spread")
@@ -185,6 +191,12 @@ command_line parse_command_line(int argc, const char *const argv[]) {
         cmd.receiver_cpu = parse_small_int("--affinity", cpus[1], 0, 4095);
     }
     cmd.verify = vm.count("verify") > 0;
+    if (!batch.empty()) cmd.batch = parse_small_int("--batch", batch, 1, 1024);
+    if (cmd.zero_copy != "auto" && cmd.zero_copy != "on" && cmd.zero_copy != "off")
+        throw usage_error("--zero-copy '" + cmd.zero_copy + "': expected auto, on or off");
+    if (cmd.batch > 1 && cmd.rate > 0)
+        throw usage_error("--batch and --rate/--bitrate exclude each other: paced messages go "
+                          "one at a time, at their scheduled times");
     if (!repeat.empty()) cmd.repeat = parse_small_int("--repeat", repeat, 1, 1000);
     if (!cv_warn.empty()) cmd.cv_warning = parse_positive("--cv-warn", cv_warn, "percent") / 100;
     if (!interval.empty()) cmd.interval_s = parse_seconds("--interval", interval, false);

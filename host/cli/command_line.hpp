@@ -33,6 +33,8 @@ struct command_line {
     std::string direction = "forward";  // forward, reverse, bidir
     int sender_cpu = -1, receiver_cpu = -1;
     bool verify = false;
+    int batch = 1;                    // messages per data-path call
+    std::string zero_copy = "auto";   // auto, on, off
     int repeat = 1;
     double cv_warning = 0.10;
     double interval_s = 0;

@@ -132,6 +132,8 @@ int run_command(const command_line &cmd, const plugin::plugin_registry &registry
                             : cmd.bitrate > 0 ? cmd.bitrate / (8.0 * static_cast<double>(size))
                                               : cmd.rate;
                 spec.verify = cmd.verify;
+                spec.batch = mode == "throughput" ? cmd.batch : 1;
+                spec.zero_copy = cmd.zero_copy;
                 spec.interval_s = cmd.interval_s;
                 spec.sender_cpu = cmd.sender_cpu;
                 spec.receiver_cpu = cmd.receiver_cpu;

@@ -23,6 +23,8 @@ struct case_spec {
     int streams = 1;
     double rate = 0;          // messages/s per stream; 0 = unpaced
     bool verify = false;
+    int batch = 1;                     // throughput: messages per data-path call
+    std::string zero_copy = "auto";    // borrow/publish, take/release: auto, on, off
     double interval_s = 0;    // live interval reports; 0 = none
     int sender_cpu = -1;      // --affinity; -1 = not pinned
     int receiver_cpu = -1;

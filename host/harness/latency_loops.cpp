@@ -1,10 +1,12 @@
 // Ping-pong: where the harness times round trips.
+#include <cstring>
 #include <vector>
 
 #include "harness/loop_failure.hpp"
 #include "harness/message_header.hpp"
-#include "harness/message_io.hpp"
 #include "harness/payload_pattern.hpp"
+#include "harness/receive_path.hpp"
+#include "harness/send_path.hpp"
 #include "harness/timed_loops.hpp"
 #include "harness/usage_json.hpp"
 #include "platform/monotonic_clock.hpp"
@@ -16,34 +18,48 @@ using platform::now_ns;
 
 nlohmann::json run_pinger(plugin::transport_endpoint &out, plugin::transport_endpoint &in,
                           const job &j, stream_progress &p) {
-    std::vector<unsigned char> ping(j.size), pong(j.size);
+    send_path sender(out, j.size, 1, j.zero_copy);
+    receive_path receiver(in, j.size, 1, j.zero_copy, j.stream);
     const payload_pattern pattern(j.size, header_bytes);
-    pattern.write(ping.data(), 0);
+    sender.for_each_buffer([&](unsigned char *m) { pattern.write(m, 0); });
+    const bool write_payload = j.verify || sender.writes_in_place();
     // A lost ping or pong on an unreliable transport must not hang the run.
     const std::int64_t timeout = j.reliable ? IPCB_WAIT_FOREVER : 200'000'000;
     stats::latency_histogram histogram;
     std::uint64_t warm = 0, seq = 0, mismatched = 0, lost = 0, stale = 0, corrupted = 0;
     int32_t status = IPCB_OK;
     const char *failed = "send";
+    std::uint64_t pong_header = 0;
+    bool pong_intact = true;
+    std::uint32_t n = 0;
 
     auto round_trip = [&](std::uint64_t header) -> int32_t {
-        write_header(ping.data(), header);
-        if (j.verify) pattern.write(ping.data(), header & sequence_mask);
-        int32_t s = out.send_raw(ping.data(), j.size, IPCB_WAIT_FOREVER);
+        int32_t s = sender.send(
+            1,
+            [&](unsigned char *m, std::uint32_t) {
+                write_header(m, header);
+                if (write_payload) pattern.write(m, header & sequence_mask);
+            },
+            &n, IPCB_WAIT_FOREVER);
         if (s != IPCB_OK) {
             failed = "send";
             return s;
         }
         for (;;) {
-            s = receive_message(in, j.stream, pong.data(), j.size, timeout);
+            s = receiver.receive(
+                [&](const unsigned char *m) {
+                    pong_header = read_header(m);
+                    pong_intact = !j.verify || pattern.matches(m, pong_header & sequence_mask);
+                    return true;
+                },
+                timeout);
             if (s != IPCB_OK) {
                 failed = "recv";
                 return s;
             }
             // On an unreliable transport a pong that came after its timeout is stale: skip it.
-            const std::uint64_t got = read_header(pong.data());
-            if (j.reliable || (got & ~sequence_mask) != 0 ||
-                (got & sequence_mask) >= (header & sequence_mask))
+            if (j.reliable || (pong_header & ~sequence_mask) != 0 ||
+                (pong_header & sequence_mask) >= (header & sequence_mask))
                 return s;
             ++stale;
         }
@@ -72,9 +88,9 @@ nlohmann::json run_pinger(plugin::transport_endpoint &out, plugin::transport_end
             break;
         } else {
             histogram.record(static_cast<std::uint64_t>(t - t0));
-            if ((read_header(pong.data()) & sequence_mask) != seq)
+            if ((pong_header & sequence_mask) != seq)
                 ++mismatched;
-            else if (j.verify && !pattern.matches(pong.data(), seq))
+            else if (!pong_intact)
                 ++corrupted;
         }
         ++seq;
@@ -93,12 +109,14 @@ nlohmann::json run_pinger(plugin::transport_endpoint &out, plugin::transport_end
                              {"first_ns", start},
                              {"end_ns", stop},
                              {"histogram", histogram.to_json()},
+                             {"path", sender.name() + " -> " + receiver.name()},
                              {"usage", usage_to_json(usage)}};
     if (status != IPCB_OK && status != IPCB_E_TIMEOUT)
         return loop_failure(std::string(failed) == "send" ? out : in, status, failed, result);
-    write_header(ping.data(), flag_end | seq);
     for (int i = 0; i < (j.reliable ? 1 : 3); ++i) {
-        status = out.send_raw(ping.data(), j.size, IPCB_WAIT_FOREVER);
+        status = sender.send(
+            1, [&](unsigned char *m, std::uint32_t) { write_header(m, flag_end | seq); }, &n,
+            IPCB_WAIT_FOREVER);
         if (status != IPCB_OK) return loop_failure(out, status, "send (end marker)", result);
     }
     return result;
@@ -106,30 +124,43 @@ nlohmann::json run_pinger(plugin::transport_endpoint &out, plugin::transport_end
 
 nlohmann::json run_ponger(plugin::transport_endpoint &in, plugin::transport_endpoint &out,
                           const job &j, stream_progress &p) {
-    std::vector<unsigned char> buf(j.size);
+    receive_path receiver(in, j.size, 1, j.zero_copy, j.stream);
+    send_path sender(out, j.size, 1, j.zero_copy);
+    // Echo straight from the received message into the outgoing one, unless both are one duplex
+    // endpoint: then nothing may be sent while a taken message is held, so copy it out first.
+    const bool direct = &in != &out;
+    std::vector<unsigned char> held(direct ? 0 : j.size);
     std::uint64_t echoed = 0;
     // Unreliable transports: the pinger's end marker may be lost; give up after 2 s of silence.
     const std::int64_t timeout = j.reliable ? IPCB_WAIT_FOREVER : 2'000'000'000;
     auto usage_before = platform::sample_thread_usage();
     std::int64_t start = now_ns();
-    bool timed = false;
-    int32_t status = IPCB_OK;
-    const char *failed = "recv";
+    bool timed = false, ended = false;
+    int32_t status = IPCB_OK, send_status = IPCB_OK;
+    auto echo = [&](const unsigned char *m) { return sender.send_copy_of(m, IPCB_WAIT_FOREVER); };
     for (;;) {
-        status = receive_message(in, j.stream, buf.data(), j.size, timeout);
-        if (status != IPCB_OK) break;
-        const std::uint64_t header = read_header(buf.data());
-        if (header & flag_end) break;
-        if (!timed && !(header & flag_warmup)) {  // the ponger's figures exclude the warm-up
-            timed = true;
-            usage_before = platform::sample_thread_usage();
-            start = now_ns();
-        }
-        status = out.send_raw(buf.data(), j.size, IPCB_WAIT_FOREVER);
-        if (status != IPCB_OK) {
-            failed = "send";
-            break;
-        }
+        status = receiver.receive(
+            [&](const unsigned char *m) {
+                const std::uint64_t header = read_header(m);
+                if (header & flag_end) {
+                    ended = true;
+                    return false;
+                }
+                if (!timed && !(header & flag_warmup)) {  // the ponger's figures exclude warm-up
+                    timed = true;
+                    usage_before = platform::sample_thread_usage();
+                    start = now_ns();
+                }
+                if (direct)
+                    send_status = echo(m);
+                else
+                    std::memcpy(held.data(), m, j.size);
+                return true;
+            },
+            timeout);
+        if (status != IPCB_OK || ended) break;
+        if (!direct) send_status = echo(held.data());
+        if (send_status != IPCB_OK) break;
         ++echoed;
         p.messages.store(echoed, std::memory_order_relaxed);
     }
@@ -139,8 +170,9 @@ nlohmann::json run_ponger(plugin::transport_endpoint &in, plugin::transport_endp
                              {"first_ns", start},
                              {"end_ns", stop},
                              {"usage", usage_to_json(usage)}};
+    if (send_status != IPCB_OK) return loop_failure(out, send_status, "send", result);
     if (status != IPCB_OK && status != IPCB_E_CLOSED && status != IPCB_E_TIMEOUT)
-        return loop_failure(std::string(failed) == "send" ? out : in, status, failed, result);
+        return loop_failure(in, status, "recv", result);
     return result;
 }
 

@@ -165,6 +165,8 @@ void measure(const plugin::transport_info &transport, const case_spec &spec,
     j.streams = spec.streams;
     j.rate = spec.rate;
     j.verify = spec.verify;
+    j.batch = spec.batch;
+    j.zero_copy = spec.zero_copy;
     j.interval_ns = static_cast<std::int64_t>(spec.interval_s * 1e9);
     job server_job = j, client_job = j;
     if (latency) {
@@ -199,6 +201,19 @@ void measure(const plugin::transport_info &transport, const case_spec &spec,
             if (on_interval) on_interval(target.direction, target.intervals.back());
         });
 
+    auto path_of = [](const json &side) { return side.value("path", std::string("?")); };
+    if (latency) {
+        first.data_path = path_of(client_result);
+    } else if (bidir) {
+        results[0].data_path =
+            path_of(client_result.at("send")) + " -> " + path_of(server_result.at("receive"));
+        results[1].data_path =
+            path_of(server_result.at("send")) + " -> " + path_of(client_result.at("receive"));
+    } else {
+        const json &s = reverse ? server_result : client_result;
+        const json &r = reverse ? client_result : server_result;
+        first.data_path = path_of(s) + " -> " + path_of(r);
+    }
     if (latency) {
         fill_latency(first, client_result, server_result);
     } else if (bidir) {
@@ -223,6 +238,7 @@ std::vector<report::case_result> run_case(const plugin::transport_info &transpor
     base.message_size = spec.size;
     base.streams = spec.streams;
     base.rate = spec.rate;
+    base.batch = spec.batch;
     for (const auto &o : transport.options) base.options[o.key] = o.default_value;
     for (const auto &[k, v] : spec.options) base.options[k] = v;
     std::vector<report::case_result> results;
@@ -236,6 +252,12 @@ std::vector<report::case_result> run_case(const plugin::transport_info &transpor
     }
     std::string status = "ok", error;
     try {
+        const ipcb_transport *t = transport.table;
+        if (spec.zero_copy == "on" &&
+            !(IPCB_HAS_FIELD(t, ipcb_transport, recv_batch) && t->borrow && t->publish))
+            throw std::runtime_error(transport.id +
+                                     " has no zero-copy send (borrow/publish, ABI 1.1); use "
+                                     "--zero-copy auto or off");
         measure(transport, spec, results, on_interval);
     } catch (const pair_interrupted &e) {
         status = "interrupted";

@@ -43,6 +43,7 @@ json aggregate(const std::string &role, const std::vector<const json *> &parts) 
     for (std::size_t k = 0; k < parts.size(); ++k) {
         const json &r = *parts[k];
         streams.push_back(r);
+        if (r.contains("path") && !out.contains("path")) out["path"] = r["path"];
         if (r.contains("error") && !out.contains("error")) {
             out["error"] = r["error"].get<std::string>() +
                            (parts.size() > 1 ? " (stream " + std::to_string(k) + ")" : "");

@@ -4,8 +4,9 @@
 
 #include "harness/loop_failure.hpp"
 #include "harness/message_header.hpp"
-#include "harness/message_io.hpp"
 #include "harness/payload_pattern.hpp"
+#include "harness/receive_path.hpp"
+#include "harness/send_path.hpp"
 #include "harness/timed_loops.hpp"
 #include "harness/usage_json.hpp"
 #include "platform/monotonic_clock.hpp"
@@ -40,47 +41,70 @@ void wait_until(std::int64_t when) {
 }  // namespace
 
 nlohmann::json run_sender(plugin::transport_endpoint &out, const job &j, stream_progress &p) {
-    std::vector<unsigned char> buf(j.size);
+    const bool paced = j.rate > 0;
+    send_path path(out, j.size, paced ? 1 : static_cast<std::uint32_t>(j.batch), j.zero_copy);
     const payload_pattern pattern(j.size, pattern_offset(j));
-    pattern.write(buf.data(), 0);
+    path.for_each_buffer([&](unsigned char *m) { pattern.write(m, 0); });
+    // In the transport's memory the payload is written for every message, as an application
+    // producing it would; in the path's own buffers it stays from the line above.
+    const bool write_payload = j.verify || path.writes_in_place();
     const std::uint64_t stride = clock_stride(j.size);
     std::uint64_t warm = 0;
+    std::uint32_t n = 0;
     if (j.warmup_ns > 0) {
         const std::int64_t warm_end = now_ns() + j.warmup_ns;
+        std::uint64_t next_check = stride;
         for (;;) {
-            write_header(buf.data(), flag_warmup | warm);
-            int32_t status = out.send_raw(buf.data(), j.size, IPCB_WAIT_FOREVER);
+            int32_t status = path.send(
+                path.batch(),
+                [&](unsigned char *m, std::uint32_t i) {
+                    write_header(m, flag_warmup | (warm + i));
+                    if (write_payload) pattern.write(m, warm + i);
+                },
+                &n, IPCB_WAIT_FOREVER);
+            warm += n;
             if (status != IPCB_OK)
                 return loop_failure(out, status, "send", {{"warmup_messages", warm}});
-            ++warm;
-            if (warm % stride == 0 && now_ns() >= warm_end) break;
+            if (warm >= next_check) {
+                if (now_ns() >= warm_end) break;
+                next_check = warm + stride;
+            }
         }
     }
 
-    const bool paced = j.rate > 0;
     const double period_ns = paced ? 1e9 / j.rate : 0;
     auto usage_before = platform::sample_thread_usage();
     const std::int64_t start = now_ns();
     const std::int64_t end = start + j.duration_ns;
-    std::uint64_t seq = 0;
+    std::uint64_t seq = 0, next_check = stride;
     int32_t status = IPCB_OK;
     for (;;) {
-        write_header(buf.data(), seq);
-        if (j.verify) pattern.write(buf.data(), seq);
+        std::uint32_t want = path.batch();
+        if (j.count && j.count - seq < want) want = static_cast<std::uint32_t>(j.count - seq);
+        std::int64_t scheduled = 0;
         if (paced) {
             // The schedule, not the actual send time, goes into the message: a stall delays
             // every later message and the receiver sees it (no coordinated omission).
-            const auto scheduled = start + static_cast<std::int64_t>(seq * period_ns);
+            scheduled = start + static_cast<std::int64_t>(static_cast<double>(seq) * period_ns);
             wait_until(scheduled);
-            write_u64(buf.data() + timestamp_offset, static_cast<std::uint64_t>(scheduled));
         }
-        status = out.send_raw(buf.data(), j.size, IPCB_WAIT_FOREVER);
+        status = path.send(
+            want,
+            [&](unsigned char *m, std::uint32_t i) {
+                write_header(m, seq + i);
+                if (write_payload) pattern.write(m, seq + i);
+                if (paced) write_u64(m + timestamp_offset, static_cast<std::uint64_t>(scheduled));
+            },
+            &n, IPCB_WAIT_FOREVER);
+        seq += n;
         if (status != IPCB_OK) break;
-        ++seq;
         p.messages.store(seq, std::memory_order_relaxed);
-        if (j.count ? seq >= j.count
-                    : ((paced || seq % stride == 0) && now_ns() >= end))
-            break;
+        if (j.count) {
+            if (seq >= j.count) break;
+        } else if (paced || seq >= next_check) {
+            if (now_ns() >= end) break;
+            next_check = seq + stride;
+        }
     }
     const std::int64_t stop = now_ns();
     auto usage = platform::usage_between(usage_before, platform::sample_thread_usage());
@@ -88,21 +112,28 @@ nlohmann::json run_sender(plugin::transport_endpoint &out, const job &j, stream_
                              {"warmup_messages", warm},
                              {"first_ns", start},
                              {"end_ns", stop},
+                             {"path", path.name()},
                              {"usage", usage_to_json(usage)}};
     if (status != IPCB_OK) return loop_failure(out, status, "send", result);
 
     // The end marker. An unreliable transport may drop it, so send a few; the receiver also
     // learns the sent count through the control channel.
-    write_header(buf.data(), flag_end | seq);
     for (int i = 0; i < (j.reliable ? 1 : 3); ++i) {
-        status = out.send_raw(buf.data(), j.size, IPCB_WAIT_FOREVER);
+        status = path.send(
+            1,
+            [&](unsigned char *m, std::uint32_t) {
+                write_header(m, flag_end | seq);
+                if (write_payload) pattern.write(m, seq);
+            },
+            &n, IPCB_WAIT_FOREVER);
         if (status != IPCB_OK) return loop_failure(out, status, "send (end marker)", result);
     }
     return result;
 }
 
 nlohmann::json run_receiver(plugin::transport_endpoint &in, const job &j, stream_progress &p) {
-    std::vector<unsigned char> buf(j.size);
+    receive_path path(in, j.size, j.rate > 0 ? 1 : static_cast<std::uint32_t>(j.batch),
+                      j.zero_copy, j.stream);
     const payload_pattern pattern(j.size, pattern_offset(j));
     const bool paced = j.rate > 0;
     // Unreliable transports are polled, so a lost end marker cannot hang the run.
@@ -115,8 +146,33 @@ nlohmann::json run_receiver(plugin::transport_endpoint &in, const job &j, stream
     std::string ended_by;
     int32_t status = IPCB_OK;
 
-    for (;;) {
-        status = receive_message(in, j.stream, buf.data(), j.size, timeout);
+    auto on_message = [&](const unsigned char *m) {
+        const std::uint64_t header = read_header(m);
+        if (header & flag_end) {
+            end = now_ns();
+            ended_by = "end-marker";
+            return false;
+        }
+        if (header & flag_warmup) {
+            ++warm;
+            return true;
+        }
+        if (received == 0) {
+            first = now_ns();
+            usage_before = platform::sample_thread_usage();
+        }
+        if (!j.reliable || paced) last = now_ns();
+        ++received;
+        const std::uint64_t seq = header & sequence_mask;
+        if (sequences.record(seq) && j.verify && !pattern.matches(m, seq)) ++corrupted;
+        if (paced) {
+            const auto scheduled = static_cast<std::int64_t>(read_u64(m + timestamp_offset));
+            one_way.record(static_cast<std::uint64_t>(last > scheduled ? last - scheduled : 0));
+        }
+        return true;
+    };
+    while (ended_by.empty()) {
+        status = path.receive(on_message, timeout);
         if (status == IPCB_E_TIMEOUT) {
             if (p.peer_sent.load(std::memory_order_acquire) >= 0) {
                 ended_by = "sender-done";  // the sender finished and nothing came since
@@ -131,28 +187,6 @@ nlohmann::json run_receiver(plugin::transport_endpoint &in, const job &j, stream
             break;
         }
         if (status != IPCB_OK) break;
-        const std::uint64_t header = read_header(buf.data());
-        if (header & flag_end) {
-            end = now_ns();
-            ended_by = "end-marker";
-            break;
-        }
-        if (header & flag_warmup) {
-            ++warm;
-            continue;
-        }
-        if (received == 0) {
-            first = now_ns();
-            usage_before = platform::sample_thread_usage();
-        }
-        if (!j.reliable || paced) last = now_ns();
-        ++received;
-        const std::uint64_t seq = header & sequence_mask;
-        if (sequences.record(seq) && j.verify && !pattern.matches(buf.data(), seq)) ++corrupted;
-        if (paced) {
-            const auto scheduled = static_cast<std::int64_t>(read_u64(buf.data() + timestamp_offset));
-            one_way.record(static_cast<std::uint64_t>(last > scheduled ? last - scheduled : 0));
-        }
         p.messages.store(received, std::memory_order_relaxed);
         p.expected_next.store(sequences.highest_plus_one(), std::memory_order_relaxed);
     }
@@ -172,6 +206,7 @@ nlohmann::json run_receiver(plugin::transport_endpoint &in, const job &j, stream
                              {"end_ns", received ? end : first},
                              {"counted_messages", counted},
                              {"ended_by", ended_by},
+                             {"path", path.name()},
                              {"usage", usage_to_json(usage)}};
     if (paced) result["one_way_histogram"] = one_way.to_json();
     if (status != IPCB_OK && status != IPCB_E_CLOSED && status != IPCB_E_TIMEOUT)

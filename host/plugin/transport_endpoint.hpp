@@ -38,6 +38,30 @@ public:
     int32_t recv_raw(void *buf, std::size_t cap, std::size_t *len, std::int64_t timeout_ns) {
         return table_->recv(endpoint_, buf, cap, len, timeout_ns, &error_);
     }
+    // The 1.1 data path, present only when the plugin's table has it (see transport.h).
+    bool has_zero_copy_send() const { return borrow_ && publish_; }
+    bool has_zero_copy_recv() const { return take_ && release_; }
+    bool has_send_batch() const { return send_batch_ != nullptr; }
+    bool has_recv_batch() const { return recv_batch_ != nullptr; }
+    int32_t borrow_raw(std::size_t len, std::uint32_t max, ipcb_msg *slots, std::uint32_t *count,
+                       std::int64_t timeout_ns) {
+        return borrow_(endpoint_, len, max, slots, count, timeout_ns, &error_);
+    }
+    int32_t publish_raw(std::uint32_t count) { return publish_(endpoint_, count, &error_); }
+    int32_t take_raw(std::uint32_t max, ipcb_msg *msgs, std::uint32_t *count,
+                     std::int64_t timeout_ns) {
+        return take_(endpoint_, max, msgs, count, timeout_ns, &error_);
+    }
+    int32_t release_raw(std::uint32_t count) { return release_(endpoint_, count, &error_); }
+    int32_t send_batch_raw(const ipcb_msg *msgs, std::uint32_t count, std::uint32_t *sent,
+                           std::int64_t timeout_ns) {
+        return send_batch_(endpoint_, msgs, count, sent, timeout_ns, &error_);
+    }
+    int32_t recv_batch_raw(ipcb_msg *msgs, std::uint32_t count, std::uint32_t *received,
+                           std::int64_t timeout_ns) {
+        return recv_batch_(endpoint_, msgs, count, received, timeout_ns, &error_);
+    }
+
     // Records that the plugin broke its contract (a length it cannot have returned, an unknown
     // status) as the last error; returns IPCB_E_INTERNAL.
     int32_t contract_violation(const std::string &what);
@@ -53,6 +77,12 @@ private:
     const ipcb_transport *table_;
     ipcb_endpoint *endpoint_ = nullptr;
     ipcb_error error_{};
+    decltype(ipcb_transport::borrow) borrow_ = nullptr;
+    decltype(ipcb_transport::publish) publish_ = nullptr;
+    decltype(ipcb_transport::take) take_ = nullptr;
+    decltype(ipcb_transport::release) release_ = nullptr;
+    decltype(ipcb_transport::send_batch) send_batch_ = nullptr;
+    decltype(ipcb_transport::recv_batch) recv_batch_ = nullptr;
 };
 
 }  // namespace ipcbench::plugin

@@ -72,6 +72,10 @@ struct case_result {
     std::uint64_t message_size = 0;
     int streams = 1;
     double rate = 0;        // paced messages/s per stream; 0 = unpaced
+    int batch = 1;          // messages per data-path call (--batch)
+    // The calls the harness made: "<sender's> -> <receiver's>", e.g. "send -> recv",
+    // "borrow/publish -> take/release", "send_batch -> recv_batch".
+    std::string data_path;
     double duration_s = 0;  // the measured window
     std::string status = "ok";  // "ok", "failed", "skipped", "interrupted"
     std::string error;          // why, when not ok

@@ -40,6 +40,8 @@ json result_json(const case_result &r) {
               {"message_size", r.message_size},
               {"streams", r.streams},
               {"rate", r.rate},
+              {"batch", r.batch},
+              {"data_path", r.data_path},
               {"status", r.status},
               {"duration_s", r.duration_s},
               {"options", r.options},
@@ -107,6 +109,8 @@ case_result result_from(const json &j) {
     r.message_size = j.at("message_size");
     r.streams = j.value("streams", 1);
     r.rate = j.value("rate", 0.0);
+    r.batch = j.value("batch", 1);
+    r.data_path = j.value("data_path", "");
     r.status = j.at("status");
     r.error = j.value("error", "");
     r.duration_s = j.value("duration_s", 0.0);

@@ -28,6 +28,16 @@ bool any(const run_report &report, Pred pred) {
     return false;
 }
 
+// The calls column appears only when some case left the default path.
+bool shows_calls(const run_report &report) {
+    return any(report, [](const case_result &r) {
+        return !r.data_path.empty() && r.data_path != "send -> recv";
+    });
+}
+column calls_column() {
+    return {"calls", [](const case_result &r) { return r.data_path.empty() ? "-" : r.data_path; }};
+}
+
 }  // namespace
 
 bool is_throughput(const case_result &r) { return r.status == "ok" && r.throughput.has_value(); }
@@ -51,6 +61,7 @@ std::vector<column> throughput_columns(const run_report &report) {
     c.push_back({"size", [](const case_result &r) { return format_size(r.message_size); }});
     if (any(report, [](const case_result &r) { return r.streams > 1; }))
         c.push_back({"streams", [](const case_result &r) { return std::to_string(r.streams); }});
+    if (shows_calls(report)) c.push_back(calls_column());
     c.push_back({"messages", [](const case_result &r) {
                      return rate(static_cast<double>(r.integrity.messages_received));
                  }});
@@ -102,6 +113,7 @@ std::vector<column> latency_columns(const run_report &report) {
     c.push_back({"size", [](const case_result &r) { return format_size(r.message_size); }});
     if (any(report, [](const case_result &r) { return r.streams > 1; }))
         c.push_back({"streams", [](const case_result &r) { return std::to_string(r.streams); }});
+    if (shows_calls(report)) c.push_back(calls_column());
     auto pct = [](std::uint64_t latency_figures::*m) {
         return [m](const case_result &r) { return micros(static_cast<double>((*r.latency).*m)); };
     };

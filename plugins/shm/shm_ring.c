@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <signal.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -40,6 +41,11 @@ struct ipcb_endpoint {
     uint64_t cached_tail;
     uint64_t cached_head;
     uint64_t pending_need; /* send: bytes the record being sent needs, wrap skip included */
+    /* Zero-copy: the slots borrowed or messages taken and not yet published or released, and
+     * the ring index just past each of them. */
+    uint32_t outstanding;
+    uint32_t ends_cap;
+    uint64_t *ends;
 };
 
 static const char *wait_name(int w) { return w == WAIT_SPIN ? "spin" : w == WAIT_FUTEX ? "futex" : "hybrid"; }
@@ -56,6 +62,23 @@ static void cpu_relax(void) {
 
 static uint64_t align8(uint64_t n) { return (n + 7u) & ~(uint64_t)7u; }
 
+static int peer_closed(ipcb_endpoint *ep) {
+    return atomic_load_explicit(&ep->ring->closed[ep->role == IPCB_ROLE_CREATOR ? 1 : 0],
+                                memory_order_acquire) != 0;
+}
+
+/* A peer that crashed never sets its closed flag: check that its process still exists. */
+static int peer_gone(ipcb_endpoint *ep) {
+    int32_t pid = atomic_load_explicit(&ep->ring->pid[ep->role == IPCB_ROLE_CREATOR ? 1 : 0],
+                                       memory_order_relaxed);
+    return pid > 0 && kill(pid, 0) != 0 && errno == ESRCH;
+}
+
+static int32_t peer_lost(ipcb_error *error) {
+    return ipcb_fail(error, IPCB_E_CLOSED, 0,
+                     "shm.ring: the peer process is gone without closing the ring (crashed?)");
+}
+
 /* Waits until ready() is true: spinning, sleeping on the futex word, or both, as configured.
  * `waiting` flags the sleeper so the other side knows to wake it. */
 static int32_t wait_for(ipcb_endpoint *ep, int (*ready)(ipcb_endpoint *), _Atomic uint32_t *seq,
@@ -66,10 +89,10 @@ static int32_t wait_for(ipcb_endpoint *ep, int (*ready)(ipcb_endpoint *), _Atomi
     unsigned n = 0;
     for (;;) {
         if (ready(ep)) return IPCB_OK;
-        if (atomic_load_explicit(&ep->ring->closed[ep->role == IPCB_ROLE_CREATOR ? 1 : 0],
-                                 memory_order_acquire))
+        if (peer_closed(ep))
             return ipcb_fail(error, IPCB_E_CLOSED, 0, "shm.ring: the peer closed the ring");
-        if ((++n & 63) == 0) {
+        if ((++n & 0xfffff) == 0 && peer_gone(ep)) return peer_lost(error);
+        if ((n & 63) == 0) {
             int64_t now = posix_now_ns();
             if (deadline >= 0 && now >= deadline)
                 return ipcb_fail(error, IPCB_E_TIMEOUT, 0, "shm.ring: timed out");
@@ -89,17 +112,22 @@ static int32_t wait_for(ipcb_endpoint *ep, int (*ready)(ipcb_endpoint *), _Atomi
             if (ready(ep)) return IPCB_OK;
             return ipcb_fail(error, IPCB_E_CLOSED, 0, "shm.ring: the peer closed the ring");
         }
-        if (deadline >= 0) {
-            int64_t left = posix_left(deadline);
+        {
+            /* Sleep in slices of at most 100 ms, to notice a peer that crashed. */
+            int64_t left = deadline >= 0 ? posix_left(deadline) : 100000000;
             if (left <= 0) {
                 atomic_store_explicit(waiting, 0, memory_order_relaxed);
                 return ipcb_fail(error, IPCB_E_TIMEOUT, 0, "shm.ring: timed out");
             }
+            if (left > 100000000) left = 100000000;
             ts.tv_sec = (time_t)(left / 1000000000);
             ts.tv_nsec = (long)(left % 1000000000);
             tsp = &ts;
         }
-        futex(seq, FUTEX_WAIT, s, tsp);
+        if (futex(seq, FUTEX_WAIT, s, tsp) != 0 && errno == ETIMEDOUT && peer_gone(ep)) {
+            atomic_store_explicit(waiting, 0, memory_order_relaxed);
+            return peer_lost(error);
+        }
         atomic_store_explicit(waiting, 0, memory_order_relaxed);
     }
 }
@@ -127,6 +155,7 @@ static void IPCB_CALL ring_close(ipcb_endpoint *ep) {
         munmap(ep->ring, ep->map_size);
     }
     if (ep->fd >= 0) close(ep->fd);
+    free(ep->ends);
     free(ep);
 }
 
@@ -281,10 +310,12 @@ static int other_attached(ipcb_endpoint *ep) {
 static int32_t IPCB_CALL ring_connect(ipcb_endpoint *ep, int64_t timeout_ns, ipcb_error *error) {
     int me = ep->role == IPCB_ROLE_CREATOR ? 0 : 1;
     int64_t deadline = posix_deadline(timeout_ns);
+    atomic_store_explicit(&ep->ring->pid[me], (int32_t)getpid(), memory_order_relaxed);
     atomic_store_explicit(&ep->ring->attached[me], 1, memory_order_release);
     futex(&ep->ring->attached[me], FUTEX_WAKE, INT_MAX, NULL);
     while (!other_attached(ep)) {
         struct timespec ts = {0, 1000000};
+        if (ep->role == IPCB_ROLE_CONNECTOR && peer_gone(ep)) return peer_lost(error);
         if (deadline >= 0 && posix_now_ns() >= deadline)
             return ipcb_fail(error, IPCB_E_TIMEOUT, 0, "shm.ring: the peer did not attach");
         futex(&ep->ring->attached[1 - me], FUTEX_WAIT, 0, &ts);
@@ -314,6 +345,8 @@ static int32_t IPCB_CALL ring_send(ipcb_endpoint *ep, const void *buf, size_t le
     int32_t s;
     if (ep == NULL || buf == NULL || len == 0 || ep->direction != IPCB_DIR_SEND)
         return ipcb_fail(error, IPCB_E_INVALID, 0, "send needs a sending endpoint and data");
+    if (ep->outstanding)
+        return ipcb_fail(error, IPCB_E_INVALID, 0, "send while borrowed slots are not published");
     r = ep->ring;
     need = 8 + align8(len);
     if (need > ep->capacity / 2)
@@ -353,6 +386,8 @@ static int32_t IPCB_CALL ring_recv(ipcb_endpoint *ep, void *buf, size_t cap, siz
     if (len != NULL) *len = 0;
     if (ep == NULL || buf == NULL || cap == 0 || len == NULL || ep->direction != IPCB_DIR_RECV)
         return ipcb_fail(error, IPCB_E_INVALID, 0, "recv needs a receiving endpoint and buffer");
+    if (ep->outstanding)
+        return ipcb_fail(error, IPCB_E_INVALID, 0, "recv while taken messages are not released");
     r = ep->ring;
     for (;;) {
         uint64_t tail, pos;
@@ -380,6 +415,258 @@ static int32_t IPCB_CALL ring_recv(ipcb_endpoint *ep, void *buf, size_t cap, siz
         wake(&r->space_seq, &r->producer_waiting);
         return IPCB_OK;
     }
+}
+
+/* ---- Zero-copy and batches (ABI 1.1) ---------------------------------------------------- */
+
+static int32_t reserve_ends(ipcb_endpoint *ep, uint32_t n, ipcb_error *error) {
+    uint64_t *grown;
+    if (n <= ep->ends_cap) return IPCB_OK;
+    grown = (uint64_t *)realloc(ep->ends, n * sizeof *grown);
+    if (grown == NULL) return ipcb_fail(error, IPCB_E_NO_MEMORY, ENOMEM, "out of memory");
+    ep->ends = grown;
+    ep->ends_cap = n;
+    return IPCB_OK;
+}
+
+/* Bytes a record of len needs at ring index `at`, the skip to the start included. */
+static uint64_t record_need(ipcb_endpoint *ep, uint64_t at, uint64_t need) {
+    uint64_t pos = at & (ep->capacity - 1);
+    return (ep->capacity - pos < need ? ep->capacity - pos : 0) + need;
+}
+
+/* Writes the record header (and a wrap marker if the record restarts at 0) at index `at`;
+ * returns the offset of the payload in the data area. */
+static uint64_t place_record(ipcb_endpoint *ep, uint64_t *at, size_t len, uint64_t need) {
+    uint64_t pos = *at & (ep->capacity - 1);
+    uint32_t header[2];
+    if (ep->capacity - pos < need) {
+        uint32_t wrap = SHM_WRAP;
+        memcpy(ep->data + pos, &wrap, sizeof wrap);
+        *at += ep->capacity - pos;
+        pos = 0;
+    }
+    header[0] = (uint32_t)len;
+    header[1] = 0;
+    memcpy(ep->data + pos, header, sizeof header);
+    *at += need;
+    return pos + 8;
+}
+
+static int32_t IPCB_CALL ring_borrow(ipcb_endpoint *ep, size_t len, uint32_t max_count,
+                                     ipcb_msg *slots, uint32_t *count, int64_t timeout_ns,
+                                     ipcb_error *error) {
+    uint64_t need, head, at;
+    uint32_t n = 0;
+    int refreshed = 0;
+    int32_t s;
+    if (count != NULL) *count = 0;
+    if (ep == NULL || slots == NULL || count == NULL || len == 0 || max_count == 0 ||
+        ep->direction != IPCB_DIR_SEND)
+        return ipcb_fail(error, IPCB_E_INVALID, 0, "borrow needs a sending endpoint, len and slots");
+    if (ep->outstanding)
+        return ipcb_fail(error, IPCB_E_INVALID, 0,
+                         "borrow while %u borrowed slots are not published", ep->outstanding);
+    need = 8 + align8(len);
+    if (need > ep->capacity / 2)
+        return ipcb_fail(error, IPCB_E_TOO_BIG, 0, "shm.ring: message of %zu B exceeds half the ring", len);
+    if ((s = reserve_ends(ep, max_count, error)) != IPCB_OK) return s;
+    head = atomic_load_explicit(&ep->ring->head, memory_order_relaxed);
+    ep->pending_need = record_need(ep, head, need);
+    if (!has_room(ep) && (s = wait_for(ep, has_room, &ep->ring->space_seq,
+                                       &ep->ring->producer_waiting, posix_deadline(timeout_ns),
+                                       error)) != IPCB_OK)
+        return s;
+    if (peer_closed(ep))
+        return ipcb_fail(error, IPCB_E_CLOSED, 0, "shm.ring: the receiver closed the ring");
+    at = head;
+    while (n < max_count) {
+        uint64_t r = record_need(ep, at, need);
+        if (at + r - ep->cached_tail > ep->capacity) { /* no room: look at the tail once more */
+            if (refreshed) break;
+            ep->cached_tail = atomic_load_explicit(&ep->ring->tail, memory_order_acquire);
+            refreshed = 1;
+            continue;
+        }
+        slots[n].data = ep->data + place_record(ep, &at, len, need);
+        slots[n].len = len;
+        ep->ends[n++] = at;
+    }
+    ep->outstanding = n;
+    *count = n;
+    return IPCB_OK;
+}
+
+static int32_t IPCB_CALL ring_publish(ipcb_endpoint *ep, uint32_t count, ipcb_error *error) {
+    if (ep == NULL || ep->direction != IPCB_DIR_SEND || count > ep->outstanding)
+        return ipcb_fail(error, IPCB_E_INVALID, 0, "publish of %u slots, %u borrowed", count,
+                         ep ? ep->outstanding : 0);
+    ep->outstanding = 0;
+    if (count == 0) return IPCB_OK;
+    atomic_store_explicit(&ep->ring->head, ep->ends[count - 1], memory_order_release);
+    wake(&ep->ring->data_seq, &ep->ring->consumer_waiting);
+    return IPCB_OK;
+}
+
+/* Walks the records from the consumer's index: fills msgs with up to max of them (or, with
+ * copy_into, copies them into the host buffers msgs[i].data of msgs[i].len bytes). Returns the
+ * count; *end is the index after the last one, *too_big the length of a record that did not
+ * fit its buffer (0 if none). */
+static uint32_t walk_records(ipcb_endpoint *ep, ipcb_msg *msgs, uint32_t max, int copy_into,
+                             uint64_t *end, uint32_t *too_big) {
+    uint64_t at = atomic_load_explicit(&ep->ring->tail, memory_order_relaxed);
+    uint32_t n = 0;
+    *too_big = 0;
+    while (n < max) {
+        uint64_t pos;
+        uint32_t header[2];
+        if (at == ep->cached_head) {
+            if (n > 0) break;
+            ep->cached_head = atomic_load_explicit(&ep->ring->head, memory_order_acquire);
+            if (at == ep->cached_head) break;
+        }
+        pos = at & (ep->capacity - 1);
+        memcpy(header, ep->data + pos, sizeof header);
+        if (header[0] == SHM_WRAP) {
+            at += ep->capacity - pos;
+            continue;
+        }
+        if (copy_into) {
+            if (header[0] > msgs[n].len) {
+                *too_big = header[0];
+                at += 8 + align8(header[0]); /* the oversized message is lost, as with recv */
+                break;
+            }
+            memcpy(msgs[n].data, ep->data + pos + 8, header[0]);
+        } else {
+            msgs[n].data = ep->data + pos + 8;
+        }
+        msgs[n].len = header[0];
+        at += 8 + align8(header[0]);
+        if (ep->ends) ep->ends[n] = at;
+        ++n;
+    }
+    *end = at;
+    return n;
+}
+
+static int32_t IPCB_CALL ring_take(ipcb_endpoint *ep, uint32_t max_count, ipcb_msg *msgs,
+                                   uint32_t *count, int64_t timeout_ns, ipcb_error *error) {
+    uint64_t end;
+    uint32_t too_big;
+    int32_t s;
+    if (count != NULL) *count = 0;
+    if (ep == NULL || msgs == NULL || count == NULL || max_count == 0 ||
+        ep->direction != IPCB_DIR_RECV)
+        return ipcb_fail(error, IPCB_E_INVALID, 0, "take needs a receiving endpoint and msgs");
+    if (ep->outstanding)
+        return ipcb_fail(error, IPCB_E_INVALID, 0,
+                         "take while %u taken messages are not released", ep->outstanding);
+    if ((s = reserve_ends(ep, max_count, error)) != IPCB_OK) return s;
+    for (;;) {
+        if (!has_data(ep) && (s = wait_for(ep, has_data, &ep->ring->data_seq,
+                                           &ep->ring->consumer_waiting,
+                                           posix_deadline(timeout_ns), error)) != IPCB_OK)
+            return s;
+        *count = walk_records(ep, msgs, max_count, 0, &end, &too_big);
+        if (*count > 0) break;
+        /* Only a wrap marker was there: step over it and wait for the record. */
+        atomic_store_explicit(&ep->ring->tail, end, memory_order_release);
+    }
+    ep->outstanding = *count;
+    return IPCB_OK;
+}
+
+static int32_t IPCB_CALL ring_release(ipcb_endpoint *ep, uint32_t count, ipcb_error *error) {
+    if (ep == NULL || ep->direction != IPCB_DIR_RECV || count > ep->outstanding)
+        return ipcb_fail(error, IPCB_E_INVALID, 0, "release of %u messages, %u taken", count,
+                         ep ? ep->outstanding : 0);
+    ep->outstanding = 0;
+    if (count == 0) return IPCB_OK;
+    atomic_store_explicit(&ep->ring->tail, ep->ends[count - 1], memory_order_release);
+    wake(&ep->ring->space_seq, &ep->ring->producer_waiting);
+    return IPCB_OK;
+}
+
+static int32_t IPCB_CALL ring_send_batch(ipcb_endpoint *ep, const ipcb_msg *msgs, uint32_t count,
+                                         uint32_t *sent, int64_t timeout_ns, ipcb_error *error) {
+    struct shm_ring_header *r;
+    uint64_t head;
+    int64_t deadline = posix_deadline(timeout_ns);
+    uint32_t i;
+    int32_t s;
+    if (sent != NULL) *sent = 0;
+    if (ep == NULL || msgs == NULL || sent == NULL || ep->direction != IPCB_DIR_SEND ||
+        ep->outstanding)
+        return ipcb_fail(error, IPCB_E_INVALID, 0, "send_batch needs a sending endpoint and msgs");
+    r = ep->ring;
+    head = atomic_load_explicit(&r->head, memory_order_relaxed);
+    for (i = 0; i < count; ++i) {
+        uint64_t need = 8 + align8(msgs[i].len);
+        uint64_t off;
+        if (msgs[i].data == NULL || msgs[i].len == 0 || need > ep->capacity / 2) {
+            s = msgs[i].len == 0 || msgs[i].data == NULL
+                    ? ipcb_fail(error, IPCB_E_INVALID, 0, "message %u is empty", i)
+                    : ipcb_fail(error, IPCB_E_TOO_BIG, 0,
+                                "shm.ring: message of %llu B exceeds half the ring",
+                                (unsigned long long)msgs[i].len);
+            goto publish;
+        }
+        ep->pending_need = record_need(ep, head, need);
+        if (ep->capacity - (head - ep->cached_tail) < ep->pending_need) {
+            /* Full: publish what is written, then wait for room. */
+            atomic_store_explicit(&r->head, head, memory_order_release);
+            wake(&r->data_seq, &r->consumer_waiting);
+            *sent = i;
+            if (!has_room(ep) &&
+                (s = wait_for(ep, has_room, &r->space_seq, &r->producer_waiting, deadline,
+                              error)) != IPCB_OK)
+                return s;
+        }
+        off = place_record(ep, &head, (size_t)msgs[i].len, need);
+        memcpy(ep->data + off, msgs[i].data, (size_t)msgs[i].len);
+    }
+    s = IPCB_OK;
+publish:
+    atomic_store_explicit(&r->head, head, memory_order_release);
+    wake(&r->data_seq, &r->consumer_waiting);
+    *sent = i;
+    if (s == IPCB_OK && peer_closed(ep))
+        return ipcb_fail(error, IPCB_E_CLOSED, 0, "shm.ring: the receiver closed the ring");
+    return s;
+}
+
+static int32_t IPCB_CALL ring_recv_batch(ipcb_endpoint *ep, ipcb_msg *msgs, uint32_t count,
+                                         uint32_t *received, int64_t timeout_ns,
+                                         ipcb_error *error) {
+    uint64_t end;
+    uint32_t too_big, n;
+    int32_t s;
+    if (received != NULL) *received = 0;
+    if (ep == NULL || msgs == NULL || received == NULL || count == 0 ||
+        ep->direction != IPCB_DIR_RECV || ep->outstanding)
+        return ipcb_fail(error, IPCB_E_INVALID, 0, "recv_batch needs a receiving endpoint and msgs");
+    for (;;) {
+        if (!has_data(ep) && (s = wait_for(ep, has_data, &ep->ring->data_seq,
+                                           &ep->ring->consumer_waiting,
+                                           posix_deadline(timeout_ns), error)) != IPCB_OK)
+            return s;
+        {
+            uint64_t *ends = ep->ends;
+            ep->ends = NULL; /* walk without recording ends */
+            n = walk_records(ep, msgs, count, 1, &end, &too_big);
+            ep->ends = ends;
+        }
+        atomic_store_explicit(&ep->ring->tail, end, memory_order_release);
+        if (n > 0 || too_big) break;
+    }
+    wake(&ep->ring->space_seq, &ep->ring->producer_waiting);
+    *received = n;
+    if (too_big)
+        return ipcb_fail(error, IPCB_E_TRUNCATED, 0,
+                         "shm.ring: message of %u B does not fit its %llu-byte buffer", too_big,
+                         (unsigned long long)msgs[n].len);
+    return IPCB_OK;
 }
 
 static void IPCB_CALL ring_query_settings(ipcb_endpoint *ep, ipcb_setting_sink sink, void *ctx) {
@@ -410,6 +697,12 @@ static const ipcb_transport ring_transport = {
     .query_settings = ring_query_settings,
     .remove_address = NULL, /* a memfd has no name: it goes with its last process */
     .get_extension = NULL,
+    .borrow = ring_borrow,
+    .publish = ring_publish,
+    .take = ring_take,
+    .release = ring_release,
+    .send_batch = ring_send_batch,
+    .recv_batch = ring_recv_batch,
 };
 
 static const ipcb_transport *const shm_transports[] = {&ring_transport};
@@ -418,7 +711,7 @@ static const ipcb_plugin shm_plugin = {
     .struct_size = sizeof(ipcb_plugin),
     .abi_version = IPCB_ABI_VERSION,
     .name = "shm",
-    .version = "0.1.0",
+    .version = "0.2.0",
     .description = "shared memory transports",
     .transport_count = 1,
     .reserved0 = 0,

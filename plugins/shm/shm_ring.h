@@ -5,7 +5,7 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
-#define SHM_RING_MAGIC 0x31474e5242435049ull /* "IPCBRNG1" */
+#define SHM_RING_MAGIC 0x32474e5242435049ull /* "IPCBRNG2" */
 #define SHM_RING_DATA_OFFSET 4096u
 #define SHM_WRAP 0xffffffffu /* record length marking "continue at offset 0" */
 
@@ -24,6 +24,7 @@ struct shm_ring_header {
     _Atomic uint32_t producer_waiting;
     _Alignas(64) _Atomic uint32_t attached[2];   /* [0] creator, [1] connector; futex words */
     _Atomic uint32_t closed[2];
+    _Atomic int32_t pid[2]; /* each side's process, so a waiter can tell a crashed peer */
 };
 
 #endif

@@ -24,7 +24,7 @@ IPCB_PIN(offsetof(ipcb_open_params, address) == 24, open_params_address);
 IPCB_PIN(offsetof(ipcb_open_params, runtime_dir) == 32, open_params_runtime_dir);
 IPCB_PIN(offsetof(ipcb_open_params, max_message_size) == 40, open_params_max);
 IPCB_PIN(offsetof(ipcb_open_params, host) == 48, open_params_host);
-IPCB_PIN(sizeof(ipcb_transport) == 120, transport_size);
+IPCB_PIN(sizeof(ipcb_transport) == 168, transport_size); /* 120 in 1.0 */
 IPCB_PIN(offsetof(ipcb_transport, id) == 8, transport_id);
 IPCB_PIN(offsetof(ipcb_transport, caps) == 24, transport_caps);
 IPCB_PIN(offsetof(ipcb_transport, max_message_size) == 32, transport_max);
@@ -38,6 +38,15 @@ IPCB_PIN(offsetof(ipcb_transport, close) == 88, transport_close);
 IPCB_PIN(offsetof(ipcb_transport, query_settings) == 96, transport_query);
 IPCB_PIN(offsetof(ipcb_transport, remove_address) == 104, transport_remove);
 IPCB_PIN(offsetof(ipcb_transport, get_extension) == 112, transport_ext);
+/* since 1.1 */
+IPCB_PIN(offsetof(ipcb_transport, borrow) == 120, transport_borrow);
+IPCB_PIN(offsetof(ipcb_transport, publish) == 128, transport_publish);
+IPCB_PIN(offsetof(ipcb_transport, take) == 136, transport_take);
+IPCB_PIN(offsetof(ipcb_transport, release) == 144, transport_release);
+IPCB_PIN(offsetof(ipcb_transport, send_batch) == 152, transport_send_batch);
+IPCB_PIN(offsetof(ipcb_transport, recv_batch) == 160, transport_recv_batch);
+IPCB_PIN(sizeof(ipcb_msg) == 16, msg_size);
+IPCB_PIN(offsetof(ipcb_msg, len) == 8, msg_len);
 IPCB_PIN(sizeof(ipcb_host) == 40, host_size);
 IPCB_PIN(offsetof(ipcb_host, log) == 32, host_log);
 IPCB_PIN(sizeof(ipcb_plugin) == 56, plugin_size);

@@ -43,7 +43,7 @@ extern "C" {
  * ------------------------------------------------------------------------------------------- */
 
 #define IPCB_ABI_MAJOR 1
-#define IPCB_ABI_MINOR 0
+#define IPCB_ABI_MINOR 1
 #define IPCB_ABI_VERSION (((uint32_t)IPCB_ABI_MAJOR << 16) | (uint32_t)IPCB_ABI_MINOR)
 #define IPCB_ABI_VERSION_MAJOR(v) ((uint32_t)(v) >> 16)
 #define IPCB_ABI_VERSION_MINOR(v) ((uint32_t)(v)&0xffffu)
@@ -167,6 +167,14 @@ typedef struct ipcb_option_desc {
     const char *help;          /* one sentence, what it does and what values it takes */
 } ipcb_option_desc;
 
+/* One message in a batch or zero-copy call (since 1.1). Arrays of it are indexed, so this struct
+ * is frozen. Who owns `data` depends on the call: the host's buffer in send_batch/recv_batch, the
+ * transport's memory in borrow/take. */
+typedef struct ipcb_msg {
+    void *data;
+    uint64_t len;
+} ipcb_msg;
+
 /* Receiver of effective settings, see ipcb_transport.query_settings. key and value are owned by
  * the plugin and valid only during the call; the host copies them. */
 typedef void(IPCB_CALL *ipcb_setting_sink)(void *context, const char *key, const char *value);
@@ -289,6 +297,65 @@ typedef struct ipcb_transport {
      * "<reverse-domain>.<name>/<rev>", or NULL when unsupported. The table is owned by the plugin,
      * static, valid until unload. Optional: NULL means no extensions. [any-thread] */
     const void *(IPCB_CALL *get_extension)(const char *id);
+
+    /* -----------------------------------------------------------------------------------------
+     * Since 1.1: the zero-copy and batched data path. Every member below is optional (NULL: not
+     * offered) and the host reads it only after IPCB_HAS_FIELD(t, ipcb_transport, member) and a
+     * non-NULL check; without it the host uses send/recv. A transport offers borrow and publish
+     * together, and take and release together. The host mixes these calls with send/recv on one
+     * endpoint only between batches (never while a borrow or take is outstanding).
+     * --------------------------------------------------------------------------------------- */
+
+    /* Zero-copy send, step 1: reserves between 1 and max_count slots of len bytes each in the
+     * transport's own memory (a ring, a mapped buffer) and stores them in slots[0..*count).
+     * slots[i].data is writable by the host, slots[i].len == len. Waits at most timeout_ns for
+     * room for one slot (IPCB_E_TIMEOUT, *count = 0), then takes what fits without waiting.
+     * The slots stay owned by the plugin; the host writes the messages in place and calls
+     * publish before any other data-path call on this endpoint. IPCB_E_TOO_BIG when len exceeds
+     * the open's max_message_size; IPCB_E_INVALID when a borrow is still outstanding;
+     * IPCB_E_CLOSED when the peer is gone. [endpoint-thread] */
+    int32_t(IPCB_CALL *borrow)(ipcb_endpoint *endpoint, size_t len, uint32_t max_count,
+                               ipcb_msg *slots, uint32_t *count, int64_t timeout_ns,
+                               ipcb_error *error);
+
+    /* Zero-copy send, step 2: sends the first `count` borrowed slots (0 <= count <= the count
+     * borrow returned), in order, as whole messages of the borrowed len, and returns the others
+     * unsent. Never waits: borrow reserved the room. The slot pointers are invalid afterwards.
+     * IPCB_E_INVALID without an outstanding borrow or with count too large. [endpoint-thread] */
+    int32_t(IPCB_CALL *publish)(ipcb_endpoint *endpoint, uint32_t count, ipcb_error *error);
+
+    /* Zero-copy receive, step 1: waits at most timeout_ns for data (IPCB_E_TIMEOUT, *count = 0),
+     * then stores between 1 and max_count received messages in msgs[0..*count) without copying:
+     * msgs[i].data points into the transport's memory, read-only for the host, valid until
+     * release. IPCB_CAP_MESSAGE: one whole message per entry; IPCB_CAP_STREAM: a run of bytes per
+     * entry, wherever message boundaries fall. IPCB_E_CLOSED as for recv. IPCB_E_INVALID while a
+     * take is outstanding. [endpoint-thread] */
+    int32_t(IPCB_CALL *take)(ipcb_endpoint *endpoint, uint32_t max_count, ipcb_msg *msgs,
+                             uint32_t *count, int64_t timeout_ns, ipcb_error *error);
+
+    /* Zero-copy receive, step 2: gives the first `count` taken messages back to the transport
+     * (their room may be reused by the sender). Taken messages not released are delivered again,
+     * first, by the next take. The host releases every taken message before close. Never waits.
+     * [endpoint-thread] */
+    int32_t(IPCB_CALL *release)(ipcb_endpoint *endpoint, uint32_t count, ipcb_error *error);
+
+    /* Batched send: sends msgs[0..count) in order with the semantics of send (host buffers, not
+     * kept after return; 1 <= msgs[i].len <= max_message_size), in as few system calls as the
+     * transport can (writev, sendmmsg, one ring index update). Waits at most timeout_ns for room;
+     * returns IPCB_OK only when all count messages went. *sent is the number of messages that
+     * went whole, also on failure. [endpoint-thread] */
+    int32_t(IPCB_CALL *send_batch)(ipcb_endpoint *endpoint, const ipcb_msg *msgs, uint32_t count,
+                                   uint32_t *sent, int64_t timeout_ns, ipcb_error *error);
+
+    /* Batched receive, IPCB_CAP_MESSAGE transports only (a stream transport leaves it NULL: one
+     * recv with a larger buffer is its batch). On entry msgs[i].data is a host buffer of
+     * msgs[i].len bytes; waits at most timeout_ns for the first message, then fills further
+     * entries only with messages already there (recvmmsg with MSG_WAITFORONE semantics). On
+     * IPCB_OK, *received >= 1 and msgs[i].len holds each message's length. A message larger than
+     * its buffer fails with IPCB_E_TRUNCATED after the *received entries before it.
+     * [endpoint-thread] */
+    int32_t(IPCB_CALL *recv_batch)(ipcb_endpoint *endpoint, ipcb_msg *msgs, uint32_t count,
+                                   uint32_t *received, int64_t timeout_ns, ipcb_error *error);
 
     /* 1.x: append new members here only, each marked "since 1.N". */
 } ipcb_transport;

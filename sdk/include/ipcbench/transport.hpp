@@ -197,6 +197,13 @@ struct table {
                                          &close,
                                          &query_settings,
                                          nullptr,
+                                         nullptr,
+                                         // since 1.1: no zero-copy or batch path
+                                         nullptr,
+                                         nullptr,
+                                         nullptr,
+                                         nullptr,
+                                         nullptr,
                                          nullptr};
         return &t;
     }

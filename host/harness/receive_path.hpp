@@ -1,0 +1,132 @@
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "harness/message_io.hpp"
+#include "plugin/transport_endpoint.hpp"
+
+namespace ipcbench::harness {
+
+// How the timed loops take messages from a transport, chosen once per stream before timing:
+//   "take/release"  zero-copy (message transports): the loop reads messages where they arrived
+//   "recv_batch"    several messages per call into the loop's buffers (recvmmsg, one ring pass)
+//   "recv xN bytes" stream transports with a batch: one recv reads up to N messages' worth
+//   "recv"          one message per call (streams reassembled from partial reads)
+// on_message(const unsigned char *message) sees each message of exactly `size` bytes and returns
+// false to stop at it (the end marker); the messages after it in the same batch are dropped.
+class receive_path {
+public:
+    receive_path(plugin::transport_endpoint &ep, std::size_t size, std::uint32_t batch,
+                 const std::string &zero_copy, bool stream)  // "on" is enforced by send_path
+        : ep_(ep), size_(size), batch_(batch ? batch : 1), stream_(stream) {
+        if (zero_copy != "off" && !stream && ep.has_zero_copy_recv()) {
+            zero_copy_ = true;
+            msgs_.resize(batch_);
+            name_ = "take/release";
+            return;
+        }
+        if (stream_) {
+            buffer_.resize(size_ * batch_);
+            name_ = batch_ == 1 ? "recv" : "recv x" + std::to_string(batch_) + " bytes";
+        } else if (batch_ > 1 && ep.has_recv_batch()) {
+            native_batch_ = true;
+            buffer_.resize(size_ * batch_);
+            for (std::uint32_t i = 0; i < batch_; ++i)
+                msgs_.push_back({buffer_.data() + i * size_, size_});
+            name_ = "recv_batch";
+        } else {
+            buffer_.resize(size_);
+            name_ = "recv";
+        }
+    }
+
+    const std::string &name() const { return name_; }
+
+    // Receives at least one message (waiting at most timeout_ns for the first) and hands each
+    // to on_message. Returns the plugin status; IPCB_E_TRUNCATED for a message of another size.
+    template <class OnMessage>
+    int32_t receive(OnMessage &&on_message, std::int64_t timeout_ns) {
+        if (zero_copy_) {
+            std::uint32_t got = 0;
+            int32_t s = ep_.take_raw(batch_, msgs_.data(), &got, timeout_ns);
+            if (s != IPCB_OK) return s;
+            if (got == 0 || got > batch_) {
+                ep_.release_raw(got > batch_ ? 0 : got);
+                return ep_.contract_violation("take returned IPCB_OK with " +
+                                              std::to_string(got) + " messages for " +
+                                              std::to_string(batch_) + " asked");
+            }
+            int32_t status = IPCB_OK;
+            for (std::uint32_t i = 0; i < got; ++i) {
+                if (msgs_[i].len != size_) {
+                    status = IPCB_E_TRUNCATED;
+                    break;
+                }
+                if (!on_message(static_cast<const unsigned char *>(msgs_[i].data))) break;
+            }
+            const int32_t r = ep_.release_raw(got);
+            return status != IPCB_OK ? status : r;
+        }
+        if (native_batch_) {
+            for (auto &m : msgs_) m.len = size_;
+            std::uint32_t got = 0;
+            int32_t s = ep_.recv_batch_raw(msgs_.data(), batch_, &got, timeout_ns);
+            if (s != IPCB_OK && got == 0) return s;
+            if (got > batch_)
+                return ep_.contract_violation("recv_batch returned " + std::to_string(got) +
+                                              " messages for " + std::to_string(batch_));
+            for (std::uint32_t i = 0; i < got; ++i) {
+                if (msgs_[i].len != size_) return IPCB_E_TRUNCATED;
+                if (!on_message(static_cast<const unsigned char *>(msgs_[i].data))) break;
+            }
+            return s;
+        }
+        if (stream_ && batch_ > 1) return receive_stream_batch(on_message, timeout_ns);
+        int32_t s = receive_message(ep_, stream_, buffer_.data(), size_, timeout_ns);
+        if (s == IPCB_OK) on_message(static_cast<const unsigned char *>(buffer_.data()));
+        return s;
+    }
+
+private:
+    // One recv of up to batch x size bytes; whole messages go to on_message, a partial one
+    // stays at the front of the buffer for the next call.
+    template <class OnMessage>
+    int32_t receive_stream_batch(OnMessage &&on_message, std::int64_t timeout_ns) {
+        for (;;) {
+            std::size_t n = 0;
+            int32_t s = ep_.recv_raw(buffer_.data() + held_, buffer_.size() - held_, &n,
+                                     timeout_ns);
+            if (s != IPCB_OK) {
+                if (s == IPCB_E_TIMEOUT && held_ > 0) continue;  // mid-message: keep waiting
+                return s;
+            }
+            if (n == 0 || n > buffer_.size() - held_)
+                return ep_.contract_violation("recv returned IPCB_OK with " + std::to_string(n) +
+                                              " bytes for a " +
+                                              std::to_string(buffer_.size() - held_) +
+                                              "-byte buffer");
+            held_ += n;
+            const std::size_t whole = held_ / size_;
+            if (whole == 0) continue;
+            for (std::size_t i = 0; i < whole; ++i)
+                if (!on_message(buffer_.data() + i * size_)) break;
+            held_ -= whole * size_;
+            if (held_) std::memmove(buffer_.data(), buffer_.data() + whole * size_, held_);
+            return IPCB_OK;
+        }
+    }
+
+    plugin::transport_endpoint &ep_;
+    std::size_t size_;
+    std::uint32_t batch_;
+    bool stream_, zero_copy_ = false, native_batch_ = false;
+    std::string name_;
+    std::vector<unsigned char> buffer_;
+    std::vector<ipcb_msg> msgs_;
+    std::size_t held_ = 0;
+};
+
+}  // namespace ipcbench::harness
