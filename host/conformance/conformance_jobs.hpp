@@ -25,6 +25,17 @@ nlohmann::json timeout_receive(plugin::transport_endpoint &in, const nlohmann::j
 // recv with a long timeout while the peer closes: must end cleanly, not hang.
 nlohmann::json close_wait(plugin::transport_endpoint &in, const nlohmann::json &job);
 
+// ABI 1.1 (data_path_jobs.cpp). Zero-copy: borrow up to 4 slots, publish all but one; take up
+// to 4 messages, release one: byte for byte, and a second borrow/take while one is out must be
+// refused. Batches: one send_batch per size, recv_batch (or recv) on the other side.
+nlohmann::json zero_copy_send(plugin::transport_endpoint &out, const nlohmann::json &job);
+nlohmann::json zero_copy_receive(plugin::transport_endpoint &in, const nlohmann::json &job);
+nlohmann::json batch_send(plugin::transport_endpoint &out, const nlohmann::json &job);
+nlohmann::json batch_receive(plugin::transport_endpoint &in, const nlohmann::json &job);
+// Sends a message (sender) and holds a borrowed slot, or holds a taken message (receiver), then
+// kills its own process with SIGKILL: what a crash leaves behind is checked by the caller.
+[[noreturn]] nlohmann::json crash_holding(plugin::transport_endpoint &ep, const nlohmann::json &job);
+
 // Checks run inside one worker without a peer process: unknown option, invalid address, and
 // repeated open/close (plus connected pairs in threads) leaving nothing behind.
 nlohmann::json probe(const plugin::transport_info &transport, const nlohmann::json &job,

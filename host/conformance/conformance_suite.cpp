@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <fmt/format.h>
 
+#include "conformance/shared_memory_objects.hpp"
 #include "harness/worker_pair.hpp"
 
 namespace ipcbench::conformance {
@@ -23,6 +24,7 @@ public:
     std::vector<check_result> run() {
         run_probes();
         run_with_peer();
+        for (const char *side : {"sender", "receiver"}) run_crash(side);
         return results_;
     }
 
@@ -126,6 +128,8 @@ private:
                     tr.value("detail", ""));
             }
 
+            run_data_path_checks(pair, max, stream);
+
             stage = "timeout";
             auto [timed, idle] = pair.run({{"kind", "check_timeout_receive"},
                                            {"timeout_ns", 100'000'000}},
@@ -145,6 +149,79 @@ private:
         } catch (const std::exception &e) {
             add(stage, false, e.what());
         }
+    }
+
+    // ABI 1.1 members the transport offers, each checked byte for byte.
+    void run_data_path_checks(harness::worker_pair &pair, std::uint64_t max, bool stream) {
+        const ipcb_transport *t = transport_.table;
+        if (!IPCB_HAS_FIELD(t, ipcb_transport, recv_batch)) return;  // a 1.0 plugin
+        std::vector<std::uint64_t> sizes;
+        for (std::uint64_t s : {1, 251, 4096, 65536})
+            if (s <= max) sizes.push_back(s);
+        const json plan = {{"sizes", sizes}, {"per_size", 6}, {"stream", stream}};
+        auto check = [&](const char *name, const char *send_kind, const char *receive_kind) {
+            json send = plan, receive = plan;
+            send["kind"] = send_kind;
+            receive["kind"] = receive_kind;
+            try {
+                auto [got, sent] = pair.run(receive, send, 60);
+                if (!sent.value("ok", false))
+                    add(name, false, "sender: " + sent.value("detail", ""));
+                else
+                    add(name, got.value("ok", false),
+                        got.value("detail", "") + "; sender: " + sent.value("detail", ""));
+            } catch (const std::exception &e) {
+                add(name, false, e.what());
+                throw;  // the pair is gone: the checks after it cannot run
+            }
+        };
+        if ((t->borrow && t->publish) || (t->take && t->release))
+            check("zero-copy", "check_zero_copy_send", "check_zero_copy_receive");
+        if (t->send_batch || (t->recv_batch && !stream))
+            check("batch", "check_batch_send", "check_batch_receive");
+    }
+
+    // Kills one side while it holds a borrowed slot or a taken message (or just after sending):
+    // ipchost must name the dead process, and no shared-memory object may be left behind.
+    void run_crash(const std::string &side) {
+        const std::string name = "crash-" + side;
+        const auto before = shared_memory_objects();
+        std::string cause;
+        try {
+            harness::worker_pair pair(transport_, {IPCB_DIR_RECV}, "receiver", "sender");
+            pair.connect(options_, 4096, connect_timeout_ns);
+            const json crash = {{"kind", "check_crash"}, {"side", side}, {"size", 64}};
+            const json idle = {{"kind", "check_idle"}};
+            if (side == "sender")
+                pair.run(idle, crash, 30);
+            else
+                pair.run(crash, idle, 30);
+            add(name, false, "the " + side + " was killed, yet the run reported no failure");
+            return;
+        } catch (const harness::pair_failure &e) {
+            cause = e.what();
+        } catch (const std::exception &e) {
+            add(name, false, e.what());
+            return;
+        }
+        if (cause.find("the " + side + " process died") == std::string::npos) {
+            add(name, false, "expected 'the " + side + " process died', got: " + cause);
+            return;
+        }
+        std::string left;
+        for (const auto &object : shared_memory_objects())
+            if (!before.count(object)) left += (left.empty() ? "" : ", ") + object;
+        const ipcb_transport *t = transport_.table;
+        const bool v11 = IPCB_HAS_FIELD(t, ipcb_transport, recv_batch);
+        const std::string held = side == "sender"
+                                     ? (v11 && t->borrow ? "after a send, holding a borrowed slot"
+                                                         : "after a send")
+                                     : (v11 && t->take ? "holding a taken message" : "idle");
+        const auto cut = cause.find(" while");
+        add(name, left.empty(),
+            left.empty() ? "killed " + held + "; reported as '" + cause.substr(0, cut) +
+                               "'; no shared-memory object left"
+                         : "left behind after the crash: " + left);
     }
 
     const plugin::transport_info &transport_;

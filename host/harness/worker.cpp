@@ -196,6 +196,17 @@ private:
             return c::timeout_receive(endpoint_for(IPCB_DIR_RECV), job);
         if (kind == "check_close_wait") return c::close_wait(endpoint_for(IPCB_DIR_RECV), job);
         if (kind == "check_idle") return {{"ok", true}, {"detail", "idle"}};
+        if (kind == "check_zero_copy_send")
+            return c::zero_copy_send(endpoint_for(IPCB_DIR_SEND), job);
+        if (kind == "check_zero_copy_receive")
+            return c::zero_copy_receive(endpoint_for(IPCB_DIR_RECV), job);
+        if (kind == "check_batch_send") return c::batch_send(endpoint_for(IPCB_DIR_SEND), job);
+        if (kind == "check_batch_receive")
+            return c::batch_receive(endpoint_for(IPCB_DIR_RECV), job);
+        if (kind == "check_crash")
+            c::crash_holding(endpoint_for(job.at("side") == "sender" ? IPCB_DIR_SEND
+                                                                     : IPCB_DIR_RECV),
+                             job);
         if (kind == "check_close_endpoints") {
             std::this_thread::sleep_for(
                 std::chrono::milliseconds(job.at("delay_ms").get<long>()));
