@@ -37,5 +37,10 @@ int32_t IPCB_CALL socket_recv(ipcb_endpoint *ep, void *buf, size_t cap, size_t *
 void IPCB_CALL socket_close(ipcb_endpoint *ep);
 void IPCB_CALL socket_query_settings(ipcb_endpoint *ep, ipcb_setting_sink sink, void *context);
 int32_t IPCB_CALL socket_remove_address(const char *address, ipcb_error *error);
+/* socket_batch.c */
+int32_t IPCB_CALL socket_send_batch(ipcb_endpoint *ep, const ipcb_msg *msgs, uint32_t count,
+                                    uint32_t *sent, int64_t timeout_ns, ipcb_error *error);
+int32_t IPCB_CALL socket_recv_batch(ipcb_endpoint *ep, ipcb_msg *msgs, uint32_t count,
+                                    uint32_t *received, int64_t timeout_ns, ipcb_error *error);
 
 #endif

@@ -37,7 +37,8 @@ static int32_t IPCB_CALL seqpacket_open(const ipcb_open_params *p, ipcb_endpoint
 #define SOCKET_FUNCTIONS                                                                        \
     .export_address = socket_export_address, .connect = socket_connect, .send = socket_send,   \
     .recv = socket_recv, .close = socket_close, .query_settings = socket_query_settings,        \
-    .remove_address = socket_remove_address, .get_extension = 0
+    .remove_address = socket_remove_address, .get_extension = 0,                             \
+    .send_batch = socket_send_batch
 
 static const ipcb_transport tcp_transport = {
     .struct_size = sizeof(ipcb_transport),
@@ -77,6 +78,7 @@ static const ipcb_transport seqpacket_transport = {
     .options = unix_options,
     .open = seqpacket_open,
     SOCKET_FUNCTIONS,
+    .recv_batch = socket_recv_batch,
 };
 
 static const ipcb_transport *const socket_transports[] = {&tcp_transport, &unix_transport,
@@ -86,7 +88,7 @@ static const ipcb_plugin socket_plugin = {
     .struct_size = sizeof(ipcb_plugin),
     .abi_version = IPCB_ABI_VERSION,
     .name = "socket",
-    .version = "1.0.0",
+    .version = "1.1.0",
     .description = "BSD sockets: TCP, Unix stream, Unix seqpacket",
     .transport_count = 3,
     .reserved0 = 0,

@@ -15,6 +15,7 @@
 
 #include "inet_address.h"
 #include "ipcbench/error_format.h"
+#include "batch_io.h"
 #include "posix_io.h"
 #include "socket_buffers.h"
 #include "udp_endpoint.h"
@@ -309,6 +310,91 @@ int32_t IPCB_CALL udp_recv(ipcb_endpoint *ep, void *buf, size_t cap, size_t *len
         if (n == 0) continue; /* the harness never sends empty datagrams */
         *len = (size_t)n;
         return IPCB_OK;
+    }
+}
+
+/* Batches (ABI 1.1): sendmmsg and recvmmsg, one system call for up to BATCH_IO_CHUNK
+ * datagrams. Used by ipchost --batch N. */
+int32_t IPCB_CALL udp_send_batch(ipcb_endpoint *ep, const ipcb_msg *msgs, uint32_t count,
+                                 uint32_t *sent, int64_t timeout_ns, ipcb_error *error) {
+    uint32_t i;
+    int e;
+    if (sent != NULL) *sent = 0;
+    if (ep == NULL || msgs == NULL || sent == NULL || !ep->connected)
+        return ipcb_fail(error, IPCB_E_INVALID, 0, "send_batch needs a connected endpoint");
+    for (i = 0; i < count; ++i)
+        if (msgs[i].data == NULL || msgs[i].len == 0)
+            return ipcb_fail(error, IPCB_E_INVALID, 0, "message %u of the batch is empty", i);
+    if (timeout_ns >= 0) {
+        int32_t status = posix_wait_fd(ep->fd, POLLOUT, posix_deadline(timeout_ns), error);
+        if (status != IPCB_OK) return status;
+    }
+    e = batch_sendmmsg(ep->fd, msgs, count, sent);
+    if (e == ECONNREFUSED || e == ENOTCONN)
+        return ipcb_fail(error, IPCB_E_CLOSED, e, "%s: the peer socket is gone", ep->id);
+    if (e == EMSGSIZE)
+        return ipcb_fail(error, IPCB_E_TOO_BIG, e, "%s: datagram %u of the batch is too large",
+                         ep->id, *sent);
+    return e ? ipcb_fail_errno(error, e, "%s: sendmmsg", ep->id) : IPCB_OK;
+}
+
+static int is_handshake(const ipcb_msg *m) {
+    return m->len == MAGIC_LEN && (memcmp(m->data, hello_magic, MAGIC_LEN) == 0 ||
+                                   memcmp(m->data, ack_magic, MAGIC_LEN) == 0);
+}
+
+int32_t IPCB_CALL udp_recv_batch(ipcb_endpoint *ep, ipcb_msg *msgs, uint32_t count,
+                                 uint32_t *received, int64_t timeout_ns, ipcb_error *error) {
+    int64_t deadline = posix_deadline(timeout_ns);
+    unsigned char truncated[BATCH_IO_CHUNK];
+    uint64_t caps[BATCH_IO_CHUNK];
+    uint32_t i, kept;
+    if (received != NULL) *received = 0;
+    if (ep == NULL || msgs == NULL || received == NULL || count == 0 || !ep->connected)
+        return ipcb_fail(error, IPCB_E_INVALID, 0, "recv_batch needs a connected endpoint");
+    if (count > BATCH_IO_CHUNK) count = BATCH_IO_CHUNK;
+    for (i = 0; i < count; ++i) caps[i] = msgs[i].len;
+    for (;;) {
+        int n;
+        if (timeout_ns >= 0) {
+            int32_t status = posix_wait_fd(ep->fd, POLLIN, deadline, error);
+            if (status != IPCB_OK) return status;
+        }
+        for (i = 0; i < count; ++i) msgs[i].len = caps[i];
+        n = batch_recvmmsg(ep->fd, msgs, count, MSG_TRUNC | (timeout_ns >= 0 ? MSG_DONTWAIT : 0),
+                           truncated);
+        if (n < 0) {
+            if (n == -EINTR || n == -EAGAIN) continue;
+            if (n == -ECONNREFUSED)
+                return ipcb_fail(error, IPCB_E_CLOSED, -n, "%s: the peer socket is gone", ep->id);
+            return ipcb_fail_errno(error, -n, "%s: recvmmsg", ep->id);
+        }
+        /* Drop handshake repeats and empty datagrams, moving later data into their buffers. */
+        for (i = 0, kept = 0; i < (uint32_t)n; ++i) {
+            if (is_handshake(&msgs[i]) && !truncated[i]) {
+                if (msgs[i].len && memcmp(msgs[i].data, hello_magic, MAGIC_LEN) == 0 &&
+                    send(ep->fd, ack_magic, MAGIC_LEN, 0) < 0) { /* the peer retries */
+                }
+                continue;
+            }
+            if (msgs[i].len == 0) continue;
+            if (truncated[i] || msgs[i].len > caps[kept]) { /* the datagram is lost, as in recv */
+                *received = kept;
+                return ipcb_fail(error, IPCB_E_TRUNCATED, 0,
+                                 "%s: datagram of %llu B does not fit its %llu-byte buffer",
+                                 ep->id, (unsigned long long)msgs[i].len,
+                                 (unsigned long long)caps[kept]);
+            }
+            if (kept != i) {
+                memcpy(msgs[kept].data, msgs[i].data, (size_t)msgs[i].len);
+                msgs[kept].len = msgs[i].len;
+            }
+            ++kept;
+        }
+        if (kept > 0) {
+            *received = kept;
+            return IPCB_OK;
+        }
     }
 }
 

@@ -28,7 +28,8 @@ static int32_t IPCB_CALL unix_open(const ipcb_open_params *p, ipcb_endpoint **ou
 #define UDP_FUNCTIONS                                                                            \
     .export_address = udp_export_address, .connect = udp_connect, .send = udp_send,             \
     .recv = udp_recv, .close = udp_close, .query_settings = udp_query_settings,                 \
-    .remove_address = udp_remove_address, .get_extension = 0
+    .remove_address = udp_remove_address, .get_extension = 0,                                \
+    .send_batch = udp_send_batch, .recv_batch = udp_recv_batch
 
 static const ipcb_transport inet_transport = {
     .struct_size = sizeof(ipcb_transport),
@@ -62,7 +63,7 @@ static const ipcb_plugin udp_plugin = {
     .struct_size = sizeof(ipcb_plugin),
     .abi_version = IPCB_ABI_VERSION,
     .name = "udp",
-    .version = "1.0.0",
+    .version = "1.1.0",
     .description = "datagram sockets: UDP/IP and Unix",
     .transport_count = 2,
     .reserved0 = 0,
