@@ -151,4 +151,7 @@ const ipcb_transport pipe_anon_transport = {
     .query_settings = pipe_query_settings,
     .remove_address = NULL,
     .get_extension = NULL,
+    .borrow = pipe_borrow,
+    .publish = pipe_publish,
+    .send_batch = pipe_send_batch,
 };

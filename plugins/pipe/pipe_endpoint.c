@@ -18,6 +18,10 @@ const ipcb_option_desc pipe_options[PIPE_OPTION_COUNT] = {
      "pipe buffer size in bytes (suffixes K, M), set with F_SETPIPE_SZ and rounded up by the "
      "kernel to a power-of-two number of pages; empty keeps the kernel default (64 KiB); at most "
      "fs.pipe-max-size unless running as root"},
+    {"splice", "none",
+     "none: write() copies each message into the pipe; vmsplice: the sender's pages go into the "
+     "pipe by reference (vmsplice) and the reader's read() is the only copy; pays off for large "
+     "messages, and with ipchost's zero-copy path the message is written in place"},
 };
 
 int32_t pipe_parse_options(const ipcb_open_params *params, ipcb_endpoint *ep, ipcb_error *error) {
@@ -33,9 +37,15 @@ int32_t pipe_parse_options(const ipcb_open_params *params, ipcb_endpoint *ep, ip
                                  "for example 1M",
                                  kv->value);
             ep->requested_pipe_size = (long)bytes;
+        } else if (strcmp(kv->key, "splice") == 0) {
+            if (strcmp(kv->value, "vmsplice") == 0)
+                ep->vmsplice = 1;
+            else if (kv->value[0] != '\0' && strcmp(kv->value, "none") != 0)
+                return ipcb_fail(error, IPCB_E_BAD_OPTION, 0,
+                                 "option splice=%s: expected none or vmsplice", kv->value);
         } else {
             return ipcb_fail(error, IPCB_E_UNKNOWN_OPTION, 0,
-                             "unknown option '%s' for the pipe transports; known: pipe_size",
+                             "unknown option '%s' for the pipe transports; known: pipe_size, splice",
                              kv->key);
         }
     }
@@ -60,6 +70,8 @@ int32_t pipe_endpoint_alloc(const ipcb_open_params *params, int kind, ipcb_endpo
     ep->direction = params->direction;
     ep->fd = -1;
     ep->spare_fd = -1;
+    ep->pool_fd = -1;
+    ep->max_message = params->max_message_size;
     status = pipe_parse_options(params, ep, error);
     if (status != IPCB_OK) {
         free(ep);
@@ -139,6 +151,7 @@ int32_t IPCB_CALL pipe_send(ipcb_endpoint *ep, const void *buf, size_t len, int6
         return ipcb_fail(error, IPCB_E_INVALID, 0, "send needs an endpoint and 1 or more bytes");
     if (ep->direction != IPCB_DIR_SEND || ep->fd < 0)
         return ipcb_fail(error, IPCB_E_INVALID, 0, "endpoint is not a connected sending end");
+    if (ep->vmsplice) return pipe_vmsplice_send(ep, buf, len, timeout_ns, error);
     if (timeout_ns >= 0) {
         int32_t status = posix_wait_fd(ep->fd, POLLOUT, posix_deadline(timeout_ns), error);
         if (status != IPCB_OK) return status;
@@ -185,6 +198,7 @@ void IPCB_CALL pipe_close(ipcb_endpoint *ep) {
     if (ep == NULL) return;
     if (ep->fd >= 0) close(ep->fd);
     if (ep->spare_fd >= 0) close(ep->spare_fd);
+    pipe_vmsplice_free(ep);
     if (ep->kind == PIPE_KIND_FIFO && ep->role == IPCB_ROLE_CREATOR && ep->path[0] != '\0')
         unlink(ep->path);
     if (ep->owned_dir[0] != '\0') rmdir(ep->owned_dir);
@@ -202,4 +216,5 @@ void IPCB_CALL pipe_query_settings(ipcb_endpoint *ep, ipcb_setting_sink sink, vo
     }
     snprintf(value, sizeof value, "%d", ep->effective_pipe_size);
     sink(context, "pipe_size", value);
+    sink(context, "splice", ep->vmsplice ? "vmsplice" : "none");
 }

@@ -20,6 +20,16 @@ struct ipcb_endpoint {
     int effective_pipe_size;
     char path[PATH_MAX];      /* fifo: its path; anon connector: /proc/<pid>/fd/<n> */
     char owned_dir[PATH_MAX]; /* a directory this endpoint made itself and removes on close */
+    uint64_t max_message;
+    /* splice=vmsplice (pipe_vmsplice.c): the sender's pool, mapped twice back to back so a
+     * message never wraps, and how far it was handed to the pipe. */
+    int vmsplice;
+    int pool_fd;
+    size_t pool_size;
+    unsigned char *pool;
+    uint64_t spliced;      /* bytes handed to the pipe so far */
+    uint32_t borrowed;     /* slots out, of borrowed_len bytes each */
+    size_t borrowed_len;
 };
 
 /* Parses the options both transports share into ep. */
@@ -46,7 +56,19 @@ int32_t IPCB_CALL pipe_recv(ipcb_endpoint *ep, void *buf, size_t cap, size_t *le
 void IPCB_CALL pipe_close(ipcb_endpoint *ep);
 void IPCB_CALL pipe_query_settings(ipcb_endpoint *ep, ipcb_setting_sink sink, void *context);
 
-#define PIPE_OPTION_COUNT 1u
+/* pipe_vmsplice.c: borrow/publish (ABI 1.1) and send with splice=vmsplice. borrow says
+ * IPCB_E_UNSUPPORTED without that option, so the host copies with write. */
+int32_t IPCB_CALL pipe_borrow(ipcb_endpoint *ep, size_t len, uint32_t max_count, ipcb_msg *slots,
+                              uint32_t *count, int64_t timeout_ns, ipcb_error *error);
+int32_t IPCB_CALL pipe_publish(ipcb_endpoint *ep, uint32_t count, ipcb_error *error);
+int32_t pipe_vmsplice_send(ipcb_endpoint *ep, const void *buf, size_t len, int64_t timeout_ns,
+                           ipcb_error *error);
+void pipe_vmsplice_free(ipcb_endpoint *ep);
+/* writev of a batch (ABI 1.1 send_batch). */
+int32_t IPCB_CALL pipe_send_batch(ipcb_endpoint *ep, const ipcb_msg *msgs, uint32_t count,
+                                  uint32_t *sent, int64_t timeout_ns, ipcb_error *error);
+
+#define PIPE_OPTION_COUNT 2u
 extern const ipcb_option_desc pipe_options[PIPE_OPTION_COUNT];
 
 #endif

@@ -158,4 +158,7 @@ const ipcb_transport pipe_fifo_transport = {
     .query_settings = pipe_query_settings,
     .remove_address = fifo_remove_address,
     .get_extension = NULL,
+    .borrow = pipe_borrow,
+    .publish = pipe_publish,
+    .send_batch = pipe_send_batch,
 };
