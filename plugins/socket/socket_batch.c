@@ -34,6 +34,14 @@ int32_t IPCB_CALL socket_send_batch(ipcb_endpoint *ep, const ipcb_msg *msgs, uin
         int32_t status = posix_wait_fd(ep->fd, POLLOUT, posix_deadline(timeout_ns), error);
         if (status != IPCB_OK) return status;
     }
+    if (ep->zerocopy) { /* MSG_ZEROCOPY has no vector form with completions per message */
+        for (; *sent < count; ++*sent) {
+            int32_t st = socket_zerocopy_send(ep, msgs[*sent].data, (size_t)msgs[*sent].len,
+                                              timeout_ns, error);
+            if (st != IPCB_OK) return st;
+        }
+        return IPCB_OK;
+    }
     e = ep->type == SOCK_SEQPACKET ? batch_sendmmsg(ep->fd, msgs, count, sent)
                                    : batch_writev(ep->fd, msgs, count, sent);
     return e ? batch_failed(ep, e, ep->type == SOCK_SEQPACKET ? "sendmmsg" : "writev", error)

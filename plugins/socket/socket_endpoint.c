@@ -36,6 +36,9 @@ static int32_t parse_options(const ipcb_open_params *p, ipcb_endpoint *ep, int i
         if ((v = posix_option(p, "nodelay")) != NULL && posix_parse_bool(v, &ep->nodelay) != 0)
             return ipcb_fail(error, IPCB_E_BAD_OPTION, 0,
                              "option nodelay=%s: expected 1 or 0 (on/off)", v);
+        if ((v = posix_option(p, "zerocopy")) != NULL && posix_parse_bool(v, &ep->zerocopy) != 0)
+            return ipcb_fail(error, IPCB_E_BAD_OPTION, 0,
+                             "option zerocopy=%s: expected 1 or 0 (on/off)", v);
     }
     return IPCB_OK;
 }
@@ -93,6 +96,7 @@ int32_t socket_open(const ipcb_open_params *p, const char *id, int type, int is_
     ep->fd = -1;
     ep->listen_fd = -1;
     ep->max_message = p->max_message_size;
+    ep->host = p->host;
     ep->family = is_tcp ? AF_INET : AF_UNIX;
     if ((status = parse_options(p, ep, is_tcp, error)) != IPCB_OK) goto fail;
 
@@ -191,6 +195,7 @@ static int32_t tune_connected(ipcb_endpoint *ep, ipcb_error *error) {
     if (ep->nodelay >= 0 &&
         setsockopt(ep->fd, IPPROTO_TCP, TCP_NODELAY, &ep->nodelay, sizeof ep->nodelay) != 0)
         return ipcb_fail_errno(error, errno, "setsockopt(TCP_NODELAY)");
+    if (ep->zerocopy) return socket_enable_zerocopy(ep, error);
     return IPCB_OK;
 }
 
@@ -276,6 +281,7 @@ int32_t IPCB_CALL socket_send(ipcb_endpoint *ep, const void *buf, size_t len, in
         int32_t status = posix_wait_fd(ep->fd, POLLOUT, posix_deadline(timeout_ns), error);
         if (status != IPCB_OK) return status;
     }
+    if (ep->zerocopy) return socket_zerocopy_send(ep, buf, len, timeout_ns, error);
     while (len > 0) {
         ssize_t n = send(ep->fd, p, len, MSG_NOSIGNAL);
         if (n > 0) {
@@ -320,6 +326,7 @@ int32_t IPCB_CALL socket_recv(ipcb_endpoint *ep, void *buf, size_t cap, size_t *
 
 void IPCB_CALL socket_close(ipcb_endpoint *ep) {
     if (ep == NULL) return;
+    socket_zerocopy_report(ep);
     if (ep->fd >= 0) close(ep->fd);
     if (ep->listen_fd >= 0) close(ep->listen_fd);
     if (ep->role == IPCB_ROLE_CREATOR && ep->family == AF_UNIX && ep->path[0]) unlink(ep->path);
@@ -348,6 +355,7 @@ void IPCB_CALL socket_query_settings(ipcb_endpoint *ep, ipcb_setting_sink sink, 
         len = sizeof v;
         if (getsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &v, &len) == 0)
             sink(context, "nodelay", v ? "1" : "0");
+        sink(context, "zerocopy", ep->zerocopy ? "1" : "0");
         len = sizeof v;
         if (getsockopt(fd, IPPROTO_TCP, TCP_MAXSEG, &v, &len) == 0) {
             snprintf(value, sizeof value, "%d", v);

@@ -22,6 +22,10 @@ struct ipcb_endpoint {
     int nodelay;             /* -1: not TCP */
     uint64_t sndbuf, rcvbuf; /* 0: kernel default */
     uint64_t max_message;
+    const ipcb_host *host;
+    /* zerocopy=1 (socket.tcp): MSG_ZEROCOPY sends issued, completed, and completed as copies. */
+    int zerocopy;
+    uint64_t zc_issued, zc_completed, zc_copied;
 };
 
 int32_t socket_open(const ipcb_open_params *params, const char *id, int type, int is_tcp,
@@ -37,6 +41,11 @@ int32_t IPCB_CALL socket_recv(ipcb_endpoint *ep, void *buf, size_t cap, size_t *
 void IPCB_CALL socket_close(ipcb_endpoint *ep);
 void IPCB_CALL socket_query_settings(ipcb_endpoint *ep, ipcb_setting_sink sink, void *context);
 int32_t IPCB_CALL socket_remove_address(const char *address, ipcb_error *error);
+/* socket_zerocopy.c */
+int32_t socket_enable_zerocopy(ipcb_endpoint *ep, ipcb_error *error);
+int32_t socket_zerocopy_send(ipcb_endpoint *ep, const void *buf, size_t len, int64_t timeout_ns,
+                             ipcb_error *error);
+void socket_zerocopy_report(ipcb_endpoint *ep);
 /* socket_batch.c */
 int32_t IPCB_CALL socket_send_batch(ipcb_endpoint *ep, const ipcb_msg *msgs, uint32_t count,
                                     uint32_t *sent, int64_t timeout_ns, ipcb_error *error);

@@ -10,6 +10,9 @@ static const ipcb_option_desc tcp_options[] = {
      "messages), 0 lets Nagle's algorithm merge small writes"},
     {"sndbuf", "", "SO_SNDBUF in bytes (suffixes K, M); empty keeps the kernel's autotuning"},
     {"rcvbuf", "", "SO_RCVBUF in bytes (suffixes K, M); empty keeps the kernel's autotuning"},
+    {"zerocopy", "0",
+     "1 sends with MSG_ZEROCOPY (pages pinned, completions read from the error queue before send "
+     "returns); helps large writes to a NIC, while loopback copies anyway (logged at close)"},
     {"bind", "127.0.0.1:0",
      "address the creator listens on, HOST:PORT with a numeric host ([::1]:0 for IPv6); port 0 "
      "picks a free one"},
@@ -18,7 +21,7 @@ static const ipcb_option_desc unix_options[] = {
     {"sndbuf", "", "SO_SNDBUF in bytes (suffixes K, M); empty keeps the kernel default"},
     {"rcvbuf", "", "SO_RCVBUF in bytes (suffixes K, M); empty keeps the kernel default"},
 };
-#define TCP_OPTION_COUNT 4u
+#define TCP_OPTION_COUNT 5u
 #define UNIX_OPTION_COUNT 2u
 
 static int32_t IPCB_CALL tcp_open(const ipcb_open_params *p, ipcb_endpoint **out, ipcb_error *e) {
