@@ -1,10 +1,15 @@
 #!/usr/bin/env bash
-# The benchmark suite (not a test): how close ipchost gets to plain C loops doing the same system
-# calls (scripts/bench/refloop.c), and how it compares with iperf3 and sockperf on the same work.
-# Each pair runs alternately, ROUNDS times, both pinned the same way (sender CPU 0, receiver
-# CPU 1); a ratio is the median of the per-round ratios, so slow drift of this shared machine
-# cancels out. Prints Markdown tables; `scripts/bench.sh --write-docs` also writes
-# docs/benchmarks.md. ROUNDS (3) and DURATION (0.5 s per run) tune it.
+# The benchmark suite (not a test): does ipchost measure the transport and not itself?
+#  1. ipchost against plain C loops doing the same system calls (scripts/bench/refloop.c):
+#     throughput and ping-pong latency per transport and size, and shm.ring against memcpy.
+#  2. ipchost against the peer tools on the same work: iperf3 (TCP one stream and -P 2, UDP),
+#     sockperf ping-pong (TCP, UDP), qperf tcp_bw/tcp_lat.
+#  3. Scaling: --streams 1..8, message sizes 32 B..4 MiB, `ipchost --list` with 1..100 plugins,
+#     the harness's peak RSS.
+# Each compared pair runs alternately, ROUNDS times, pinned the same way (sender CPU 0, receiver
+# CPU 1); a ratio is the median of the per-round ratios, so the drift of a shared machine cancels
+# out. Prints Markdown; `--write-docs` also writes docs/benchmarks.md. ROUNDS (3) and DURATION
+# (0.5 s per run) tune it; QUICK=1 runs one size per transport (a smoke run).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 rounds="${ROUNDS:-3}"
@@ -25,142 +30,255 @@ cleanup() {
 }
 trap cleanup EXIT
 gcc -O2 -Wall -o "$work/refloop" "$root/scripts/bench/refloop.c" -lrt
+refloop="$work/refloop"
 
-# iperf3 and sockperf take whole seconds (iperf3 -t 0 would never end).
+# iperf3, sockperf and qperf take whole seconds.
 peer_seconds="$(awk -v d="$duration" 'BEGIN {s = int(d + 0.999); print (s < 1 ? 1 : s)}')"
+sizes="32 1024 65536 1048576"
+[ "${QUICK:-0}" = 1 ] && sizes="1024"
 
 median() { sort -g | awk '{a[NR]=$1} END {if (NR%2) print a[(NR+1)/2]; else print (a[NR/2]+a[NR/2+1])/2}'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN {print (b > 0 ? a / b : 0)}'; }
+# verdict RATIO OP TARGET -> "yes" / "no"
+verdict() { awk -v r="$1" -v op="$2" -v t="$3" 'BEGIN {ok = op == ">=" ? r >= t : r <= t; print (ok ? "yes" : "**no**")}'; }
 
-ipchost_tput() {  # transport size [opts...] -> bytes/s
-  local t="$1" s="$2"
-  shift 2
-  "$ipchost" --plugin "$t" --mode throughput --size "$s" --duration "$duration" --warmup 0.1 \
-    --affinity 0,1 --format json "$@" 2>/dev/null | jq -r '.results[0].throughput.bytes_per_sec // 0'
+ipchost_json() {  # mode transport size [ipchost options...] -> JSON of the first result
+  local mode="$1" t="$2" s="$3"
+  shift 3
+  "$ipchost" --plugin "$t" --mode "$mode" --size "$s" --duration "$duration" --warmup 0.1 \
+    --affinity 0,1 --format json "$@" 2>/dev/null | jq -c '.results[0]'
 }
-ipchost_p50() {  # transport size [opts...] -> round-trip p50 ns
-  local t="$1" s="$2"
-  shift 2
-  "$ipchost" --plugin "$t" --mode latency --size "$s" --duration "$duration" --warmup 0.1 \
-    --affinity 0,1 --format json "$@" 2>/dev/null | jq -r '.results[0].latency_ns.p50 // 0'
+ipchost_tput() { ipchost_json throughput "$@" | jq -r '.throughput.bytes_per_sec // 0'; }
+ipchost_p50() { ipchost_json latency "$@" | jq -r '.latency_ns.p50 // 0'; }
+ref_tput() { "$refloop" tput "$1" "$2" "$duration" | sed -n 's/.*mb_per_sec=\([0-9.]*\).*/\1/p' | awk '{print $1 * 1e6}'; }
+ref_p50() { "$refloop" lat "$1" "$2" "$duration" | sed -n 's/.*p50_ns=\([0-9]*\).*/\1/p'; }
+
+# alternate "OURS_CMD" "THEIRS_CMD": runs both ROUNDS times, alternately; sets ours, theirs (medians)
+# and rat (median of the per-round ratios ours/theirs).
+alternate() {
+  local a b rs=() os=() ts=()
+  for _ in $(seq "$rounds"); do
+    a="$(eval "$1")"
+    b="$(eval "$2")"
+    os+=("${a:-0}")
+    ts+=("${b:-0}")
+    rs+=("$(ratio "${a:-0}" "${b:-0}")")
+  done
+  ours="$(printf '%s\n' "${os[@]}" | median)"
+  theirs="$(printf '%s\n' "${ts[@]}" | median)"
+  rat="$(printf '%s\n' "${rs[@]}" | median)"
 }
-ref_tput() { "$work/refloop" tput "$1" "$2" "$duration" | sed -n 's/.*mb_per_sec=\([0-9.]*\).*/\1/p' | awk '{print $1 * 1e6}'; }
-ref_p50() { "$work/refloop" lat "$1" "$2" "$duration" | sed -n 's/.*p50_ns=\([0-9]*\).*/\1/p'; }
 
 machine="$(lscpu | sed -n 's/^Model name: *//p' | head -n1), $(nproc) CPUs, kernel $(uname -r)"
 out="$work/bench.md"
 {
   echo "# ipcbench benchmarks"
   echo
-  echo "Measured $(date -u +%Y-%m-%d) on: $machine. Sender on CPU 0, receiver on CPU 1; $rounds"
-  echo "alternating rounds of $duration s; ratio = median over rounds of ipchost / reference."
-  echo "Reproduce: \`scripts/bench.sh\` (ROUNDS=, DURATION= to tune)."
+  echo "Measured $(date -u +%Y-%m-%dT%H:%MZ) on: $machine, load $(cut -d' ' -f1 /proc/loadavg) at the"
+  echo "start. Sender on CPU 0, receiver on CPU 1; $rounds alternating rounds of $duration s each; a"
+  echo "ratio is the median over rounds of ipchost / reference, so only ratios compare across runs."
+  echo "Reproduce: \`scripts/bench.sh\` (ROUNDS=, DURATION= to tune; --write-docs updates this file)."
   echo
-  echo "## ipchost against plain C loops (scripts/bench/refloop.c): throughput"
+  echo "## 1. ipchost against plain C loops (scripts/bench/refloop.c)"
   echo
-  echo "| transport | size | ipchost MB/s | reference MB/s | ratio |"
-  echo "|---|---:|---:|---:|---:|"
+  echo "### Throughput (target: ratio >= 0.95)"
+  echo
+  echo "| transport | size | ipchost calls | ipchost MB/s | reference MB/s | ratio | meets |"
+  echo "|---|---:|---|---:|---:|---:|---|"
 } >"$out"
 
 pairs="pipe.fifo:fifo socket.unix:unix socket.tcp:tcp mq.sysv:sysv mq.posix:posix shm.ring:shm"
+opts_for() {  # the ipchost options matching what the reference loop does
+  case "$1" in
+    shm.ring) echo "--opt wait=spin" ;;  # the reference ring spins
+    *) echo "" ;;
+  esac
+}
+calls_for() { ipchost_json throughput "$@" | jq -r '.data_path'; }
 for pair in $pairs; do
   t="${pair%%:*}"
   ref="${pair##*:}"
-  opts=()
-  [ "$t" = shm.ring ] && opts=(--opt wait=spin)
-  for size in 32 1024 65536 1048576; do
+  calls="$(calls_for "$t" 1024 $(opts_for "$t") --count 1000)"
+  for size in $sizes; do
+    # The default limits of Debian's message queues: msgmax 8192, msgsize_max 8192.
     if { [ "$ref" = sysv ] || [ "$ref" = posix ]; } && [ "$size" -gt 8192 ]; then continue; fi
-    ratios=() ours=() theirs=()
-    for _ in $(seq "$rounds"); do
-      a="$(ipchost_tput "$t" "$size" "${opts[@]}")"
-      b="$(ref_tput "$ref" "$size")"
-      ours+=("$a")
-      theirs+=("$b")
-      ratios+=("$(awk -v a="$a" -v b="$b" 'BEGIN {print (b > 0 ? a / b : 0)}')")
-    done
-    printf '| %s | %s | %.0f | %.0f | %.2f |\n' "$t" "$size" \
-      "$(printf '%s\n' "${ours[@]}" | median | awk '{print $1/1e6}')" \
-      "$(printf '%s\n' "${theirs[@]}" | median | awk '{print $1/1e6}')" \
-      "$(printf '%s\n' "${ratios[@]}" | median)" >>"$out"
+    opts="$(opts_for "$t")"
+    alternate "ipchost_tput $t $size $opts" "ref_tput $ref $size"
+    printf '| %s | %s | %s | %.0f | %.0f | %.2f | %s |\n' "$t" "$size" \
+      "$calls" "$(awk -v x="$ours" 'BEGIN {print x/1e6}')" \
+      "$(awk -v x="$theirs" 'BEGIN {print x/1e6}')" "$rat" "$(verdict "$rat" ">=" 0.95)" >>"$out"
   done
 done
 
+# shm.ring against memcpy (one core copying 1 MiB blocks) and its message rate at 32 B, with the
+# batch form, against the reference ring (one message per index update).
 {
   echo
-  echo "## ipchost against plain C loops: round-trip latency, 32 B (median p50)"
+  echo "### shm.ring at the limit"
   echo
-  echo "| transport | ipchost p50 µs | reference p50 µs | ratio |"
-  echo "|---|---:|---:|---:|"
+  echo "| case | ipchost | reference | ratio | target | meets |"
+  echo "|---|---:|---:|---:|---:|---|"
+} >>"$out"
+if [ "${QUICK:-0}" != 1 ]; then
+  alternate "ipchost_tput shm.ring 1048576 --opt wait=spin" \
+    "$refloop memcpy - 1048576 $duration | sed -n 's/.*mb_per_sec=\([0-9.]*\).*/\1/p' | awk '{print \$1 * 1e6}'"
+  printf '| 1 MiB messages, zero-copy, MB/s vs memcpy MB/s | %.0f | %.0f | %.2f | >= 0.7 | %s |\n' \
+    "$(awk -v x="$ours" 'BEGIN {print x/1e6}')" "$(awk -v x="$theirs" 'BEGIN {print x/1e6}')" "$rat" \
+    "$(verdict "$rat" ">=" 0.7)" >>"$out"
+  ring_rate() { "$refloop" tput shm 32 "$duration" | sed -n 's/.*msgs_per_sec=\([0-9]*\).*/\1/p'; }
+  for batch in 1 32; do
+    alternate "ipchost_json throughput shm.ring 32 --opt wait=spin --batch $batch | jq -r '.throughput.messages_per_sec'" \
+      "ring_rate"
+    printf '| 32 B messages/s, --batch %s, vs reference ring | %.1fM | %.1fM | %.2f | >= 0.5 | %s |\n' \
+      "$batch" "$(awk -v x="$ours" 'BEGIN {print x/1e6}')" "$(awk -v x="$theirs" 'BEGIN {print x/1e6}')" \
+      "$rat" "$(verdict "$rat" ">=" 0.5)" >>"$out"
+  done
+fi
+
+{
+  echo
+  echo "### Round-trip latency, median (target: ratio <= 1.05)"
+  echo
+  echo "| transport | size | ipchost p50 µs | reference p50 µs | ratio | meets |"
+  echo "|---|---:|---:|---:|---:|---|"
 } >>"$out"
 for pair in $pairs; do
   t="${pair%%:*}"
   ref="${pair##*:}"
-  opts=()
-  [ "$t" = shm.ring ] && opts=(--opt wait=spin)
-  ratios=() ours=() theirs=()
-  for _ in $(seq "$rounds"); do
-    a="$(ipchost_p50 "$t" 32 "${opts[@]}")"
-    b="$(ref_p50 "$ref" 32)"
-    ours+=("$a")
-    theirs+=("$b")
-    ratios+=("$(awk -v a="$a" -v b="$b" 'BEGIN {print (b > 0 ? a / b : 0)}')")
+  for size in $sizes; do
+    if { [ "$ref" = sysv ] || [ "$ref" = posix ]; } && [ "$size" -gt 8192 ]; then continue; fi
+    opts="$(opts_for "$t")"
+    alternate "ipchost_p50 $t $size $opts" "ref_p50 $ref $size"
+    printf '| %s | %s | %.2f | %.2f | %.2f | %s |\n' "$t" "$size" \
+      "$(awk -v x="$ours" 'BEGIN {print x/1e3}')" "$(awk -v x="$theirs" 'BEGIN {print x/1e3}')" \
+      "$rat" "$(verdict "$rat" "<=" 1.05)" >>"$out"
   done
-  printf '| %s | %.2f | %.2f | %.2f |\n' "$t" \
-    "$(printf '%s\n' "${ours[@]}" | median | awk '{print $1/1e3}')" \
-    "$(printf '%s\n' "${theirs[@]}" | median | awk '{print $1/1e3}')" \
-    "$(printf '%s\n' "${ratios[@]}" | median)" >>"$out"
 done
 
-# Peer tools on the same work, bound to 127.0.0.1, servers stopped by PID.
-if command -v iperf3 >/dev/null; then
-  {
-    echo
-    echo "## ipchost against iperf3: TCP loopback, one stream, TCP_NODELAY, 128 KiB writes"
-    echo
-    echo "| tool | MB/s (median) | ratio ipchost / iperf3 |"
-    echo "|---|---:|---:|"
-  } >>"$out"
-  taskset -c 1 iperf3 -s -B 127.0.0.1 -p 5299 >/dev/null 2>&1 &
-  servers+=($!)
-  sleep 0.5
-  ratios=() ours=() theirs=()
-  for _ in $(seq "$rounds"); do
-    a="$(ipchost_tput socket.tcp 131072)"
-    b="$(taskset -c 0 timeout 30 iperf3 -c 127.0.0.1 -p 5299 -l 128K -N -t "$peer_seconds" -J 2>/dev/null |
-         jq -r '.end.sum_received.bits_per_second / 8')"
-    ours+=("$a")
-    theirs+=("$b")
-    ratios+=("$(awk -v a="$a" -v b="$b" 'BEGIN {print (b > 0 ? a / b : 0)}')")
+# ---- 2. Peer tools, bound to 127.0.0.1 (qperf cannot bind: it runs in a private network
+# namespace that has only a loopback); every server is stopped by PID.
+{
+  echo
+  echo "## 2. ipchost against the peer tools, same work, same run"
+  echo
+  echo "| work | ipchost | peer tool | ratio | target | meets |"
+  echo "|---|---:|---:|---:|---:|---|"
+} >>"$out"
+taskset -c 1 iperf3 -s -B 127.0.0.1 -p 5299 >/dev/null 2>&1 &
+servers+=($!)
+taskset -c 1 sockperf server -i 127.0.0.1 -p 11199 --tcp >/dev/null 2>&1 &
+servers+=($!)
+taskset -c 1 sockperf server -i 127.0.0.1 -p 11198 >/dev/null 2>&1 &
+servers+=($!)
+sleep 0.5
+iperf_tcp() {  # write size, parallel streams -> received bytes/s
+  taskset -c 0 timeout 30 iperf3 -c 127.0.0.1 -p 5299 -l "$1" -P "$2" -N -t "$peer_seconds" -J 2>/dev/null |
+    jq -r '.end.sum_received.bits_per_second / 8'
+}
+iperf_udp() {  # datagram size -> received bytes/s
+  taskset -c 0 timeout 30 iperf3 -c 127.0.0.1 -p 5299 -u -b 0 -l "$1" -t "$peer_seconds" -J 2>/dev/null |
+    jq -r '.end.sum.bits_per_second / 8 * (1 - .end.sum.lost_percent / 100)'
+}
+sockperf_p50() {  # --tcp or "", size -> one-way p50 ns (sockperf reports round trip / 2)
+  local port=11198
+  [ "$1" = "--tcp" ] && port=11199
+  taskset -c 0 timeout 30 sockperf ping-pong -i 127.0.0.1 -p "$port" $1 -m "$2" -t "$peer_seconds" 2>&1 |
+    sed -n 's/.*percentile 50.000 = *\([0-9.]*\).*/\1/p' | awk '{print $1 * 1000}'
+}
+row() {  # work, ours, theirs, ratio, unit divisor, unit, target op, target
+  printf '| %s | %.2f %s | %.2f %s | %.2f | %s %s | %s |\n' "$1" \
+    "$(awk -v x="$2" -v d="$5" 'BEGIN {print x/d}')" "$6" "$(awk -v x="$3" -v d="$5" 'BEGIN {print x/d}')" "$6" \
+    "$4" "$7" "$8" "$(verdict "$4" "$7" "$8")" >>"$out"
+}
+alternate "ipchost_tput socket.tcp 131072" "iperf_tcp 128K 1"
+row "TCP, 128 KiB writes, 1 stream (iperf3)" "$ours" "$theirs" "$rat" 1e9 GB/s ">=" 1.0
+alternate "ipchost_tput socket.tcp 131072 --streams 2" "iperf_tcp 128K 2"
+row "TCP, 128 KiB writes, 2 streams (iperf3 -P 2)" "$ours" "$theirs" "$rat" 1e9 GB/s ">=" 1.0
+alternate "ipchost_tput udp.inet 1472" "iperf_udp 1472"
+row "UDP, 1472 B datagrams, received (iperf3 -u -b 0)" "$ours" "$theirs" "$rat" 1e6 MB/s ">=" 1.0
+alternate "ipchost_p50 socket.tcp 32 | awk '{print \$1 / 2}'" "sockperf_p50 --tcp 32"
+row "TCP ping-pong 32 B, one-way p50 (sockperf)" "$ours" "$theirs" "$rat" 1e3 µs "<=" 1.0
+alternate "ipchost_p50 udp.inet 32 | awk '{print \$1 / 2}'" "sockperf_p50 '' 32"
+row "UDP ping-pong 32 B, one-way p50 (sockperf)" "$ours" "$theirs" "$rat" 1e3 µs "<=" 1.0
+for pid in "${servers[@]}"; do kill "$pid" 2>/dev/null || true; done
+servers=()
+
+# qperf in a namespace of its own: units as it prints them (GB/sec, MB/sec; us, ns, ms).
+qperf_run() {  # test, size -> bytes/s (tcp_bw) or one-way ns (tcp_lat)
+  timeout 60 unshare -n sh -c "ip link set lo up; taskset -c 1 qperf -lp 19777 >/dev/null 2>&1 & s=\$!; sleep 0.3;
+    taskset -c 0 qperf 127.0.0.1 -lp 19777 -t $peer_seconds -m $2 $1; kill \$s" 2>/dev/null |
+    awk '/bw *=|latency *=/ {v = $3; u = $4;
+      m = (u ~ /^GB/) ? 1e9 : (u ~ /^MB/) ? 1e6 : (u ~ /^KB/) ? 1e3 : (u == "ms") ? 1e6 : (u == "us") ? 1e3 : 1;
+      print v * m}'
+}
+alternate "ipchost_tput socket.tcp 131072" "qperf_run tcp_bw 128K"
+row "TCP, 128 KiB messages (qperf tcp_bw)" "$ours" "$theirs" "$rat" 1e9 GB/s ">=" 1.0
+alternate "ipchost_p50 socket.tcp 32 | awk '{print \$1 / 2}'" "qperf_run tcp_lat 32"
+row "TCP ping-pong 32 B, one-way (qperf tcp_lat: mean)" "$ours" "$theirs" "$rat" 1e3 µs "<=" 1.0
+
+# ---- 3. Scaling
+{
+  echo
+  echo "## 3. Scaling"
+  echo
+  echo "### Parallel streams, 64 KiB messages (one thread and endpoint per stream per process)"
+  echo
+  echo "| transport | streams | MB/s | snd CPU µs/MB | rcv CPU µs/MB | snd peak RSS | rcv peak RSS |"
+  echo "|---|---:|---:|---:|---:|---:|---:|"
+} >>"$out"
+for t in socket.unix shm.ring; do
+  for p in 1 2 4 8; do
+    ipchost_json throughput "$t" 65536 --streams "$p" |
+      jq -r --arg t "$t" --arg p "$p" '"| \($t) | \($p) | \(.throughput.bytes_per_sec / 1e6 | floor) | \(.sender.cpu_us_per_mb | floor) | \(.receiver.cpu_us_per_mb | floor) | \(.sender.max_rss_kib / 1024 * 10 | floor / 10) MiB | \(.receiver.max_rss_kib / 1024 * 10 | floor / 10) MiB |"' >>"$out"
   done
-  printf '| ipchost socket.tcp | %.0f | %.2f |\n| iperf3 | %.0f | |\n' \
-    "$(printf '%s\n' "${ours[@]}" | median | awk '{print $1/1e6}')" \
-    "$(printf '%s\n' "${ratios[@]}" | median)" \
-    "$(printf '%s\n' "${theirs[@]}" | median | awk '{print $1/1e6}')" >>"$out"
-fi
-if command -v sockperf >/dev/null; then
-  {
-    echo
-    echo "## ipchost against sockperf: TCP ping-pong, 32 B (one-way = round trip / 2)"
-    echo
-    echo "| tool | one-way p50 µs | ratio ipchost / sockperf |"
-    echo "|---|---:|---:|"
-  } >>"$out"
-  taskset -c 1 sockperf server -i 127.0.0.1 -p 11199 --tcp >/dev/null 2>&1 &
-  servers+=($!)
-  sleep 0.5
-  ratios=() ours=() theirs=()
-  for _ in $(seq "$rounds"); do
-    a="$(ipchost_p50 socket.tcp 32 | awk '{print $1 / 2}')"
-    b="$(taskset -c 0 timeout 30 sockperf ping-pong -i 127.0.0.1 -p 11199 --tcp -m 32 -t "$peer_seconds" 2>&1 |
-         sed -n 's/.*percentile 50.000 = *\([0-9.]*\).*/\1/p' | awk '{print $1 * 1000}')"
-    ours+=("$a")
-    theirs+=("$b")
-    ratios+=("$(awk -v a="$a" -v b="${b:-0}" 'BEGIN {print (b > 0 ? a / b : 0)}')")
+done
+{
+  echo
+  echo "### Message sizes, one stream"
+  echo
+  echo "| transport | size | MB/s | messages/s | snd CPU µs/MB | rcv CPU µs/MB |"
+  echo "|---|---:|---:|---:|---:|---:|"
+} >>"$out"
+for t in pipe.fifo socket.unix shm.ring; do
+  for s in 32 256 4096 65536 1048576 4194304; do
+    ipchost_json throughput "$t" "$s" --opt shm.ring:ring_size=16M |
+      jq -r --arg t "$t" --arg s "$s" '"| \($t) | \($s) | \(.throughput.bytes_per_sec / 1e6 | floor) | \(.throughput.messages_per_sec | floor) | \(.sender.cpu_us_per_mb | floor) | \(.receiver.cpu_us_per_mb | floor) |"' >>"$out"
   done
-  printf '| ipchost socket.tcp | %.2f | %.2f |\n| sockperf | %.2f | |\n' \
-    "$(printf '%s\n' "${ours[@]}" | median | awk '{print $1/1e3}')" \
-    "$(printf '%s\n' "${ratios[@]}" | median)" \
-    "$(printf '%s\n' "${theirs[@]}" | median | awk '{print $1/1e3}')" >>"$out"
-fi
+done
+
+# Discovery: N distinct plugins (the SDK template built under N names) in a plugin folder.
+{
+  echo
+  echo "### Plugin discovery: \`ipchost --list\` with N extra plugins (median of 5)"
+  echo
+  echo "| plugins in the folder | --list ms | ms per plugin over the empty folder | target < 1 ms | meets |"
+  echo "|---:|---:|---:|---|---|"
+} >>"$out"
+mkdir -p "$work/plugins"
+for k in $(seq 1 100); do
+  gcc -O2 -shared -fPIC -fvisibility=hidden -I"$root/sdk/include" -DMY_PLUGIN_NAME="\"bench$k\"" \
+    -o "$work/plugins/ipcb-bench$k.so" "$root/sdk/template/my_transport.c"
+done
+list_ms() {  # folder -> median wall ms of 5 runs of ipchost --list
+  for _ in 1 2 3 4 5; do
+    local t0 t1
+    t0=$(date +%s%N)
+    IPCBENCH_PLUGIN_PATH="$1" "$ipchost" --list >/dev/null 2>&1
+    t1=$(date +%s%N)
+    echo $(( (t1 - t0) / 1000 ))
+  done | median | awk '{print $1 / 1000}'
+}
+mkdir -p "$work/list0"
+base_ms="$(list_ms "$work/list0")"
+printf '| 0 | %.1f | | | |\n' "$base_ms" >>"$out"
+for n in 1 10 100; do
+  dir="$work/list$n"
+  mkdir -p "$dir"
+  for k in $(seq 1 "$n"); do ln -sf "$work/plugins/ipcb-bench$k.so" "$dir/"; done
+  ms="$(list_ms "$dir")"
+  per="$(awk -v a="$ms" -v b="$base_ms" -v n="$n" 'BEGIN {print (a - b) / n}')"
+  printf '| %s | %.1f | %.3f | < 1 | %s |\n' "$n" "$ms" "$per" "$(verdict "$per" "<=" 1)" >>"$out"
+done
 
 {
   echo
@@ -171,9 +289,11 @@ fi
   echo "  switch between two levels (see README, Noise), which only alternation exposes."
   echo "- The loops are plain: write/read, send/recv, msgsnd/msgrcv, mq_send/mq_receive, and a"
   echo "  spinning SPSC ring; ipchost adds an 8-byte sequence header per message, integrity"
-  echo "  counting, and one clock read per 16 small messages."
-  echo "- Zero-copy and batched paths, and the other peer tools of the benchmark issue (qperf,"
-  echo "  iperf3 -P 2, UDP), are not measured yet."
+  echo "  counting, and one clock read per 16 small messages. \"ipchost calls\" says which ABI"
+  echo "  calls the harness used (shm.ring: zero-copy borrow/publish and take/release)."
+  echo "- Peer tools: iperf3 and qperf count bytes received; sockperf and qperf report one-way"
+  echo "  latency as half a round trip, and ipchost's round trip is halved to match. qperf's"
+  echo "  tcp_lat is a mean, compared with ipchost's median."
 } >>"$out"
 
 cat "$out"

@@ -21,7 +21,7 @@ packages=(
 
 # scripts/bench.sh also compares with the peer tools.
 if [ "${1:-}" = "--bench" ]; then
-  packages+=(iperf3 sockperf)
+  packages+=(iperf3 sockperf qperf util-linux)
 fi
 
 missing=()

@@ -3,6 +3,8 @@
  *
  *   refloop tput  TRANSPORT SIZE SECONDS   one-way: prints mb_per_sec and msgs_per_sec
  *   refloop lat   TRANSPORT SIZE SECONDS   ping-pong: prints round-trip p50_ns and mean_ns
+ *   refloop memcpy - SIZE SECONDS          one core copying SIZE-byte blocks into a 4 MiB area,
+ *                                          as a ring writer does: prints mb_per_sec
  *
  * TRANSPORT: fifo, unix, tcp, sysv, posix, shm. The writer (pinger) runs on CPU 0 and the reader
  * (ponger) on CPU 1, as bench.sh pins ipchost with --affinity 0,1. Timing follows ipchost's:
@@ -218,6 +220,25 @@ int main(int argc, char **argv) {
     size = (size_t)atol(argv[3]);
     seconds = atof(argv[4]);
     if (size < 8) size = 8;
+    if (!strcmp(mode, "memcpy")) {
+        size_t area = 4u << 20, at = 0;
+        unsigned char *src = malloc(size), *dst = malloc(area + size);
+        uint64_t copies = 0;
+        int64_t start, stop;
+        memset(src, 7, size);
+        memset(dst, 0, area + size);
+        pin(0);
+        start = now_ns();
+        stop = start + (int64_t)(seconds * 1e9);
+        for (;;) {
+            memcpy(dst + at, src, size);
+            __asm__ volatile("" : : "r"(dst) : "memory"); /* keep the copy */
+            at = at + size >= area ? 0 : at + size;
+            if ((++copies & 15) == 0 && now_ns() >= stop) break;
+        }
+        printf("mb_per_sec=%.1f\n", copies * (double)size / ((now_ns() - start) / 1e9) / 1e6);
+        return 0;
+    }
     make_pair(kind, size, &fw, &fr);
     if (!strcmp(mode, "lat")) make_pair(kind, size, &bw, &br);
     if (pipe(report) != 0) die("pipe");
