@@ -27,9 +27,7 @@
 #include "ipcbench/transport.h"
 
 #ifndef MY_PLUGIN_NAME
-#ifndef MY_PLUGIN_NAME /* -DMY_PLUGIN_NAME='"name"' builds variants (scripts/bench.sh) */
 #define MY_PLUGIN_NAME "mytransport" /* also the prefix of every transport id */
-#endif
 #endif
 
 /* The endpoint is yours: the host only ever holds a pointer to it. */

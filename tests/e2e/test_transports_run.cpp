@@ -85,3 +85,83 @@ TEST_CASE("UDP loss is counted: received plus lost equals sent", "[transports]")
     CHECK(received > 0);
     CHECK(received - duplicated + i.at("lost").get<std::uint64_t>() == sent);
 }
+
+namespace {
+
+// One throughput case per transport with these options; every message checked byte for byte.
+json run_checked(const std::vector<std::string> &extra) {
+    std::vector<std::string> args = {"--mode", "throughput", "--size", "64,4K", "--duration",
+                                     "0.15", "--warmup", "0.05", "--verify", "--format", "json"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    auto run = run_ipchost(args, {}, 120);
+    INFO(run.err);
+    REQUIRE(run.exit_code == 0);
+    return json::parse(run.out).at("results");
+}
+
+}  // namespace
+
+TEST_CASE("the zero-copy and batched paths deliver every byte and say which calls ran",
+          "[transports]") {
+    struct path_case {
+        std::vector<std::string> args;
+        const char *data_path;
+    };
+    const path_case cases[] = {
+        {{"--plugin", "shm.ring"}, "borrow/publish -> take/release"},
+        {{"--plugin", "shm.ring", "--batch", "16"}, "borrow/publish -> take/release"},
+        {{"--plugin", "shm.ring", "--zero-copy", "off", "--batch", "16"},
+         "send_batch -> recv_batch"},
+        {{"--plugin", "shm.ring", "--zero-copy", "off"}, "send -> recv"},
+        {{"--plugin", "socket.unix", "--batch", "8"}, "send_batch -> recv x8 bytes"},
+        {{"--plugin", "socket.seqpacket", "--batch", "8"}, "send_batch -> recv_batch"},
+        {{"--plugin", "udp.unix", "--batch", "8"}, "send_batch -> recv_batch"},
+        {{"--plugin", "mq.posix", "--batch", "4"}, "send x4 -> recv"},
+        {{"--plugin", "pipe.fifo", "--opt", "splice=vmsplice"}, "borrow/publish -> recv"},
+        {{"--plugin", "pipe.fifo", "--opt", "splice=vmsplice", "--zero-copy", "off"},
+         "send -> recv"},
+        {{"--plugin", "pipe.fifo"}, "send -> recv"},
+    };
+    for (const auto &c : cases) {
+        const json results = run_checked(c.args);
+        REQUIRE(results.size() == 2);
+        for (const auto &r : results) {
+            INFO(c.args.back() << " " << r.dump());
+            REQUIRE(r.at("status") == "ok");
+            CHECK(r.at("data_path") == c.data_path);
+            const auto &i = r.at("integrity");
+            CHECK(i.at("messages_received").get<std::uint64_t>() > 0);
+            CHECK(i.at("messages_received") == i.at("messages_sent"));
+            CHECK(i.at("lost") == 0);
+            CHECK(i.at("corrupted") == 0);
+            CHECK(i.at("out_of_order") == 0);
+        }
+    }
+}
+
+TEST_CASE("zero-copy on fails a transport without zero-copy calls, naming the way out",
+          "[transports]") {
+    auto run = run_ipchost({"--plugin", "socket.tcp", "--mode", "throughput", "--size", "1K",
+                            "--duration", "0.1", "--zero-copy", "on", "--format", "json"});
+    CHECK(run.exit_code == 1);
+    const auto r = json::parse(run.out).at("results").at(0);
+    CHECK(r.at("status") == "failed");
+    CHECK_THAT(r.at("error").get<std::string>(),
+               Catch::Contains("socket.tcp has no zero-copy send") &&
+                   Catch::Contains("--zero-copy auto or off"));
+}
+
+TEST_CASE("latency runs zero-copy on shm.ring and echoes intact pongs", "[transports]") {
+    auto run = run_ipchost({"--plugin", "shm.ring", "--mode", "latency", "--size", "64,64K",
+                            "--duration", "0.1", "--warmup", "0.02", "--verify", "--format",
+                            "json"});
+    INFO(run.err);
+    REQUIRE(run.exit_code == 0);
+    for (const auto &r : json::parse(run.out).at("results")) {
+        INFO(r.dump());
+        CHECK(r.at("data_path") == "borrow/publish -> take/release");
+        CHECK(r.at("latency_ns").at("samples").get<std::uint64_t>() > 0);
+        CHECK(r.at("integrity").at("corrupted") == 0);
+        CHECK(r.at("integrity").at("out_of_order") == 0);
+    }
+}
