@@ -19,88 +19,84 @@ command_line parse_command_line(int argc, const char *const argv[]) {
                 data_port, idle_timeout, bitrate, batch;
     std::vector<std::string> plugin_lists, dirs;
 
-    po::options_description general("Usage: ipchost [options]\n\nRuns every transport plugin "
-                                    "found (or those named) between two processes and reports "
-                                    "throughput, latency, CPU and memory.\n\nOptions");
-    general.add_options()
-        ("help,h", "show this help")
-        ("version", "show the version")
-        ("list", "list the plugins and transports found")
-        ("verbose,v", "with --list: also rejected plugin files and why; otherwise debug logs")
-        ("describe", po::value(&cmd.describe)->value_name("ID"),
-         "show a transport's options, defaults and help")
-        ("plugin,p", po::value(&plugin_lists)->value_name("ID[,ID...]"),
-         "transports to run: an id (pipe.fifo) or a plugin name (pipe: all of its transports); "
-         "repeatable; default: all")
-        ("plugin-dir", po::value(&dirs)->value_name("DIR"),
-         "also load plugins from DIR (searched first); repeatable")
-        ("mode,m", po::value(&mode)->value_name("MODE"),
-         "throughput, latency or both (default both)")
-        ("size,s", po::value(&sizes)->value_name("BYTES[,BYTES...]"),
-         "message sizes, suffixes K M G, at least 8 (default: 32,1K,64K for throughput and 32 "
-         "for latency, where size matters little)")
-        ("duration,d", po::value(&duration)->value_name("SECONDS"),
-         "timed phase of each case (default 0.5)")
-        ("warmup,w", po::value(&warmup)->value_name("SECONDS"),
-         "untimed traffic before each case (default 0.2)")
-        ("count,n", po::value(&count)->value_name("N"),
-         "time exactly N messages (round trips) per case instead of --duration")
-        ("timeout", po::value(&timeout)->value_name("SECONDS"),
-         "watchdog per case (default: warm-up + duration + 20 s; 300 s with --count)")
-        ("opt,o", po::value(&cmd.option_assignments)->value_name("[ID:]KEY=VALUE"),
-         "transport option, for every selected transport that takes KEY (or only ID); "
-         "repeatable; see --describe")
-        ("streams,P", po::value(&streams)->value_name("N"),
-         "N parallel streams: a thread and an endpoint (set) per stream in each process")
-        ("rate", po::value(&rate)->value_name("R"),
-         "throughput: send R messages/s per stream, evenly paced; adds one-way latency measured "
-         "from each message's scheduled send time (no coordinated omission); needs --size >= 16")
-        ("bitrate", po::value(&bitrate)->value_name("BITS"),
-         "like --rate, as bits/s per stream (suffixes k, M, G: 100M); the message rate follows "
-         "from each size")
-        ("reverse,R", "throughput: the server process sends, the client receives")
-        ("bidir", "throughput: both directions at once (two endpoints per stream)")
-        ("affinity", po::value(&affinity)->value_name("SENDER_CPU,RECEIVER_CPU"),
-         "pin the sending (pinging) process to one CPU and the other to another")
-        ("batch", po::value(&batch)->value_name("N"),
-         "throughput: hand N messages to the transport per call (send_batch/recv_batch: writev, "
-         "sendmmsg, recvmmsg; stream receivers read N messages' worth per recv); default 1")
-        ("zero-copy", po::value(&cmd.zero_copy)->value_name("WHEN"),
-         "auto (default): write and read messages in the transport's memory (borrow/publish, "
-         "take/release) where it offers that; on: only such transports; off: always copy")
-        ("verify", "check every payload byte of every message; mismatches count as corrupted")
-        ("repeat", po::value(&repeat)->value_name("N"),
-         "run each case N times, fresh processes each time; report median and spread")
-        ("cv-warn", po::value(&cv_warn)->value_name("PERCENT"),
-         "warn when a figure's coefficient of variation over repetitions exceeds this (10)")
-        ("interval,i", po::value(&interval)->value_name("SECONDS"),
-         "report MB/s, Mbit/s, messages/s and losses every SECONDS while a case runs")
-        ("histogram", po::value(&cmd.histogram_file)->value_name("FILE"),
-         "write every case's full latency distribution to FILE as CSV")
-        ("quiet,q", "no progress line on stderr")
-        ("format,f", po::value(&cmd.format)->value_name("FORMAT"),
-         "table, json, csv or markdown (default table)")
-        ("output", po::value(&cmd.output)->value_name("FILE"),
-         "write the results to FILE instead of stdout")
-        ("fail-on-regression", po::value(&regression)->value_name("PERCENT"),
-         "compare: exit 1 when a figure got significantly worse by more than PERCENT")
-        ("peer", po::value(&cmd.peer)->value_name("HOST:PORT"),
-         "run the server side of each case on the `ipchost serve` agent at HOST:PORT (numeric "
-         "address; default port 7451); only cross-host transports")
-        ("token", po::value(&cmd.token)->value_name("TOKEN"),
-         "--peer / serve: the shared secret the agent requires")
-        ("token-file", po::value(&token_file)->value_name("FILE"),
-         "--peer / serve: read the token from FILE (keeps it out of ps and shell history)")
-        ("data-port", po::value(&data_port)->value_name("PORT[-LAST]"),
-         "--peer: the agent's data endpoints listen on these ports (one per endpoint), for "
-         "firewalls; default: any free port")
-        ("bind", po::value(&cmd.bind)->value_name("ADDR[:PORT]"),
-         "serve: where to listen (default 127.0.0.1:7451; another address needs a token or "
-         "--insecure)")
-        ("once", "serve: exit when the first client's run is over")
-        ("insecure", "serve: allow listening off loopback without a token")
-        ("idle-timeout", po::value(&idle_timeout)->value_name("SECONDS"),
-         "serve: drop a client that sends no handshake within SECONDS (10)");
+    po::options_description general(
+        "Usage: ipchost [options]\n\nRuns every transport plugin "
+        "found (or those named) between two processes and reports "
+        "throughput, latency, CPU and memory.\n\nOptions");
+    general.add_options()("help,h", "show this help")("version", "show the version")(
+        "list", "list the plugins and transports found")(
+        "verbose,v", "with --list: also rejected plugin files and why; otherwise debug logs")(
+        "describe", po::value(&cmd.describe)->value_name("ID"),
+        "show a transport's options, defaults and help")(
+        "plugin,p", po::value(&plugin_lists)->value_name("ID[,ID...]"),
+        "transports to run: an id (pipe.fifo) or a plugin name (pipe: all of its transports); "
+        "repeatable; default: all")("plugin-dir", po::value(&dirs)->value_name("DIR"),
+                                    "also load plugins from DIR (searched first); repeatable")(
+        "mode,m", po::value(&mode)->value_name("MODE"),
+        "throughput, latency or both (default both)")(
+        "size,s", po::value(&sizes)->value_name("BYTES[,BYTES...]"),
+        "message sizes, suffixes K M G, at least 8 (default: 32,1K,64K for throughput and 32 "
+        "for latency, where size matters little)")("duration,d",
+                                                   po::value(&duration)->value_name("SECONDS"),
+                                                   "timed phase of each case (default 0.5)")(
+        "warmup,w", po::value(&warmup)->value_name("SECONDS"),
+        "untimed traffic before each case (default 0.2)")(
+        "count,n", po::value(&count)->value_name("N"),
+        "time exactly N messages (round trips) per case instead of --duration")(
+        "timeout", po::value(&timeout)->value_name("SECONDS"),
+        "watchdog per case (default: warm-up + duration + 20 s; 300 s with --count)")(
+        "opt,o", po::value(&cmd.option_assignments)->value_name("[ID:]KEY=VALUE"),
+        "transport option, for every selected transport that takes KEY (or only ID); "
+        "repeatable; see --describe")(
+        "streams,P", po::value(&streams)->value_name("N"),
+        "N parallel streams: a thread and an endpoint (set) per stream in each process")(
+        "rate", po::value(&rate)->value_name("R"),
+        "throughput: send R messages/s per stream, evenly paced; adds one-way latency measured "
+        "from each message's scheduled send time (no coordinated omission); needs --size >= 16")(
+        "bitrate", po::value(&bitrate)->value_name("BITS"),
+        "like --rate, as bits/s per stream (suffixes k, M, G: 100M); the message rate follows "
+        "from each size")("reverse,R", "throughput: the server process sends, the client receives")(
+        "bidir", "throughput: both directions at once (two endpoints per stream)")(
+        "affinity", po::value(&affinity)->value_name("SENDER_CPU,RECEIVER_CPU"),
+        "pin the sending (pinging) process to one CPU and the other to another")(
+        "batch", po::value(&batch)->value_name("N"),
+        "throughput: hand N messages to the transport per call (send_batch/recv_batch: writev, "
+        "sendmmsg, recvmmsg; stream receivers read N messages' worth per recv); default 1")(
+        "zero-copy", po::value(&cmd.zero_copy)->value_name("WHEN"),
+        "auto (default): write and read messages in the transport's memory (borrow/publish, "
+        "take/release) where it offers that; on: only such transports; off: always copy")(
+        "verify", "check every payload byte of every message; mismatches count as corrupted")(
+        "repeat", po::value(&repeat)->value_name("N"),
+        "run each case N times, fresh processes each time; report median and spread")(
+        "cv-warn", po::value(&cv_warn)->value_name("PERCENT"),
+        "warn when a figure's coefficient of variation over repetitions exceeds this (10)")(
+        "interval,i", po::value(&interval)->value_name("SECONDS"),
+        "report MB/s, Mbit/s, messages/s and losses every SECONDS while a case runs")(
+        "histogram", po::value(&cmd.histogram_file)->value_name("FILE"),
+        "write every case's full latency distribution to FILE as CSV")(
+        "quiet,q", "no progress line on stderr")("format,f",
+                                                 po::value(&cmd.format)->value_name("FORMAT"),
+                                                 "table, json, csv or markdown (default table)")(
+        "output", po::value(&cmd.output)->value_name("FILE"),
+        "write the results to FILE instead of stdout")(
+        "fail-on-regression", po::value(&regression)->value_name("PERCENT"),
+        "compare: exit 1 when a figure got significantly worse by more than PERCENT")(
+        "peer", po::value(&cmd.peer)->value_name("HOST:PORT"),
+        "run the server side of each case on the `ipchost serve` agent at HOST:PORT (numeric "
+        "address; default port 7451); only cross-host transports")(
+        "token", po::value(&cmd.token)->value_name("TOKEN"),
+        "--peer / serve: the shared secret the agent requires")(
+        "token-file", po::value(&token_file)->value_name("FILE"),
+        "--peer / serve: read the token from FILE (keeps it out of ps and shell history)")(
+        "data-port", po::value(&data_port)->value_name("PORT[-LAST]"),
+        "--peer: the agent's data endpoints listen on these ports (one per endpoint), for "
+        "firewalls; default: any free port")(
+        "bind", po::value(&cmd.bind)->value_name("ADDR[:PORT]"),
+        "serve: where to listen (default 127.0.0.1:7451; another address needs a token or "
+        "--insecure)")("once", "serve: exit when the first client's run is over")(
+        "insecure", "serve: allow listening off loopback without a token")(
+        "idle-timeout", po::value(&idle_timeout)->value_name("SECONDS"),
+        "serve: drop a client that sends no handshake within SECONDS (10)");
 
     std::ostringstream help;
     help << general
@@ -185,8 +181,9 @@ command_line parse_command_line(int argc, const char *const argv[]) {
     if (!affinity.empty()) {
         auto cpus = split_list(affinity);
         if (cpus.size() != 2)
-            throw usage_error("--affinity '" + affinity + "': expected SENDER_CPU,RECEIVER_CPU, "
-                                                          "e.g. 0,1");
+            throw usage_error("--affinity '" + affinity +
+                              "': expected SENDER_CPU,RECEIVER_CPU, "
+                              "e.g. 0,1");
         cmd.sender_cpu = parse_small_int("--affinity", cpus[0], 0, 4095);
         cmd.receiver_cpu = parse_small_int("--affinity", cpus[1], 0, 4095);
     }
@@ -195,8 +192,9 @@ command_line parse_command_line(int argc, const char *const argv[]) {
     if (cmd.zero_copy != "auto" && cmd.zero_copy != "on" && cmd.zero_copy != "off")
         throw usage_error("--zero-copy '" + cmd.zero_copy + "': expected auto, on or off");
     if (cmd.batch > 1 && cmd.rate > 0)
-        throw usage_error("--batch and --rate/--bitrate exclude each other: paced messages go "
-                          "one at a time, at their scheduled times");
+        throw usage_error(
+            "--batch and --rate/--bitrate exclude each other: paced messages go "
+            "one at a time, at their scheduled times");
     if (!repeat.empty()) cmd.repeat = parse_small_int("--repeat", repeat, 1, 1000);
     if (!cv_warn.empty()) cmd.cv_warning = parse_positive("--cv-warn", cv_warn, "percent") / 100;
     if (!interval.empty()) cmd.interval_s = parse_seconds("--interval", interval, false);
@@ -207,9 +205,10 @@ command_line parse_command_line(int argc, const char *const argv[]) {
     if (cmd.rate > 0) {
         for (auto size : cmd.sizes)
             if (size < 16)
-                throw usage_error("--rate needs messages of at least 16 bytes (a sequence number "
-                                  "and the scheduled send time); --size " +
-                                  std::to_string(size) + " is smaller");
+                throw usage_error(
+                    "--rate needs messages of at least 16 bytes (a sequence number "
+                    "and the scheduled send time); --size " +
+                    std::to_string(size) + " is smaller");
         if (!vm.count("mode")) cmd.modes = {"throughput"};
     }
     if (!token_file.empty()) {
@@ -230,13 +229,15 @@ command_line parse_command_line(int argc, const char *const argv[]) {
     }
     cmd.once = vm.count("once") > 0;
     cmd.insecure = vm.count("insecure") > 0;
-    if (!idle_timeout.empty()) cmd.idle_timeout_s = parse_seconds("--idle-timeout", idle_timeout, false);
+    if (!idle_timeout.empty())
+        cmd.idle_timeout_s = parse_seconds("--idle-timeout", idle_timeout, false);
     if (!cmd.peer.empty()) {
         try {
             remote::parse_host_port(cmd.peer, remote::default_port);
         } catch (const std::exception &e) {
-            throw usage_error(std::string("--peer ") + e.what() + "; expected HOST:PORT with a "
-                                                                  "numeric address");
+            throw usage_error(std::string("--peer ") + e.what() +
+                              "; expected HOST:PORT with a "
+                              "numeric address");
         }
     }
     if (cmd.subcommand == "serve") {
@@ -251,8 +252,9 @@ command_line parse_command_line(int argc, const char *const argv[]) {
     if (cmd.subcommand == "compare" && cmd.inputs.size() != 2)
         throw usage_error("compare needs two result files: ipchost compare BASE.json NEW.json");
     if (cmd.subcommand == "report" && cmd.inputs.size() != 1)
-        throw usage_error("report needs one result file: ipchost report RESULTS.json --output "
-                          "report.html");
+        throw usage_error(
+            "report needs one result file: ipchost report RESULTS.json --output "
+            "report.html");
     for (const auto &a : cmd.option_assignments)
         if (a.find('=') == std::string::npos || a.front() == '=')
             throw usage_error("--opt '" + a + "': expected KEY=VALUE or ID:KEY=VALUE");

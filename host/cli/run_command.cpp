@@ -1,8 +1,8 @@
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
 #include <chrono>
 #include <ctime>
-#include <fmt/format.h>
 #include <fstream>
-#include <spdlog/spdlog.h>
 
 #include "cli/commands.hpp"
 #include "cli/report_output.hpp"
@@ -11,10 +11,10 @@
 #include "harness/orchestrator.hpp"
 #include "platform/monotonic_clock.hpp"
 #include "platform/signals.hpp"
-#include "report/csv_report.hpp"
-#include "report/result_columns.hpp"
 #include "remote/agent_client.hpp"
 #include "remote/agent_protocol.hpp"
+#include "report/csv_report.hpp"
+#include "report/result_columns.hpp"
 
 #include <optional>
 
@@ -41,8 +41,8 @@ public:
         std::string left = index > 1 ? fmt::format(", about {:.0f} s left",
                                                    elapsed / (index - 1) * (total_ - index + 1))
                                      : "";
-        fmt::print(stderr, "\r\033[K[{}/{}] {}, {:.0f} s elapsed{}", index, total_, what,
-                   elapsed, left);
+        fmt::print(stderr, "\r\033[K[{}/{}] {}, {:.0f} s elapsed{}", index, total_, what, elapsed,
+                   left);
         std::fflush(stderr);
     }
     void clear() {
@@ -113,8 +113,9 @@ int run_command(const command_line &cmd, const plugin::plugin_registry &registry
                 }
                 if (peer && !t->has(IPCB_CAP_CROSS_HOST)) {
                     auto skipped = skipped_case(*t, mode, size);
-                    skipped.error = t->id + " cannot cross hosts (no cross-host capability); "
-                                            "--peer runs only transports that can";
+                    skipped.error = t->id +
+                                    " cannot cross hosts (no cross-host capability); "
+                                    "--peer runs only transports that can";
                     report.results.push_back(std::move(skipped));
                     continue;
                 }
@@ -129,8 +130,8 @@ int run_command(const command_line &cmd, const plugin::plugin_registry &registry
                 spec.timeout_s = cmd.timeout_s;
                 spec.streams = cmd.streams;
                 spec.rate = mode != "throughput" ? 0
-                            : cmd.bitrate > 0 ? cmd.bitrate / (8.0 * static_cast<double>(size))
-                                              : cmd.rate;
+                            : cmd.bitrate > 0    ? cmd.bitrate / (8.0 * static_cast<double>(size))
+                                                 : cmd.rate;
                 spec.verify = cmd.verify;
                 spec.batch = mode == "throughput" ? cmd.batch : 1;
                 spec.zero_copy = cmd.zero_copy;
@@ -153,11 +154,12 @@ int run_command(const command_line &cmd, const plugin::plugin_registry &registry
                         [&](const std::string &direction, const report::interval_figures &i) {
                             if (!live_intervals) return;
                             progress.clear();
-                            fmt::print("[{} {} {}] {:6.2f}-{:6.2f} s  {:10.1f} MB/s  {:8.0f} "
-                                       "Mbit/s  {:12.0f} msg/s  lost {}\n",
-                                       what, direction, rep + 1, i.end_s - i.seconds, i.end_s,
-                                       i.bytes / i.seconds / 1e6, i.bytes * 8 / i.seconds / 1e6,
-                                       i.messages / i.seconds, i.lost);
+                            fmt::print(
+                                "[{} {} {}] {:6.2f}-{:6.2f} s  {:10.1f} MB/s  {:8.0f} "
+                                "Mbit/s  {:12.0f} msg/s  lost {}\n",
+                                what, direction, rep + 1, i.end_s - i.seconds, i.end_s,
+                                i.bytes / i.seconds / 1e6, i.bytes * 8 / i.seconds / 1e6,
+                                i.messages / i.seconds, i.lost);
                             std::fflush(stdout);
                         });
                     if (merged.empty()) merged.resize(results.size());

@@ -34,7 +34,8 @@ nlohmann::json batch_send(plugin::transport_endpoint &out, const nlohmann::json 
 nlohmann::json batch_receive(plugin::transport_endpoint &in, const nlohmann::json &job);
 // Sends a message (sender) and holds a borrowed slot, or holds a taken message (receiver), then
 // kills its own process with SIGKILL: what a crash leaves behind is checked by the caller.
-[[noreturn]] nlohmann::json crash_holding(plugin::transport_endpoint &ep, const nlohmann::json &job);
+[[noreturn]] nlohmann::json crash_holding(plugin::transport_endpoint &ep,
+                                          const nlohmann::json &job);
 
 // Checks run inside one worker without a peer process: unknown option, invalid address, and
 // repeated open/close (plus connected pairs in threads) leaving nothing behind.

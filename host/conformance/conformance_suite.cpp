@@ -1,7 +1,7 @@
 #include "conformance/conformance_suite.hpp"
 
-#include <algorithm>
 #include <fmt/format.h>
+#include <algorithm>
 
 #include "conformance/shared_memory_objects.hpp"
 #include "harness/worker_pair.hpp"
@@ -43,13 +43,11 @@ private:
     std::uint64_t find_max_size(harness::worker_pair &pair) {
         if (transport_.max_message_size)
             return std::min<std::uint64_t>(transport_.max_message_size, largest_tried);
-        for (std::uint64_t size : {largest_tried, std::uint64_t{256} << 10,
-                                   std::uint64_t{64} << 10, std::uint64_t{16} << 10,
-                                   std::uint64_t{8} << 10, std::uint64_t{4} << 10}) {
-            json v = pair.probe({{"check", "max-size"},
-                                 {"max_message_size", size},
-                                 {"options", options_}},
-                                20);
+        for (std::uint64_t size :
+             {largest_tried, std::uint64_t{256} << 10, std::uint64_t{64} << 10,
+              std::uint64_t{16} << 10, std::uint64_t{8} << 10, std::uint64_t{4} << 10}) {
+            json v = pair.probe(
+                {{"check", "max-size"}, {"max_message_size", size}, {"options", options_}}, 20);
             if (v.value("ok", false)) return size;
         }
         return 4096;
@@ -59,10 +57,8 @@ private:
         for (const char *check : {"unknown-option", "bad-address", "open-close"}) {
             try {
                 harness::worker_pair pair(transport_, {}, "prober", "idle");
-                json v = pair.probe({{"check", check},
-                                     {"max_message_size", 4096},
-                                     {"options", options_}},
-                                    60);
+                json v = pair.probe(
+                    {{"check", check}, {"max_message_size", 4096}, {"options", options_}}, 60);
                 add_verdict(check, v);
                 pair.close();
             } catch (const std::exception &e) {
@@ -120,7 +116,8 @@ private:
 
             if (!stream && max >= 64) {
                 stage = "truncation";
-                json t_send = {{"kind", "check_truncation_send"}, {"size", std::min<std::uint64_t>(max, 256)}};
+                json t_send = {{"kind", "check_truncation_send"},
+                               {"size", std::min<std::uint64_t>(max, 256)}};
                 json t_recv = {{"kind", "check_truncation_receive"},
                                {"size", std::min<std::uint64_t>(max, 256)}};
                 auto [tr, ts] = pair.run(t_recv, t_send, 30);
@@ -131,17 +128,17 @@ private:
             run_data_path_checks(pair, max, stream);
 
             stage = "timeout";
-            auto [timed, idle] = pair.run({{"kind", "check_timeout_receive"},
-                                           {"timeout_ns", 100'000'000}},
-                                          {{"kind", "check_idle"}}, 30);
+            auto [timed, idle] =
+                pair.run({{"kind", "check_timeout_receive"}, {"timeout_ns", 100'000'000}},
+                         {{"kind", "check_idle"}}, 30);
             add("timeout", timed.value("ok", false), timed.value("detail", ""));
 
             stage = "peer-close";
             auto [waited, closed] =
                 pair.run({{"kind", "check_close_wait"},
                           // Without close-notify a clean timeout is the expected end.
-                          {"timeout_ns", transport_.has(IPCB_CAP_CLOSE_NOTIFY) ? 5'000'000'000
-                                                                               : 1'500'000'000},
+                          {"timeout_ns",
+                           transport_.has(IPCB_CAP_CLOSE_NOTIFY) ? 5'000'000'000 : 1'500'000'000},
                           {"close_notify", transport_.has(IPCB_CAP_CLOSE_NOTIFY)}},
                          {{"kind", "check_close_endpoints"}, {"delay_ms", 200}}, 30);
             add("peer-close", waited.value("ok", false), waited.value("detail", ""));
@@ -213,10 +210,10 @@ private:
             if (!before.count(object)) left += (left.empty() ? "" : ", ") + object;
         const ipcb_transport *t = transport_.table;
         const bool v11 = IPCB_HAS_FIELD(t, ipcb_transport, recv_batch);
-        const std::string held = side == "sender"
-                                     ? (v11 && t->borrow ? "after a send, holding a borrowed slot"
-                                                         : "after a send")
-                                     : (v11 && t->take ? "holding a taken message" : "idle");
+        const std::string held =
+            side == "sender"
+                ? (v11 && t->borrow ? "after a send, holding a borrowed slot" : "after a send")
+                : (v11 && t->take ? "holding a taken message" : "idle");
         const auto cut = cause.find(" while");
         add(name, left.empty(),
             left.empty() ? "killed " + held + "; reported as '" + cause.substr(0, cut) +

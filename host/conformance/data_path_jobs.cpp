@@ -1,7 +1,7 @@
 // The worker halves of the ABI 1.1 checks: zero-copy (borrow/publish, take/release), batches
 // (send_batch, recv_batch), and a crash while a slot is borrowed or a message taken.
-#include <csignal>
 #include <fmt/format.h>
+#include <csignal>
 #include <vector>
 
 #include "conformance/conformance_jobs.hpp"
@@ -22,14 +22,17 @@ void fill(unsigned char *m, std::size_t size, std::size_t index) {
 }
 // The first byte that differs from message `index`, or "" when it matches.
 std::string mismatch(const unsigned char *m, std::size_t len, std::size_t size, std::size_t index) {
-    if (len != size) return fmt::format("message {} arrived with {} B, sent with {} B", index, len, size);
+    if (len != size)
+        return fmt::format("message {} arrived with {} B, sent with {} B", index, len, size);
     for (std::size_t o = 0; o < size; ++o)
         if (m[o] != byte_at(size, index, o))
             return fmt::format("message {} ({} B): byte {} is 0x{:02x}, expected 0x{:02x}", index,
                                size, o, m[o], byte_at(size, index, o));
     return "";
 }
-json verdict(bool ok, std::string detail) { return {{"ok", ok}, {"detail", std::move(detail)}}; }
+json verdict(bool ok, std::string detail) {
+    return {{"ok", ok}, {"detail", std::move(detail)}};
+}
 std::string failure(plugin::transport_endpoint &ep, int32_t s) {
     return std::string(ipcb_status_name(s)) + ": " + ep.last_error();
 }
@@ -45,9 +48,10 @@ json zero_copy_send(plugin::transport_endpoint &out, const json &job) {
     for (std::size_t size : sizes) {
         for (std::size_t done = 0; done < per_size;) {
             std::uint32_t got = 0;
-            const auto want = static_cast<std::uint32_t>(std::min<std::size_t>(max_batch, per_size - done));
-            int32_t s = unsupported ? IPCB_E_UNSUPPORTED
-                                    : out.borrow_raw(size, want, slots, &got, wait_ns);
+            const auto want =
+                static_cast<std::uint32_t>(std::min<std::size_t>(max_batch, per_size - done));
+            int32_t s =
+                unsupported ? IPCB_E_UNSUPPORTED : out.borrow_raw(size, want, slots, &got, wait_ns);
             if (s == IPCB_E_UNSUPPORTED && index == 0) unsupported = true;
             if (unsupported) {  // not with these options: the same messages through send
                 std::vector<unsigned char> m(size);
@@ -62,7 +66,8 @@ json zero_copy_send(plugin::transport_endpoint &out, const json &job) {
                 return verdict(false, fmt::format("borrow of {} x {} B failed: {}", want, size,
                                                   failure(out, s)));
             if (got == 0 || got > want)
-                return verdict(false, fmt::format("borrow returned {} slots for {} asked", got, want));
+                return verdict(false,
+                               fmt::format("borrow returned {} slots for {} asked", got, want));
             // A second borrow while slots are out must be refused, not hand out the same room.
             std::uint32_t again = 0;
             ipcb_msg extra{};
@@ -111,10 +116,11 @@ json zero_copy_receive(plugin::transport_endpoint &in, const json &job) {
             std::size_t got = 0;
             do {  // a stream delivers the message in pieces
                 std::size_t n = 0;
-                int32_t s = in.recv_raw(copy.data() + got, stream ? size - got : size + 1, &n, wait_ns);
+                int32_t s =
+                    in.recv_raw(copy.data() + got, stream ? size - got : size + 1, &n, wait_ns);
                 if (s != IPCB_OK)
-                    return verdict(false, fmt::format("recv of message {} failed: {}", index,
-                                                      failure(in, s)));
+                    return verdict(
+                        false, fmt::format("recv of message {} failed: {}", index, failure(in, s)));
                 got += n;
             } while (stream && got < size);
             if (problem.empty()) problem = mismatch(copy.data(), got, size, index);
@@ -124,14 +130,17 @@ json zero_copy_receive(plugin::transport_endpoint &in, const json &job) {
         std::uint32_t got = 0;
         int32_t s = in.take_raw(max_batch, msgs, &got, wait_ns);
         if (s != IPCB_OK)
-            return verdict(false, fmt::format("take for message {} failed: {}", index, failure(in, s)));
+            return verdict(false,
+                           fmt::format("take for message {} failed: {}", index, failure(in, s)));
         if (got == 0 || got > max_batch)
-            return verdict(false, fmt::format("take returned {} messages for {} asked", got, max_batch));
+            return verdict(false,
+                           fmt::format("take returned {} messages for {} asked", got, max_batch));
         std::uint32_t again = 0;
         ipcb_msg extra{};
         if ((s = in.take_raw(1, &extra, &again, 0)) != IPCB_E_INVALID)
             return verdict(false, fmt::format("a take while {} messages were taken returned {}, "
-                                              "expected IPCB_E_INVALID", got, ipcb_status_name(s)));
+                                              "expected IPCB_E_INVALID",
+                                              got, ipcb_status_name(s)));
         for (std::uint32_t i = 0; i < got && index + i < total; ++i) {
             const std::size_t sz = sizes[(index + i) / per_size];
             if (problem.empty())
@@ -167,12 +176,15 @@ json batch_send(plugin::transport_endpoint &out, const json &job) {
         std::uint32_t sent = 0;
         int32_t s = IPCB_OK;
         if (out.has_send_batch()) {
-            s = out.send_batch_raw(msgs.data(), static_cast<std::uint32_t>(per_size), &sent, wait_ns);
+            s = out.send_batch_raw(msgs.data(), static_cast<std::uint32_t>(per_size), &sent,
+                                   wait_ns);
             ++calls;
         } else {
             for (auto &m : msgs)
-                if ((s = out.send_raw(m.data, m.len, wait_ns)) == IPCB_OK) ++sent;
-                else break;
+                if ((s = out.send_raw(m.data, m.len, wait_ns)) == IPCB_OK)
+                    ++sent;
+                else
+                    break;
         }
         if (s != IPCB_OK || sent != per_size)
             return verdict(false, fmt::format("send_batch of {} x {} B: {} sent, {}", per_size,
@@ -199,7 +211,8 @@ json batch_receive(plugin::transport_endpoint &in, const json &job) {
                 std::size_t n = 0;
                 int32_t s = in.recv_raw(buffers.data() + got, want - got, &n, wait_ns);
                 if (s != IPCB_OK)
-                    return verdict(false, fmt::format("recv after {} B failed: {}", got, failure(in, s)));
+                    return verdict(false,
+                                   fmt::format("recv after {} B failed: {}", got, failure(in, s)));
                 got += n;
             }
             for (; done < per_size; ++done) {

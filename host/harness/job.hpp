@@ -13,23 +13,33 @@ struct job {
     std::uint64_t size = 0;
     std::int64_t duration_ns = 0;  // used when count == 0
     std::int64_t warmup_ns = 0;
-    std::uint64_t count = 0;       // messages (or round trips) per stream; 0 = run for duration
-    bool reliable = true;          // transport never drops: block, and end on the end marker
-    bool stream = true;            // reassemble partial reads
-    int streams = 1;               // parallel streams, one thread and endpoint set each
-    double rate = 0;               // messages/s per stream; 0 = as fast as possible
-    bool verify = false;           // check every payload byte
-    int batch = 1;                 // messages per data-path call (send_batch, recv_batch...)
+    std::uint64_t count = 0;         // messages (or round trips) per stream; 0 = run for duration
+    bool reliable = true;            // transport never drops: block, and end on the end marker
+    bool stream = true;              // reassemble partial reads
+    int streams = 1;                 // parallel streams, one thread and endpoint set each
+    double rate = 0;                 // messages/s per stream; 0 = as fast as possible
+    bool verify = false;             // check every payload byte
+    int batch = 1;                   // messages per data-path call (send_batch, recv_batch...)
     std::string zero_copy = "auto";  // borrow/publish and take/release: auto, on, off
-    std::int64_t interval_ns = 0;  // live interval reports; 0 = none
-    int cpu = -1;                  // pin the process to this CPU; -1 = do not pin
+    std::int64_t interval_ns = 0;    // live interval reports; 0 = none
+    int cpu = -1;                    // pin the process to this CPU; -1 = do not pin
 };
 
 inline nlohmann::json to_json(const job &j) {
-    return {{"kind", j.kind},         {"size", j.size},       {"duration_ns", j.duration_ns},
-            {"warmup_ns", j.warmup_ns}, {"count", j.count},   {"reliable", j.reliable},
-            {"stream", j.stream},     {"streams", j.streams}, {"rate", j.rate},
-            {"verify", j.verify}, {"batch", j.batch}, {"zero_copy", j.zero_copy},     {"interval_ns", j.interval_ns}, {"cpu", j.cpu}};
+    return {{"kind", j.kind},
+            {"size", j.size},
+            {"duration_ns", j.duration_ns},
+            {"warmup_ns", j.warmup_ns},
+            {"count", j.count},
+            {"reliable", j.reliable},
+            {"stream", j.stream},
+            {"streams", j.streams},
+            {"rate", j.rate},
+            {"verify", j.verify},
+            {"batch", j.batch},
+            {"zero_copy", j.zero_copy},
+            {"interval_ns", j.interval_ns},
+            {"cpu", j.cpu}};
 }
 
 inline job job_from_json(const nlohmann::json &in) {

@@ -166,10 +166,8 @@ nlohmann::json run_ponger(plugin::transport_endpoint &in, plugin::transport_endp
     }
     const std::int64_t stop = now_ns();
     auto usage = platform::usage_between(usage_before, platform::sample_thread_usage());
-    nlohmann::json result = {{"echoed", echoed},
-                             {"first_ns", start},
-                             {"end_ns", stop},
-                             {"usage", usage_to_json(usage)}};
+    nlohmann::json result = {
+        {"echoed", echoed}, {"first_ns", start}, {"end_ns", stop}, {"usage", usage_to_json(usage)}};
     if (send_status != IPCB_OK) return loop_failure(out, send_status, "send", result);
     if (status != IPCB_OK && status != IPCB_E_CLOSED && status != IPCB_E_TIMEOUT)
         return loop_failure(in, status, "recv", result);

@@ -78,9 +78,8 @@ void fill_throughput(report::case_result &r, const json &sent, const json &recei
         const double w = window_s(s);
         if (w > 0) f.messages_per_sec = s.value("counted_messages", 0) / w;
         f.bytes_per_sec = f.messages_per_sec * r.message_size;
-        const std::uint64_t s_sent = k < sent_streams.size()
-                                         ? sent_streams[k].value("messages_sent", 0)
-                                         : 0;
+        const std::uint64_t s_sent =
+            k < sent_streams.size() ? sent_streams[k].value("messages_sent", 0) : 0;
         const std::uint64_t s_unique = f.messages - s.value("duplicates", 0);
         f.lost = s_sent > s_unique ? s_sent - s_unique : 0;
         r.per_stream.push_back(f);
@@ -141,8 +140,14 @@ void measure(const plugin::transport_info &transport, const case_spec &spec,
     else
         per_stream = {reverse ? IPCB_DIR_SEND : IPCB_DIR_RECV};
 
-    const std::string server_side = latency ? "ponger" : bidir ? "server" : reverse ? "sender" : "receiver";
-    const std::string client_side = latency ? "pinger" : bidir ? "client" : reverse ? "receiver" : "sender";
+    const std::string server_side = latency   ? "ponger"
+                                    : bidir   ? "server"
+                                    : reverse ? "sender"
+                                              : "receiver";
+    const std::string client_side = latency   ? "pinger"
+                                    : bidir   ? "client"
+                                    : reverse ? "receiver"
+                                              : "sender";
     worker_pair pair(transport, repeat(per_stream, spec.streams), server_side, client_side,
                      spec.peer);
     auto [server_settings, client_settings] =
@@ -229,8 +234,7 @@ void measure(const plugin::transport_info &transport, const case_spec &spec,
 }  // namespace
 
 std::vector<report::case_result> run_case(const plugin::transport_info &transport,
-                                          const case_spec &spec,
-                                          const interval_sink &on_interval) {
+                                          const case_spec &spec, const interval_sink &on_interval) {
     report::case_result base;
     base.plugin = transport.plugin_name;
     base.transport = transport.id;

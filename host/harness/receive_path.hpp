@@ -55,9 +55,8 @@ public:
             if (s != IPCB_OK) return s;
             if (got == 0 || got > batch_) {
                 ep_.release_raw(got > batch_ ? 0 : got);
-                return ep_.contract_violation("take returned IPCB_OK with " +
-                                              std::to_string(got) + " messages for " +
-                                              std::to_string(batch_) + " asked");
+                return ep_.contract_violation("take returned IPCB_OK with " + std::to_string(got) +
+                                              " messages for " + std::to_string(batch_) + " asked");
             }
             int32_t status = IPCB_OK;
             for (std::uint32_t i = 0; i < got; ++i) {
@@ -97,17 +96,16 @@ private:
     int32_t receive_stream_batch(OnMessage &&on_message, std::int64_t timeout_ns) {
         for (;;) {
             std::size_t n = 0;
-            int32_t s = ep_.recv_raw(buffer_.data() + held_, buffer_.size() - held_, &n,
-                                     timeout_ns);
+            int32_t s =
+                ep_.recv_raw(buffer_.data() + held_, buffer_.size() - held_, &n, timeout_ns);
             if (s != IPCB_OK) {
                 if (s == IPCB_E_TIMEOUT && held_ > 0) continue;  // mid-message: keep waiting
                 return s;
             }
             if (n == 0 || n > buffer_.size() - held_)
-                return ep_.contract_violation("recv returned IPCB_OK with " + std::to_string(n) +
-                                              " bytes for a " +
-                                              std::to_string(buffer_.size() - held_) +
-                                              "-byte buffer");
+                return ep_.contract_violation(
+                    "recv returned IPCB_OK with " + std::to_string(n) + " bytes for a " +
+                    std::to_string(buffer_.size() - held_) + "-byte buffer");
             held_ += n;
             const std::size_t whole = held_ / size_;
             if (whole == 0) continue;

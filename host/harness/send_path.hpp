@@ -37,7 +37,7 @@ public:
             for (std::uint32_t i = 0; i < batch_; ++i)
                 msgs_.push_back({buffers_.data() + i * size_, size_});
             native_batch_ = batch_ > 1 && ep.has_send_batch();
-            name_ = batch_ == 1 ? "send"
+            name_ = batch_ == 1     ? "send"
                     : native_batch_ ? "send_batch"
                                     : "send x" + std::to_string(batch_);
         }

@@ -50,7 +50,8 @@ json aggregate(const std::string &role, const std::vector<const json *> &parts) 
             out["status"] = r.value("status", 0);
         }
         if (r.contains("usage")) platform::accumulate(usage, usage_from_json(r["usage"]));
-        if (r.value("first_ns", std::int64_t{0}) > 0) first = std::min(first, r["first_ns"].get<std::int64_t>());
+        if (r.value("first_ns", std::int64_t{0}) > 0)
+            first = std::min(first, r["first_ns"].get<std::int64_t>());
         end = std::max(end, r.value("end_ns", std::int64_t{0}));
         if (r.contains("histogram"))
             histogram.merge(stats::latency_histogram::from_json(r["histogram"]));
@@ -64,10 +65,12 @@ json aggregate(const std::string &role, const std::vector<const json *> &parts) 
     out["first_ns"] = first == INT64_MAX ? 0 : first;
     out["end_ns"] = end;
     out["usage"] = usage_to_json(usage);
-    static const char *counters[] = {"messages_sent",    "warmup_messages", "messages_received",
-                                     "duplicates",       "out_of_order",    "corrupted",
-                                     "counted_messages", "round_trips",     "pings_sent",
-                                     "lost",             "mismatched",      "echoed"};
+    static const char *counters[] = {"messages_sent",     "warmup_messages",
+                                     "messages_received", "duplicates",
+                                     "out_of_order",      "corrupted",
+                                     "counted_messages",  "round_trips",
+                                     "pings_sent",        "lost",
+                                     "mismatched",        "echoed"};
     for (const char *key : counters) {
         bool present = false;
         for (const json *p : parts) present |= p->contains(key);
@@ -179,7 +182,8 @@ json run_streams(const job &j, const endpoint_lookup &endpoint_for,
     if (j.kind == "bidir") {
         std::vector<const json *> sends, receives;
         for (auto &t : tasks) (t.role == "send" ? sends : receives).push_back(&t.result);
-        json out = {{"send", aggregate("send", sends)}, {"receive", aggregate("receive", receives)}};
+        json out = {{"send", aggregate("send", sends)},
+                    {"receive", aggregate("receive", receives)}};
         for (const char *part : {"receive", "send"})
             if (out[part].contains("error")) {
                 out["error"] = out[part]["error"];

@@ -19,7 +19,9 @@ namespace {
 using platform::now_ns;
 
 // Reading the clock costs ~20 ns; small unpaced messages check it every few sends only.
-std::uint64_t clock_stride(std::size_t size) { return size >= 4096 ? 1 : 16; }
+std::uint64_t clock_stride(std::size_t size) {
+    return size >= 4096 ? 1 : 16;
+}
 
 std::size_t pattern_offset(const job &j) {
     return j.rate > 0 ? timestamp_offset + 8 : header_bytes;
@@ -31,7 +33,8 @@ void wait_until(std::int64_t when) {
     std::int64_t left = when - now_ns();
     if (left > 100'000) {
         std::int64_t wake = when - 50'000;
-        timespec ts{static_cast<time_t>(wake / 1'000'000'000), static_cast<long>(wake % 1'000'000'000)};
+        timespec ts{static_cast<time_t>(wake / 1'000'000'000),
+                    static_cast<long>(wake % 1'000'000'000)};
         clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, nullptr);
     }
     while (now_ns() < when) {
@@ -108,12 +111,9 @@ nlohmann::json run_sender(plugin::transport_endpoint &out, const job &j, stream_
     }
     const std::int64_t stop = now_ns();
     auto usage = platform::usage_between(usage_before, platform::sample_thread_usage());
-    nlohmann::json result = {{"messages_sent", seq},
-                             {"warmup_messages", warm},
-                             {"first_ns", start},
-                             {"end_ns", stop},
-                             {"path", path.name()},
-                             {"usage", usage_to_json(usage)}};
+    nlohmann::json result = {{"messages_sent", seq}, {"warmup_messages", warm},
+                             {"first_ns", start},    {"end_ns", stop},
+                             {"path", path.name()},  {"usage", usage_to_json(usage)}};
     if (status != IPCB_OK) return loop_failure(out, status, "send", result);
 
     // The end marker. An unreliable transport may drop it, so send a few; the receiver also
@@ -132,8 +132,8 @@ nlohmann::json run_sender(plugin::transport_endpoint &out, const job &j, stream_
 }
 
 nlohmann::json run_receiver(plugin::transport_endpoint &in, const job &j, stream_progress &p) {
-    receive_path path(in, j.size, j.rate > 0 ? 1 : static_cast<std::uint32_t>(j.batch),
-                      j.zero_copy, j.stream);
+    receive_path path(in, j.size, j.rate > 0 ? 1 : static_cast<std::uint32_t>(j.batch), j.zero_copy,
+                      j.stream);
     const payload_pattern pattern(j.size, pattern_offset(j));
     const bool paced = j.rate > 0;
     // Unreliable transports are polled, so a lost end marker cannot hang the run.

@@ -2,10 +2,10 @@
 
 #include <unistd.h>
 
+#include <spdlog/spdlog.h>
 #include <chrono>
 #include <memory>
 #include <thread>
-#include <spdlog/spdlog.h>
 #include <vector>
 
 #include "conformance/conformance_jobs.hpp"
@@ -48,7 +48,8 @@ public:
                 return 1;  // the orchestrator is gone: stop at once
             } catch (const control::protocol_error &e) {
                 // Garbage on the control channel (it may come from a network): say so, stop.
-                report_error("control", IPCB_E_INVALID, std::string("control channel: ") + e.what());
+                report_error("control", IPCB_E_INVALID,
+                             std::string("control channel: ") + e.what());
                 return 2;
             }
             const std::string type = message["type"];
@@ -204,12 +205,10 @@ private:
         if (kind == "check_batch_receive")
             return c::batch_receive(endpoint_for(IPCB_DIR_RECV), job);
         if (kind == "check_crash")
-            c::crash_holding(endpoint_for(job.at("side") == "sender" ? IPCB_DIR_SEND
-                                                                     : IPCB_DIR_RECV),
-                             job);
+            c::crash_holding(
+                endpoint_for(job.at("side") == "sender" ? IPCB_DIR_SEND : IPCB_DIR_RECV), job);
         if (kind == "check_close_endpoints") {
-            std::this_thread::sleep_for(
-                std::chrono::milliseconds(job.at("delay_ms").get<long>()));
+            std::this_thread::sleep_for(std::chrono::milliseconds(job.at("delay_ms").get<long>()));
             endpoints_.clear();
             return {{"ok", true}, {"detail", "closed"}};
         }

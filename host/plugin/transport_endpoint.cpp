@@ -11,8 +11,7 @@ namespace ipcbench::plugin {
 transport_endpoint::transport_endpoint(const transport_info &transport, std::uint32_t role,
                                        std::uint32_t direction,
                                        const std::map<std::string, std::string> &options,
-                                       const std::string &address,
-                                       const std::string &runtime_dir,
+                                       const std::string &address, const std::string &runtime_dir,
                                        std::uint64_t max_message_size)
     : info_(&transport), table_(transport.table) {
     error_.struct_size = sizeof error_;
@@ -72,8 +71,8 @@ std::string transport_endpoint::last_error() const {
 }
 
 void transport_endpoint::throw_last(int32_t status, const std::string &what) const {
-    throw transport_error(status, info_->id + " " + what + " failed (" +
-                                      ipcb_status_name(status) + "): " + last_error());
+    throw transport_error(status, info_->id + " " + what + " failed (" + ipcb_status_name(status) +
+                                      "): " + last_error());
 }
 
 std::string transport_endpoint::export_address() {

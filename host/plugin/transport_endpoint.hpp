@@ -20,8 +20,8 @@ struct transport_error : std::runtime_error {
 // calls (send_raw/recv_raw) return the status instead of throwing, so the timed loops stay lean.
 class transport_endpoint {
 public:
-    transport_endpoint(const transport_info &transport, std::uint32_t role,
-                       std::uint32_t direction, const std::map<std::string, std::string> &options,
+    transport_endpoint(const transport_info &transport, std::uint32_t role, std::uint32_t direction,
+                       const std::map<std::string, std::string> &options,
                        const std::string &address, const std::string &runtime_dir,
                        std::uint64_t max_message_size);
     ~transport_endpoint();

@@ -54,8 +54,8 @@ struct stream_figures {
 };
 
 struct interval_figures {
-    double end_s = 0;     // since the receiver's job started
-    double seconds = 0;   // the interval's length
+    double end_s = 0;    // since the receiver's job started
+    double seconds = 0;  // the interval's length
     std::uint64_t messages = 0;
     std::uint64_t bytes = 0;
     std::uint64_t lost = 0;
@@ -66,17 +66,17 @@ struct interval_figures {
 struct case_result {
     std::string plugin;
     std::string transport;
-    std::string mode;                    // "throughput" or "latency"
-    std::string direction = "forward";   // "forward" (client sends), "reverse"; bidir runs both
+    std::string mode;                   // "throughput" or "latency"
+    std::string direction = "forward";  // "forward" (client sends), "reverse"; bidir runs both
     bool bidir = false;
     std::uint64_t message_size = 0;
     int streams = 1;
-    double rate = 0;        // paced messages/s per stream; 0 = unpaced
-    int batch = 1;          // messages per data-path call (--batch)
+    double rate = 0;  // paced messages/s per stream; 0 = unpaced
+    int batch = 1;    // messages per data-path call (--batch)
     // The calls the harness made: "<sender's> -> <receiver's>", e.g. "send -> recv",
     // "borrow/publish -> take/release", "send_batch -> recv_batch".
     std::string data_path;
-    double duration_s = 0;  // the measured window
+    double duration_s = 0;      // the measured window
     std::string status = "ok";  // "ok", "failed", "skipped", "interrupted"
     std::string error;          // why, when not ok
     std::vector<std::string> warnings;

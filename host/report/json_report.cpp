@@ -32,20 +32,12 @@ process_figures process_from(const json &j) {
 }
 
 json result_json(const case_result &r) {
-    json j = {{"plugin", r.plugin},
-              {"transport", r.transport},
-              {"mode", r.mode},
-              {"direction", r.direction},
-              {"bidir", r.bidir},
-              {"message_size", r.message_size},
-              {"streams", r.streams},
-              {"rate", r.rate},
-              {"batch", r.batch},
-              {"data_path", r.data_path},
-              {"status", r.status},
-              {"duration_s", r.duration_s},
-              {"options", r.options},
-              {"warnings", r.warnings}};
+    json j = {
+        {"plugin", r.plugin},       {"transport", r.transport}, {"mode", r.mode},
+        {"direction", r.direction}, {"bidir", r.bidir},         {"message_size", r.message_size},
+        {"streams", r.streams},     {"rate", r.rate},           {"batch", r.batch},
+        {"data_path", r.data_path}, {"status", r.status},       {"duration_s", r.duration_s},
+        {"options", r.options},     {"warnings", r.warnings}};
     if (!r.error.empty()) j["error"] = r.error;
     if (r.status != "ok") return j;
     j["throughput"] = nullptr;
@@ -57,11 +49,10 @@ json result_json(const case_result &r) {
                            {"mib_per_sec", r.throughput->bytes_per_sec / (1024.0 * 1024.0)},
                            {"mbit_per_sec", r.throughput->bytes_per_sec * 8 / 1e6}};
     if (r.latency)
-        j["latency_ns"] = {{"kind", r.latency->kind}, {"p50", r.latency->p50},
-                           {"p90", r.latency->p90},   {"p99", r.latency->p99},
-                           {"p999", r.latency->p999}, {"p9999", r.latency->p9999},
-                           {"max", r.latency->max},   {"mean", r.latency->mean},
-                           {"samples", r.latency->samples}};
+        j["latency_ns"] = {
+            {"kind", r.latency->kind}, {"p50", r.latency->p50},   {"p90", r.latency->p90},
+            {"p99", r.latency->p99},   {"p999", r.latency->p999}, {"p9999", r.latency->p9999},
+            {"max", r.latency->max},   {"mean", r.latency->mean}, {"samples", r.latency->samples}};
     j["integrity"] = {{"messages_sent", r.integrity.messages_sent},
                       {"messages_received", r.integrity.messages_received},
                       {"lost", r.integrity.lost},
@@ -136,8 +127,11 @@ case_result result_from(const json &j) {
         r.latency = f;
     }
     const auto &i = j.at("integrity");
-    r.integrity = {i.at("messages_sent"), i.at("messages_received"), i.at("lost"),
-                   i.at("out_of_order"), i.value("duplicated", std::uint64_t{0}),
+    r.integrity = {i.at("messages_sent"),
+                   i.at("messages_received"),
+                   i.at("lost"),
+                   i.at("out_of_order"),
+                   i.value("duplicated", std::uint64_t{0}),
                    i.value("corrupted", std::uint64_t{0})};
     r.sender = process_from(j.at("sender"));
     r.receiver = process_from(j.at("receiver"));
@@ -146,10 +140,9 @@ case_result result_from(const json &j) {
                                 s.value("messages_per_sec", 0.0), s.value("bytes_per_sec", 0.0),
                                 s.value("lost", std::uint64_t{0})});
     for (const auto &v : j.value("intervals", json::array()))
-        r.intervals.push_back({v.value("end_s", 0.0), v.value("seconds", 0.0),
-                               v.value("messages", std::uint64_t{0}),
-                               v.value("bytes", std::uint64_t{0}),
-                               v.value("lost", std::uint64_t{0})});
+        r.intervals.push_back(
+            {v.value("end_s", 0.0), v.value("seconds", 0.0), v.value("messages", std::uint64_t{0}),
+             v.value("bytes", std::uint64_t{0}), v.value("lost", std::uint64_t{0})});
     const json statistics = j.value("statistics", json::object());
     for (const auto &[name, s] : statistics.items()) {
         stats::summary sum;
@@ -194,9 +187,8 @@ run_report run_report_from_json(const json &doc) {
     if (!doc.is_object() || !doc.contains("schema_version"))
         throw std::runtime_error("not an ipchost result file (no schema_version)");
     if (doc["schema_version"] != json_schema_version)
-        throw std::runtime_error("result file has schema_version " +
-                                 doc["schema_version"].dump() + "; this ipchost reads " +
-                                 std::to_string(json_schema_version));
+        throw std::runtime_error("result file has schema_version " + doc["schema_version"].dump() +
+                                 "; this ipchost reads " + std::to_string(json_schema_version));
     run_report report;
     report.started_at = doc.value("started_at", "");
     report.command_line = doc.value("command_line", "");

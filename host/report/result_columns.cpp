@@ -11,9 +11,15 @@ std::string rate(double per_sec) {
     if (per_sec >= 1e3) return fmt::format("{:.1f}k", per_sec / 1e3);
     return fmt::format("{:.0f}", per_sec);
 }
-std::string micros(double ns) { return fmt::format("{:.2f}", ns / 1e3); }
-std::string rss(std::int64_t kib) { return fmt::format("{:.1f}M", kib / 1024.0); }
-std::string percent(double p) { return fmt::format("{:.0f}%", p); }
+std::string micros(double ns) {
+    return fmt::format("{:.2f}", ns / 1e3);
+}
+std::string rss(std::int64_t kib) {
+    return fmt::format("{:.1f}M", kib / 1024.0);
+}
+std::string percent(double p) {
+    return fmt::format("{:.0f}%", p);
+}
 
 std::string spread(const case_result &r, const char *figure) {
     auto it = r.statistics.find(figure);
@@ -40,7 +46,9 @@ column calls_column() {
 
 }  // namespace
 
-bool is_throughput(const case_result &r) { return r.status == "ok" && r.throughput.has_value(); }
+bool is_throughput(const case_result &r) {
+    return r.status == "ok" && r.throughput.has_value();
+}
 bool is_latency(const case_result &r) {
     return r.status == "ok" && r.mode == "latency" && r.latency.has_value();
 }
@@ -65,9 +73,8 @@ std::vector<column> throughput_columns(const run_report &report) {
     c.push_back({"messages", [](const case_result &r) {
                      return rate(static_cast<double>(r.integrity.messages_received));
                  }});
-    c.push_back({"total ms", [](const case_result &r) {
-                     return fmt::format("{:.0f}", r.duration_s * 1e3);
-                 }});
+    c.push_back({"total ms",
+                 [](const case_result &r) { return fmt::format("{:.0f}", r.duration_s * 1e3); }});
     c.push_back({"MB/s", [](const case_result &r) {
                      return fmt::format("{:.1f}", r.throughput->bytes_per_sec / 1e6);
                  }});
@@ -77,16 +84,21 @@ std::vector<column> throughput_columns(const run_report &report) {
     c.push_back({"Mbit/s", [](const case_result &r) {
                      return fmt::format("{:.0f}", r.throughput->bytes_per_sec * 8 / 1e6);
                  }});
-    c.push_back({"msg/s", [](const case_result &r) { return rate(r.throughput->messages_per_sec); }});
+    c.push_back(
+        {"msg/s", [](const case_result &r) { return rate(r.throughput->messages_per_sec); }});
     if (report.repeat > 1)
         c.push_back({"cv", [](const case_result &r) { return spread(r, "bytes_per_sec"); }});
     c.push_back({"lost", [](const case_result &r) { return std::to_string(r.integrity.lost); }});
-    if (any(report, [](const case_result &r) { return r.integrity.corrupted > 0 ||
-                                                      r.integrity.duplicated > 0; })) {
-        c.push_back({"dup", [](const case_result &r) { return std::to_string(r.integrity.duplicated); }});
-        c.push_back({"corrupt", [](const case_result &r) { return std::to_string(r.integrity.corrupted); }});
+    if (any(report, [](const case_result &r) {
+            return r.integrity.corrupted > 0 || r.integrity.duplicated > 0;
+        })) {
+        c.push_back(
+            {"dup", [](const case_result &r) { return std::to_string(r.integrity.duplicated); }});
+        c.push_back({"corrupt",
+                     [](const case_result &r) { return std::to_string(r.integrity.corrupted); }});
     }
-    if (any(report, [](const case_result &r) { return is_throughput(r) && r.latency.has_value(); })) {
+    if (any(report,
+            [](const case_result &r) { return is_throughput(r) && r.latency.has_value(); })) {
         c.push_back({"1-way p50 us", [](const case_result &r) {
                          return r.latency ? micros(static_cast<double>(r.latency->p50)) : "-";
                      }});
@@ -126,12 +138,14 @@ std::vector<column> latency_columns(const run_report &report) {
     c.push_back({"mean", [](const case_result &r) { return micros(r.latency->mean); }});
     if (report.repeat > 1)
         c.push_back({"cv p50", [](const case_result &r) { return spread(r, "latency_p50_ns"); }});
-    c.push_back({"trips", [](const case_result &r) { return rate(static_cast<double>(r.latency->samples)); }});
+    c.push_back({"trips", [](const case_result &r) {
+                     return rate(static_cast<double>(r.latency->samples));
+                 }});
     c.push_back({"png CPU", [](const case_result &r) { return percent(r.sender.cpu_percent); }});
     c.push_back({"pog CPU", [](const case_result &r) { return percent(r.receiver.cpu_percent); }});
     c.push_back({"CPU us/trip", [](const case_result &r) {
-                     return fmt::format("{:.1f}", r.sender.cpu_us_per_message +
-                                                      r.receiver.cpu_us_per_message);
+                     return fmt::format(
+                         "{:.1f}", r.sender.cpu_us_per_message + r.receiver.cpu_us_per_message);
                  }});
     return c;
 }

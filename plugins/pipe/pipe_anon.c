@@ -45,8 +45,8 @@ static int32_t IPCB_CALL anon_open(const ipcb_open_params *params, ipcb_endpoint
         int fd = -1;
         char tail = 0;
         const char *address = params->address;
-        if (address == NULL ||
-            sscanf(address, "/proc/%ld/fd/%d%c", &pid, &fd, &tail) != 2 || pid <= 0 || fd < 0) {
+        if (address == NULL || sscanf(address, "/proc/%ld/fd/%d%c", &pid, &fd, &tail) != 2 ||
+            pid <= 0 || fd < 0) {
             pipe_close(ep);
             return ipcb_fail(error, IPCB_E_BAD_ADDRESS, 0,
                              "pipe.anon address '%s' is not of the form /proc/<pid>/fd/<n>",
@@ -74,8 +74,7 @@ static int32_t IPCB_CALL anon_export_address(ipcb_endpoint *ep, char *buf, size_
         return ipcb_fail(error, IPCB_E_INVALID, 0,
                          "export_address needs a creator endpoint before connect");
     if (strlen(ep->path) + 1 > cap)
-        return ipcb_fail(error, IPCB_E_INVALID, 0, "address buffer of %zu bytes is too small",
-                         cap);
+        return ipcb_fail(error, IPCB_E_INVALID, 0, "address buffer of %zu bytes is too small", cap);
     strcpy(buf, ep->path);
     return IPCB_OK;
 }

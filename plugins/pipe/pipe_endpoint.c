@@ -44,9 +44,9 @@ int32_t pipe_parse_options(const ipcb_open_params *params, ipcb_endpoint *ep, ip
                 return ipcb_fail(error, IPCB_E_BAD_OPTION, 0,
                                  "option splice=%s: expected none or vmsplice", kv->value);
         } else {
-            return ipcb_fail(error, IPCB_E_UNKNOWN_OPTION, 0,
-                             "unknown option '%s' for the pipe transports; known: pipe_size, splice",
-                             kv->key);
+            return ipcb_fail(
+                error, IPCB_E_UNKNOWN_OPTION, 0,
+                "unknown option '%s' for the pipe transports; known: pipe_size, splice", kv->key);
         }
     }
     return IPCB_OK;
@@ -82,14 +82,14 @@ int32_t pipe_endpoint_alloc(const ipcb_open_params *params, int kind, ipcb_endpo
 }
 
 int32_t pipe_apply_size(ipcb_endpoint *ep, int fd, ipcb_error *error) {
-    if (ep->requested_pipe_size > 0 &&
-        fcntl(fd, F_SETPIPE_SZ, (int)ep->requested_pipe_size) < 0) {
+    if (ep->requested_pipe_size > 0 && fcntl(fd, F_SETPIPE_SZ, (int)ep->requested_pipe_size) < 0) {
         int e = errno;
         if (e == EPERM || e == EINVAL)
             return ipcb_fail(error, IPCB_E_BAD_OPTION, e,
                              "option pipe_size=%ld exceeds fs.pipe-max-size=%ld; raise it with "
                              "'sysctl -w fs.pipe-max-size=%ld' or ask for less",
-                             ep->requested_pipe_size, posix_read_proc_long("/proc/sys/fs/pipe-max-size"),
+                             ep->requested_pipe_size,
+                             posix_read_proc_long("/proc/sys/fs/pipe-max-size"),
                              ep->requested_pipe_size);
         return ipcb_fail_errno(error, e, "F_SETPIPE_SZ(%ld)", ep->requested_pipe_size);
     }
@@ -139,7 +139,8 @@ int32_t pipe_recv_hello(int fd, int64_t deadline_ns, ipcb_error *error) {
         }
         if (n == 0)
             return ipcb_fail(error, IPCB_E_CLOSED, 0, "the writer closed during the handshake");
-        if (errno != EINTR && errno != EAGAIN) return ipcb_fail_errno(error, errno, "reading the pipe handshake");
+        if (errno != EINTR && errno != EAGAIN)
+            return ipcb_fail_errno(error, errno, "reading the pipe handshake");
     }
 }
 

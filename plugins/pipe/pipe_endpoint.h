@@ -14,8 +14,8 @@ struct ipcb_endpoint {
     int kind;
     uint32_t role;
     uint32_t direction;
-    int fd;                 /* the data end, valid after connect (anon creator: after open) */
-    int spare_fd;           /* anon creator: the other end, closed once the peer is attached */
+    int fd;                   /* the data end, valid after connect (anon creator: after open) */
+    int spare_fd;             /* anon creator: the other end, closed once the peer is attached */
     long requested_pipe_size; /* 0 = kernel default */
     int effective_pipe_size;
     char path[PATH_MAX];      /* fifo: its path; anon connector: /proc/<pid>/fd/<n> */
@@ -27,8 +27,8 @@ struct ipcb_endpoint {
     int pool_fd;
     size_t pool_size;
     unsigned char *pool;
-    uint64_t spliced;      /* bytes handed to the pipe so far */
-    uint32_t borrowed;     /* slots out, of borrowed_len bytes each */
+    uint64_t spliced;  /* bytes handed to the pipe so far */
+    uint32_t borrowed; /* slots out, of borrowed_len bytes each */
     size_t borrowed_len;
 };
 

@@ -86,8 +86,7 @@ static int32_t IPCB_CALL fifo_export_address(ipcb_endpoint *ep, char *buf, size_
     if (ep == NULL || buf == NULL || ep->role != IPCB_ROLE_CREATOR)
         return ipcb_fail(error, IPCB_E_INVALID, 0, "export_address needs a creator endpoint");
     if (strlen(ep->path) + 1 > cap)
-        return ipcb_fail(error, IPCB_E_INVALID, 0, "address buffer of %zu bytes is too small",
-                         cap);
+        return ipcb_fail(error, IPCB_E_INVALID, 0, "address buffer of %zu bytes is too small", cap);
     strcpy(buf, ep->path);
     return IPCB_OK;
 }

@@ -4,8 +4,7 @@
 extern const ipcb_transport pipe_fifo_transport;
 extern const ipcb_transport pipe_anon_transport;
 
-static const ipcb_transport *const pipe_transports[] = {&pipe_fifo_transport,
-                                                        &pipe_anon_transport};
+static const ipcb_transport *const pipe_transports[] = {&pipe_fifo_transport, &pipe_anon_transport};
 
 static const ipcb_plugin pipe_plugin = {
     .struct_size = sizeof(ipcb_plugin),

@@ -39,8 +39,8 @@ static int32_t make_pool(ipcb_endpoint *ep, ipcb_error *error) {
     base = (unsigned char *)mmap(NULL, 2 * ep->pool_size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS,
                                  -1, 0);
     if (base == MAP_FAILED) return ipcb_fail_errno(error, errno, "pipe: mmap the vmsplice pool");
-    if (mmap(base, ep->pool_size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, ep->pool_fd,
-             0) == MAP_FAILED ||
+    if (mmap(base, ep->pool_size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, ep->pool_fd, 0) ==
+            MAP_FAILED ||
         mmap(base + ep->pool_size, ep->pool_size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED,
              ep->pool_fd, 0) == MAP_FAILED) {
         int e = errno;
@@ -168,6 +168,7 @@ int32_t IPCB_CALL pipe_send_batch(ipcb_endpoint *ep, const ipcb_msg *msgs, uint3
         if (status != IPCB_OK) return status;
     }
     e = batch_writev(ep->fd, msgs, count, sent);
-    if (e == EPIPE) return ipcb_fail(error, IPCB_E_CLOSED, EPIPE, "the reading side closed the pipe");
+    if (e == EPIPE)
+        return ipcb_fail(error, IPCB_E_CLOSED, EPIPE, "the reading side closed the pipe");
     return e ? ipcb_fail_errno(error, e, "writev to pipe") : IPCB_OK;
 }

@@ -33,8 +33,8 @@ int batch_sendmmsg(int fd, const ipcb_msg *msgs, uint32_t count, uint32_t *sent)
 
 int batch_writev(int fd, const ipcb_msg *msgs, uint32_t count, uint32_t *sent) {
     struct iovec iov[BATCH_IO_CHUNK];
-    uint32_t next = 0;   /* first message not yet in iov */
-    size_t skip = 0;     /* bytes of msgs[*sent] already written */
+    uint32_t next = 0; /* first message not yet in iov */
+    size_t skip = 0;   /* bytes of msgs[*sent] already written */
     *sent = 0;
     while (*sent < count) {
         uint32_t n = 0, k;

@@ -57,8 +57,8 @@ int inet_address_parse(const char *text, struct sockaddr_storage *out, socklen_t
     return -1;
 }
 
-int32_t unix_address_parse(const char *transport_id, const char *text,
-                           struct sockaddr_storage *out, socklen_t *out_len, ipcb_error *error) {
+int32_t unix_address_parse(const char *transport_id, const char *text, struct sockaddr_storage *out,
+                           socklen_t *out_len, ipcb_error *error) {
     struct sockaddr_un *un = (struct sockaddr_un *)out;
     struct stat st;
     if (text == NULL || text[0] != '/' || strlen(text) >= sizeof un->sun_path ||

@@ -14,7 +14,7 @@ int inet_address_parse(const char *text, struct sockaddr_storage *out, socklen_t
 void inet_address_format(const struct sockaddr *addr, char *buf, size_t cap);
 
 /* An existing Unix socket path as a connector's address; IPCB_E_BAD_ADDRESS naming it otherwise. */
-int32_t unix_address_parse(const char *transport_id, const char *text,
-                           struct sockaddr_storage *out, socklen_t *out_len, ipcb_error *error);
+int32_t unix_address_parse(const char *transport_id, const char *text, struct sockaddr_storage *out,
+                           socklen_t *out_len, ipcb_error *error);
 
 #endif

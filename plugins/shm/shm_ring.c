@@ -8,12 +8,12 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <linux/futex.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
-#include <signal.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -48,7 +48,9 @@ struct ipcb_endpoint {
     uint64_t *ends;
 };
 
-static const char *wait_name(int w) { return w == WAIT_SPIN ? "spin" : w == WAIT_FUTEX ? "futex" : "hybrid"; }
+static const char *wait_name(int w) {
+    return w == WAIT_SPIN ? "spin" : w == WAIT_FUTEX ? "futex" : "hybrid";
+}
 
 static long futex(_Atomic uint32_t *word, int op, uint32_t value, const struct timespec *timeout) {
     return syscall(SYS_futex, (uint32_t *)word, op, value, timeout, NULL, 0);
@@ -60,7 +62,9 @@ static void cpu_relax(void) {
 #endif
 }
 
-static uint64_t align8(uint64_t n) { return (n + 7u) & ~(uint64_t)7u; }
+static uint64_t align8(uint64_t n) {
+    return (n + 7u) & ~(uint64_t)7u;
+}
 
 static int peer_closed(ipcb_endpoint *ep) {
     return atomic_load_explicit(&ep->ring->closed[ep->role == IPCB_ROLE_CREATOR ? 1 : 0],
@@ -83,7 +87,7 @@ static int32_t peer_lost(ipcb_error *error) {
  * `waiting` flags the sleeper so the other side knows to wake it. */
 static int32_t wait_for(ipcb_endpoint *ep, int (*ready)(ipcb_endpoint *), _Atomic uint32_t *seq,
                         _Atomic uint32_t *waiting, int64_t deadline, ipcb_error *error) {
-    int64_t spin_until = ep->wait == WAIT_SPIN ? INT64_MAX
+    int64_t spin_until = ep->wait == WAIT_SPIN     ? INT64_MAX
                          : ep->wait == WAIT_HYBRID ? posix_now_ns() + ep->spin_ns
                                                    : 0;
     unsigned n = 0;
@@ -182,9 +186,12 @@ static int32_t parse(const ipcb_open_params *p, ipcb_endpoint *ep, uint64_t *rin
                          "option ring_size=%s: expected a power of two from 4K to 2G, e.g. 4M", v);
     ep->wait = WAIT_HYBRID;
     if ((v = posix_option(p, "wait")) != NULL && v[0]) {
-        if (!strcmp(v, "spin")) ep->wait = WAIT_SPIN;
-        else if (!strcmp(v, "futex")) ep->wait = WAIT_FUTEX;
-        else if (!strcmp(v, "hybrid")) ep->wait = WAIT_HYBRID;
+        if (!strcmp(v, "spin"))
+            ep->wait = WAIT_SPIN;
+        else if (!strcmp(v, "futex"))
+            ep->wait = WAIT_FUTEX;
+        else if (!strcmp(v, "hybrid"))
+            ep->wait = WAIT_HYBRID;
         else
             return ipcb_fail(error, IPCB_E_BAD_OPTION, 0,
                              "option wait=%s: expected spin, futex or hybrid", v);
@@ -265,7 +272,8 @@ static int32_t IPCB_CALL ring_open(const ipcb_open_params *p, ipcb_endpoint **ou
             goto fail;
         }
         ep->fd = open(p->address, O_RDWR | O_CLOEXEC);
-        if (ep->fd < 0 || fstat(ep->fd, &st) != 0 || st.st_size < (off_t)(SHM_RING_DATA_OFFSET + 4096)) {
+        if (ep->fd < 0 || fstat(ep->fd, &st) != 0 ||
+            st.st_size < (off_t)(SHM_RING_DATA_OFFSET + 4096)) {
             s = ipcb_fail(error, IPCB_E_BAD_ADDRESS, errno,
                           "shm.ring address '%s' is not the ring of a live process", p->address);
             goto fail;
@@ -350,7 +358,8 @@ static int32_t IPCB_CALL ring_send(ipcb_endpoint *ep, const void *buf, size_t le
     r = ep->ring;
     need = 8 + align8(len);
     if (need > ep->capacity / 2)
-        return ipcb_fail(error, IPCB_E_TOO_BIG, 0, "shm.ring: message of %zu B exceeds half the ring", len);
+        return ipcb_fail(error, IPCB_E_TOO_BIG, 0,
+                         "shm.ring: message of %zu B exceeds half the ring", len);
     head = atomic_load_explicit(&r->head, memory_order_relaxed);
     pos = head & (ep->capacity - 1);
     skip = ep->capacity - pos < need ? ep->capacity - pos : 0;
@@ -463,19 +472,21 @@ static int32_t IPCB_CALL ring_borrow(ipcb_endpoint *ep, size_t len, uint32_t max
     if (count != NULL) *count = 0;
     if (ep == NULL || slots == NULL || count == NULL || len == 0 || max_count == 0 ||
         ep->direction != IPCB_DIR_SEND)
-        return ipcb_fail(error, IPCB_E_INVALID, 0, "borrow needs a sending endpoint, len and slots");
+        return ipcb_fail(error, IPCB_E_INVALID, 0,
+                         "borrow needs a sending endpoint, len and slots");
     if (ep->outstanding)
         return ipcb_fail(error, IPCB_E_INVALID, 0,
                          "borrow while %u borrowed slots are not published", ep->outstanding);
     need = 8 + align8(len);
     if (need > ep->capacity / 2)
-        return ipcb_fail(error, IPCB_E_TOO_BIG, 0, "shm.ring: message of %zu B exceeds half the ring", len);
+        return ipcb_fail(error, IPCB_E_TOO_BIG, 0,
+                         "shm.ring: message of %zu B exceeds half the ring", len);
     if ((s = reserve_ends(ep, max_count, error)) != IPCB_OK) return s;
     head = atomic_load_explicit(&ep->ring->head, memory_order_relaxed);
     ep->pending_need = record_need(ep, head, need);
-    if (!has_room(ep) && (s = wait_for(ep, has_room, &ep->ring->space_seq,
-                                       &ep->ring->producer_waiting, posix_deadline(timeout_ns),
-                                       error)) != IPCB_OK)
+    if (!has_room(ep) &&
+        (s = wait_for(ep, has_room, &ep->ring->space_seq, &ep->ring->producer_waiting,
+                      posix_deadline(timeout_ns), error)) != IPCB_OK)
         return s;
     if (peer_closed(ep))
         return ipcb_fail(error, IPCB_E_CLOSED, 0, "shm.ring: the receiver closed the ring");
@@ -560,13 +571,13 @@ static int32_t IPCB_CALL ring_take(ipcb_endpoint *ep, uint32_t max_count, ipcb_m
         ep->direction != IPCB_DIR_RECV)
         return ipcb_fail(error, IPCB_E_INVALID, 0, "take needs a receiving endpoint and msgs");
     if (ep->outstanding)
-        return ipcb_fail(error, IPCB_E_INVALID, 0,
-                         "take while %u taken messages are not released", ep->outstanding);
+        return ipcb_fail(error, IPCB_E_INVALID, 0, "take while %u taken messages are not released",
+                         ep->outstanding);
     if ((s = reserve_ends(ep, max_count, error)) != IPCB_OK) return s;
     for (;;) {
-        if (!has_data(ep) && (s = wait_for(ep, has_data, &ep->ring->data_seq,
-                                           &ep->ring->consumer_waiting,
-                                           posix_deadline(timeout_ns), error)) != IPCB_OK)
+        if (!has_data(ep) &&
+            (s = wait_for(ep, has_data, &ep->ring->data_seq, &ep->ring->consumer_waiting,
+                          posix_deadline(timeout_ns), error)) != IPCB_OK)
             return s;
         *count = walk_records(ep, msgs, max_count, 0, &end, &too_big);
         if (*count > 0) break;
@@ -618,9 +629,8 @@ static int32_t IPCB_CALL ring_send_batch(ipcb_endpoint *ep, const ipcb_msg *msgs
             atomic_store_explicit(&r->head, head, memory_order_release);
             wake(&r->data_seq, &r->consumer_waiting);
             *sent = i;
-            if (!has_room(ep) &&
-                (s = wait_for(ep, has_room, &r->space_seq, &r->producer_waiting, deadline,
-                              error)) != IPCB_OK)
+            if (!has_room(ep) && (s = wait_for(ep, has_room, &r->space_seq, &r->producer_waiting,
+                                               deadline, error)) != IPCB_OK)
                 return s;
         }
         off = place_record(ep, &head, (size_t)msgs[i].len, need);
@@ -645,11 +655,12 @@ static int32_t IPCB_CALL ring_recv_batch(ipcb_endpoint *ep, ipcb_msg *msgs, uint
     if (received != NULL) *received = 0;
     if (ep == NULL || msgs == NULL || received == NULL || count == 0 ||
         ep->direction != IPCB_DIR_RECV || ep->outstanding)
-        return ipcb_fail(error, IPCB_E_INVALID, 0, "recv_batch needs a receiving endpoint and msgs");
+        return ipcb_fail(error, IPCB_E_INVALID, 0,
+                         "recv_batch needs a receiving endpoint and msgs");
     for (;;) {
-        if (!has_data(ep) && (s = wait_for(ep, has_data, &ep->ring->data_seq,
-                                           &ep->ring->consumer_waiting,
-                                           posix_deadline(timeout_ns), error)) != IPCB_OK)
+        if (!has_data(ep) &&
+            (s = wait_for(ep, has_data, &ep->ring->data_seq, &ep->ring->consumer_waiting,
+                          posix_deadline(timeout_ns), error)) != IPCB_OK)
             return s;
         {
             uint64_t *ends = ep->ends;
@@ -683,8 +694,9 @@ static const ipcb_transport ring_transport = {
     .struct_size = sizeof(ipcb_transport),
     .option_count = 3,
     .id = "shm.ring",
-    .description = "single-producer single-consumer ring in shared memory (memfd), one way; "
-                   "wait by spin, futex or hybrid",
+    .description =
+        "single-producer single-consumer ring in shared memory (memfd), one way; "
+        "wait by spin, futex or hybrid",
     .caps = IPCB_CAP_MESSAGE | IPCB_CAP_RELIABLE | IPCB_CAP_ORDERED | IPCB_CAP_CLOSE_NOTIFY,
     .max_message_size = 0, /* half the ring: checked at open, ring_size raises it */
     .options = ring_options,

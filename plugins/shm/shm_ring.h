@@ -15,14 +15,14 @@
  * {length, reserved} and the payload padded to 8 bytes; a record never straddles the end. */
 struct shm_ring_header {
     uint64_t magic;
-    uint64_t capacity; /* data bytes, a power of two */
-    _Alignas(64) _Atomic uint64_t head;          /* producer: bytes published */
-    _Atomic uint32_t data_seq;                   /* futex word: bumped when data is published */
+    uint64_t capacity;                  /* data bytes, a power of two */
+    _Alignas(64) _Atomic uint64_t head; /* producer: bytes published */
+    _Atomic uint32_t data_seq;          /* futex word: bumped when data is published */
     _Atomic uint32_t consumer_waiting;
-    _Alignas(64) _Atomic uint64_t tail;          /* consumer: bytes consumed */
-    _Atomic uint32_t space_seq;                  /* futex word: bumped when space is freed */
+    _Alignas(64) _Atomic uint64_t tail; /* consumer: bytes consumed */
+    _Atomic uint32_t space_seq;         /* futex word: bumped when space is freed */
     _Atomic uint32_t producer_waiting;
-    _Alignas(64) _Atomic uint32_t attached[2];   /* [0] creator, [1] connector; futex words */
+    _Alignas(64) _Atomic uint32_t attached[2]; /* [0] creator, [1] connector; futex words */
     _Atomic uint32_t closed[2];
     _Atomic int32_t pid[2]; /* each side's process, so a waiter can tell a crashed peer */
 };

@@ -73,7 +73,8 @@ int32_t IPCB_CALL socket_recv_batch(ipcb_endpoint *ep, ipcb_msg *msgs, uint32_t 
                              (unsigned long long)msgs[i].len);
         }
     }
-    if (i == 0) return ipcb_fail(error, IPCB_E_CLOSED, 0, "%s: the peer closed the connection", ep->id);
+    if (i == 0)
+        return ipcb_fail(error, IPCB_E_CLOSED, 0, "%s: the peer closed the connection", ep->id);
     *received = i;
     return IPCB_OK;
 }

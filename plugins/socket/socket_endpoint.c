@@ -110,8 +110,8 @@ int32_t socket_open(const ipcb_open_params *p, const char *id, int type, int is_
                 goto fail;
             }
             ep->family = ep->address.ss_family;
-        } else if ((status = unix_address_parse(id, p->address, &ep->address,
-                                                &ep->address_len, error)) != IPCB_OK) {
+        } else if ((status = unix_address_parse(id, p->address, &ep->address, &ep->address_len,
+                                                error)) != IPCB_OK) {
             goto fail;
         }
         *out = ep;
@@ -182,8 +182,7 @@ int32_t IPCB_CALL socket_export_address(ipcb_endpoint *ep, char *buf, size_t cap
     else
         inet_address_format((struct sockaddr *)&ep->address, text, sizeof text);
     if (strlen(text) + 1 > cap)
-        return ipcb_fail(error, IPCB_E_INVALID, 0, "address buffer of %zu bytes is too small",
-                         cap);
+        return ipcb_fail(error, IPCB_E_INVALID, 0, "address buffer of %zu bytes is too small", cap);
     strcpy(buf, text);
     return IPCB_OK;
 }
@@ -231,8 +230,7 @@ static int32_t connect_peer(ipcb_endpoint *ep, int64_t deadline, ipcb_error *err
                 int32_t status = posix_wait_fd(fd, POLLOUT, deadline, error);
                 if (status != IPCB_OK) {
                     if (status == IPCB_E_TIMEOUT)
-                        return ipcb_fail(error, IPCB_E_TIMEOUT, 0, "%s: connect timed out",
-                                         ep->id);
+                        return ipcb_fail(error, IPCB_E_TIMEOUT, 0, "%s: connect timed out", ep->id);
                     return status;
                 }
                 getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len);
@@ -312,14 +310,13 @@ int32_t IPCB_CALL socket_recv(ipcb_endpoint *ep, void *buf, size_t cap, size_t *
         if (n > 0) {
             if ((size_t)n > cap)
                 return ipcb_fail(error, IPCB_E_TRUNCATED, 0,
-                                 "%s: message of %zd B does not fit the %zu-byte buffer", ep->id,
-                                 n, cap);
+                                 "%s: message of %zd B does not fit the %zu-byte buffer", ep->id, n,
+                                 cap);
             *len = (size_t)n;
             return IPCB_OK;
         }
         if (n == 0)
-            return ipcb_fail(error, IPCB_E_CLOSED, 0, "%s: the peer closed the connection",
-                             ep->id);
+            return ipcb_fail(error, IPCB_E_CLOSED, 0, "%s: the peer closed the connection", ep->id);
         if (errno != EINTR) return closed_or_failed(ep, errno, "recv", error);
     }
 }

@@ -10,8 +10,8 @@
 
 struct ipcb_endpoint {
     const char *id;
-    int family;          /* AF_INET, AF_INET6, AF_UNIX */
-    int type;            /* SOCK_STREAM, SOCK_SEQPACKET */
+    int family; /* AF_INET, AF_INET6, AF_UNIX */
+    int type;   /* SOCK_STREAM, SOCK_SEQPACKET */
     uint32_t role;
     int listen_fd;
     int fd;

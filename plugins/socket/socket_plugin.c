@@ -27,8 +27,7 @@ static const ipcb_option_desc unix_options[] = {
 static int32_t IPCB_CALL tcp_open(const ipcb_open_params *p, ipcb_endpoint **out, ipcb_error *e) {
     return socket_open(p, "socket.tcp", SOCK_STREAM, 1, tcp_options, TCP_OPTION_COUNT, out, e);
 }
-static int32_t IPCB_CALL unix_open(const ipcb_open_params *p, ipcb_endpoint **out,
-                                   ipcb_error *e) {
+static int32_t IPCB_CALL unix_open(const ipcb_open_params *p, ipcb_endpoint **out, ipcb_error *e) {
     return socket_open(p, "socket.unix", SOCK_STREAM, 0, unix_options, UNIX_OPTION_COUNT, out, e);
 }
 static int32_t IPCB_CALL seqpacket_open(const ipcb_open_params *p, ipcb_endpoint **out,
@@ -37,11 +36,10 @@ static int32_t IPCB_CALL seqpacket_open(const ipcb_open_params *p, ipcb_endpoint
                        out, e);
 }
 
-#define SOCKET_FUNCTIONS                                                                        \
-    .export_address = socket_export_address, .connect = socket_connect, .send = socket_send,   \
-    .recv = socket_recv, .close = socket_close, .query_settings = socket_query_settings,        \
-    .remove_address = socket_remove_address, .get_extension = 0,                             \
-    .send_batch = socket_send_batch
+#define SOCKET_FUNCTIONS                                                                     \
+    .export_address = socket_export_address, .connect = socket_connect, .send = socket_send, \
+    .recv = socket_recv, .close = socket_close, .query_settings = socket_query_settings,     \
+    .remove_address = socket_remove_address, .get_extension = 0, .send_batch = socket_send_batch
 
 static const ipcb_transport tcp_transport = {
     .struct_size = sizeof(ipcb_transport),
@@ -73,8 +71,9 @@ static const ipcb_transport seqpacket_transport = {
     .struct_size = sizeof(ipcb_transport),
     .option_count = UNIX_OPTION_COUNT,
     .id = "socket.seqpacket",
-    .description = "Unix SOCK_SEQPACKET: connected, reliable, keeps message boundaries; a "
-                   "message must fit the send buffer",
+    .description =
+        "Unix SOCK_SEQPACKET: connected, reliable, keeps message boundaries; a "
+        "message must fit the send buffer",
     .caps = IPCB_CAP_MESSAGE | IPCB_CAP_RELIABLE | IPCB_CAP_ORDERED | IPCB_CAP_DUPLEX |
             IPCB_CAP_CLOSE_NOTIFY,
     .max_message_size = 0,

@@ -6,13 +6,13 @@
  * figure for a zero-copy one. It pays off only for large writes to a real NIC. */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <time.h> /* before linux/errqueue.h, which uses struct timespec */
 #include <linux/errqueue.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h> /* before linux/errqueue.h, which uses struct timespec */
 
 #include "ipcbench/error_format.h"
 #include "posix_io.h"

@@ -13,9 +13,9 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "batch_io.h"
 #include "inet_address.h"
 #include "ipcbench/error_format.h"
-#include "batch_io.h"
 #include "posix_io.h"
 #include "socket_buffers.h"
 #include "udp_endpoint.h"
@@ -133,8 +133,7 @@ int32_t udp_open(const ipcb_open_params *p, const char *id, int is_unix,
             goto fail;
         }
         /* A Unix datagram socket needs a name of its own to be answered. */
-        if (is_unix && (status = bind_unix(ep, p->runtime_dir, "dc", error)) != IPCB_OK)
-            goto fail;
+        if (is_unix && (status = bind_unix(ep, p->runtime_dir, "dc", error)) != IPCB_OK) goto fail;
         if ((status = apply_buffers(ep, error)) != IPCB_OK) goto fail;
         *out = ep;
         return IPCB_OK;
@@ -177,8 +176,7 @@ fail:
     return status;
 }
 
-int32_t IPCB_CALL udp_export_address(ipcb_endpoint *ep, char *buf, size_t cap,
-                                     ipcb_error *error) {
+int32_t IPCB_CALL udp_export_address(ipcb_endpoint *ep, char *buf, size_t cap, ipcb_error *error) {
     char text[160];
     if (ep == NULL || buf == NULL || ep->role != IPCB_ROLE_CREATOR)
         return ipcb_fail(error, IPCB_E_INVALID, 0, "export_address needs a creator endpoint");
@@ -305,8 +303,8 @@ int32_t IPCB_CALL udp_recv(ipcb_endpoint *ep, void *buf, size_t cap, size_t *len
         }
         if ((size_t)n > cap)
             return ipcb_fail(error, IPCB_E_TRUNCATED, 0,
-                             "%s: datagram of %zd B does not fit the %zu-byte buffer", ep->id,
-                             n, cap);
+                             "%s: datagram of %zd B does not fit the %zu-byte buffer", ep->id, n,
+                             cap);
         if (n == 0) continue; /* the harness never sends empty datagrams */
         *len = (size_t)n;
         return IPCB_OK;
@@ -381,9 +379,8 @@ int32_t IPCB_CALL udp_recv_batch(ipcb_endpoint *ep, ipcb_msg *msgs, uint32_t cou
             if (truncated[i] || msgs[i].len > caps[kept]) { /* the datagram is lost, as in recv */
                 *received = kept;
                 return ipcb_fail(error, IPCB_E_TRUNCATED, 0,
-                                 "%s: datagram of %llu B does not fit its %llu-byte buffer",
-                                 ep->id, (unsigned long long)msgs[i].len,
-                                 (unsigned long long)caps[kept]);
+                                 "%s: datagram of %llu B does not fit its %llu-byte buffer", ep->id,
+                                 (unsigned long long)msgs[i].len, (unsigned long long)caps[kept]);
             }
             if (kept != i) {
                 memcpy(msgs[kept].data, msgs[i].data, (size_t)msgs[i].len);

@@ -16,27 +16,26 @@ static const ipcb_option_desc unix_options[] = {
     {"rcvbuf", "", "SO_RCVBUF in bytes (suffixes K, M); empty keeps the kernel default"},
 };
 
-static int32_t IPCB_CALL inet_open(const ipcb_open_params *p, ipcb_endpoint **out,
-                                   ipcb_error *e) {
+static int32_t IPCB_CALL inet_open(const ipcb_open_params *p, ipcb_endpoint **out, ipcb_error *e) {
     return udp_open(p, "udp.inet", 0, inet_options, 3, UDP_MAX_IPV4, out, e);
 }
-static int32_t IPCB_CALL unix_open(const ipcb_open_params *p, ipcb_endpoint **out,
-                                   ipcb_error *e) {
+static int32_t IPCB_CALL unix_open(const ipcb_open_params *p, ipcb_endpoint **out, ipcb_error *e) {
     return udp_open(p, "udp.unix", 1, unix_options, 2, 0, out, e);
 }
 
-#define UDP_FUNCTIONS                                                                            \
-    .export_address = udp_export_address, .connect = udp_connect, .send = udp_send,             \
-    .recv = udp_recv, .close = udp_close, .query_settings = udp_query_settings,                 \
-    .remove_address = udp_remove_address, .get_extension = 0,                                \
-    .send_batch = udp_send_batch, .recv_batch = udp_recv_batch
+#define UDP_FUNCTIONS                                                                       \
+    .export_address = udp_export_address, .connect = udp_connect, .send = udp_send,         \
+    .recv = udp_recv, .close = udp_close, .query_settings = udp_query_settings,             \
+    .remove_address = udp_remove_address, .get_extension = 0, .send_batch = udp_send_batch, \
+    .recv_batch = udp_recv_batch
 
 static const ipcb_transport inet_transport = {
     .struct_size = sizeof(ipcb_transport),
     .option_count = 3,
     .id = "udp.inet",
-    .description = "UDP datagrams over 127.0.0.1 by default (IPv6 with bind=[::1]:0); loss, "
-                   "reordering and duplicates are counted",
+    .description =
+        "UDP datagrams over 127.0.0.1 by default (IPv6 with bind=[::1]:0); loss, "
+        "reordering and duplicates are counted",
     .caps = IPCB_CAP_MESSAGE | IPCB_CAP_CROSS_HOST | IPCB_CAP_DUPLEX,
     .max_message_size = UDP_MAX_IPV4,
     .options = inet_options,
@@ -48,8 +47,9 @@ static const ipcb_transport unix_transport = {
     .struct_size = sizeof(ipcb_transport),
     .option_count = 2,
     .id = "udp.unix",
-    .description = "Unix datagram socket (SOCK_DGRAM): boundaries kept, the sender blocks "
-                   "instead of dropping (net.unix.max_dgram_qlen)",
+    .description =
+        "Unix datagram socket (SOCK_DGRAM): boundaries kept, the sender blocks "
+        "instead of dropping (net.unix.max_dgram_qlen)",
     .caps = IPCB_CAP_MESSAGE | IPCB_CAP_RELIABLE | IPCB_CAP_ORDERED | IPCB_CAP_DUPLEX,
     .max_message_size = 0,
     .options = unix_options,

@@ -127,7 +127,8 @@ static void recv_all(struct chan *c, void *buf, size_t len) {
                 continue;
             }
             memcpy(buf, r->data + pos + 8, n);
-            atomic_store_explicit(&r->tail, tail + 8 + ((n + 7) & ~(uint64_t)7), memory_order_release);
+            atomic_store_explicit(&r->tail, tail + 8 + ((n + 7) & ~(uint64_t)7),
+                                  memory_order_release);
             return;
         }
     }
@@ -281,7 +282,8 @@ int main(int argc, char **argv) {
             qsort(rtt, n, sizeof *rtt, cmp);
             double mean = 0;
             for (size_t i = 0; i < n; ++i) mean += (double)rtt[i];
-            printf("p50_ns=%lld mean_ns=%.0f round_trips=%zu\n", (long long)rtt[n / 2], mean / n, n);
+            printf("p50_ns=%lld mean_ns=%.0f round_trips=%zu\n", (long long)rtt[n / 2], mean / n,
+                   n);
             fflush(stdout);
         }
         _exit(0);
@@ -299,7 +301,8 @@ int main(int argc, char **argv) {
                 if (count++ == 0) first = now_ns();
             }
             end = now_ns();
-            printf("mb_per_sec=%.1f msgs_per_sec=%.0f\n", count * (double)size / ((end - first) / 1e9) / 1e6,
+            printf("mb_per_sec=%.1f msgs_per_sec=%.0f\n",
+                   count * (double)size / ((end - first) / 1e9) / 1e6,
                    count / ((end - first) / 1e9));
         } else {
             for (;;) {

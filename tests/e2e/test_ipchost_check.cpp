@@ -9,9 +9,9 @@ TEST_CASE("check passes a conforming transport, one line per check", "[check]") 
     auto run = run_ipchost({"check", "--plugin", "pipe.fifo"});
     INFO(run.out << run.err);
     REQUIRE(run.exit_code == 0);
-    for (const char *check : {"unknown-option", "bad-address", "open-close", "payload",
-                              "stream-reassembly", "zero-copy", "batch", "timeout", "peer-close",
-                              "crash-sender", "crash-receiver"})
+    for (const char *check :
+         {"unknown-option", "bad-address", "open-close", "payload", "stream-reassembly",
+          "zero-copy", "batch", "timeout", "peer-close", "crash-sender", "crash-receiver"})
         CHECK_THAT(run.out, Catch::Contains(std::string("PASS pipe.fifo          ") + check));
     // Without splice=vmsplice the pipe refuses to lend pages, and the check says so.
     CHECK_THAT(run.out, Catch::Contains("borrow unsupported with these options"));
@@ -30,8 +30,7 @@ TEST_CASE("check drives the zero-copy calls of a transport that has them", "[che
     CHECK_THAT(run.out, Catch::Contains("no shared-memory object left"));
 }
 
-TEST_CASE("check catches a transport that corrupts data and accepts unknown options",
-          "[check]") {
+TEST_CASE("check catches a transport that corrupts data and accepts unknown options", "[check]") {
     auto run = run_ipchost({"check", "--plugin-dir", BAD_PLUGIN_DIR, "--plugin", "badplug"});
     INFO(run.out << run.err);
     CHECK(run.exit_code == 1);

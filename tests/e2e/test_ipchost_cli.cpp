@@ -24,9 +24,9 @@ void check_process_figures(const json &p) {
 
 TEST_CASE("ipchost --plugin pipe --format json: two processes, every byte counted", "[e2e]") {
     ipcbench::test::temp_dir tmp;
-    auto run = run_ipchost({"--plugin", "pipe", "--duration", "0.5", "--warmup", "0.1",
-                            "--format", "json"},
-                           {{"TMPDIR", tmp.path()}}, 120);
+    auto run = run_ipchost(
+        {"--plugin", "pipe", "--duration", "0.5", "--warmup", "0.1", "--format", "json"},
+        {{"TMPDIR", tmp.path()}}, 120);
     INFO(run.err);
     REQUIRE(run.exit_code == 0);
     json doc = json::parse(run.out);
@@ -86,13 +86,13 @@ TEST_CASE("count mode moves exactly that many messages", "[e2e]") {
 TEST_CASE("a plugin written in plain C loads and runs, beside rejected files", "[e2e][abi]") {
     ipcbench::test::temp_dir tmp;
     std::string out_file = tmp.path() + "/result.json";
-    auto run = run_ipchost({"--plugin-dir", FIXTURE_PLUGIN_DIR, "--plugin", "cplug",
-                            "--duration", "0.3", "--warmup", "0.05", "--size", "64,4K",
-                            "--format", "json", "--output", out_file});
+    auto run = run_ipchost({"--plugin-dir", FIXTURE_PLUGIN_DIR, "--plugin", "cplug", "--duration",
+                            "0.3", "--warmup", "0.05", "--size", "64,4K", "--format", "json",
+                            "--output", out_file});
     INFO(run.err);
     REQUIRE(run.exit_code == 0);
     CHECK_THAT(run.err, Catch::Contains("IPCB-LOAD-004"));  // rejections are reported...
-    CHECK(run.out.empty());                                  // ...and results went to the file
+    CHECK(run.out.empty());                                 // ...and results went to the file
     std::ifstream in(out_file);
     json doc = json::parse(in);
     REQUIRE(doc.at("results").size() == 4);

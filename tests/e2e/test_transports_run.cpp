@@ -33,9 +33,9 @@ TEST_CASE("reliable transports deliver every message in both modes", "[transport
 }
 
 TEST_CASE("effective settings are reported with each result", "[transports]") {
-    auto run = run_ipchost({"--plugin", "socket.tcp,mq.sysv,mq.posix", "--size", "1K", "--mode",
-                            "throughput", "--duration", "0.1", "--warmup", "0", "--format",
-                            "json"});
+    auto run =
+        run_ipchost({"--plugin", "socket.tcp,mq.sysv,mq.posix", "--size", "1K", "--mode",
+                     "throughput", "--duration", "0.1", "--warmup", "0", "--format", "json"});
     REQUIRE(run.exit_code == 0);
     auto results = json::parse(run.out).at("results");
     REQUIRE(results.size() == 3);
@@ -54,8 +54,8 @@ TEST_CASE("effective settings are reported with each result", "[transports]") {
 
 TEST_CASE("a message above a kernel limit names the limit and the fix, never clamps",
           "[transports]") {
-    auto run = run_ipchost({"--plugin", "mq.sysv", "--size", "1M", "--mode", "throughput",
-                            "--format", "json"});
+    auto run = run_ipchost(
+        {"--plugin", "mq.sysv", "--size", "1M", "--mode", "throughput", "--format", "json"});
     INFO(run.err);
     CHECK(run.exit_code == 0);  // a skipped size is not a failed run
     auto r = json::parse(run.out).at("results").at(0);
@@ -64,8 +64,8 @@ TEST_CASE("a message above a kernel limit names the limit and the fix, never cla
                Catch::Contains("kernel.msgmax") && Catch::Contains("sysctl -w kernel.msgmax="));
     CHECK_FALSE(r.contains("throughput"));
 
-    auto udp = run_ipchost({"--plugin", "udp.inet", "--size", "64K", "--mode", "throughput",
-                            "--format", "json"});
+    auto udp = run_ipchost(
+        {"--plugin", "udp.inet", "--size", "64K", "--mode", "throughput", "--format", "json"});
     auto u = json::parse(udp.out).at("results").at(0);
     CHECK(u.at("status") == "skipped");
     CHECK_THAT(u.at("error").get<std::string>(), Catch::Contains("65507"));
@@ -90,8 +90,9 @@ namespace {
 
 // One throughput case per transport with these options; every message checked byte for byte.
 json run_checked(const std::vector<std::string> &extra) {
-    std::vector<std::string> args = {"--mode", "throughput", "--size", "64,4K", "--duration",
-                                     "0.15", "--warmup", "0.05", "--verify", "--format", "json"};
+    std::vector<std::string> args = {"--mode",     "throughput", "--size",   "64,4K",
+                                     "--duration", "0.15",       "--warmup", "0.05",
+                                     "--verify",   "--format",   "json"};
     args.insert(args.end(), extra.begin(), extra.end());
     auto run = run_ipchost(args, {}, 120);
     INFO(run.err);
@@ -152,9 +153,9 @@ TEST_CASE("zero-copy on fails a transport without zero-copy calls, naming the wa
 }
 
 TEST_CASE("latency runs zero-copy on shm.ring and echoes intact pongs", "[transports]") {
-    auto run = run_ipchost({"--plugin", "shm.ring", "--mode", "latency", "--size", "64,64K",
-                            "--duration", "0.1", "--warmup", "0.02", "--verify", "--format",
-                            "json"});
+    auto run =
+        run_ipchost({"--plugin", "shm.ring", "--mode", "latency", "--size", "64,64K", "--duration",
+                     "0.1", "--warmup", "0.02", "--verify", "--format", "json"});
     INFO(run.err);
     REQUIRE(run.exit_code == 0);
     for (const auto &r : json::parse(run.out).at("results")) {

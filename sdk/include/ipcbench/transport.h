@@ -58,8 +58,7 @@ extern "C" {
 
 /* True when the struct pointed to by p, of type T, is large enough to hold member f. Use it before
  * reading any member added after 1.0 from a struct the other side filled in. */
-#define IPCB_HAS_FIELD(p, T, f) \
-    ((p)->struct_size >= offsetof(T, f) + sizeof(((const T *)0)->f))
+#define IPCB_HAS_FIELD(p, T, f) ((p)->struct_size >= offsetof(T, f) + sizeof(((const T *)0)->f))
 
 /* ---------------------------------------------------------------------------------------------
  * Status codes
@@ -69,36 +68,36 @@ extern "C" {
  * ------------------------------------------------------------------------------------------- */
 
 #define IPCB_OK 0
-#define IPCB_E_TIMEOUT (-1)         /* the timeout passed in ran out; nothing was transferred */
-#define IPCB_E_CLOSED (-2)          /* the peer closed the endpoint or went away */
-#define IPCB_E_TRUNCATED (-3)       /* recv: the message is larger than the buffer; it is lost */
-#define IPCB_E_INVALID (-4)         /* an argument is invalid (bad role, NULL pointer, len 0...) */
-#define IPCB_E_UNKNOWN_OPTION (-5)  /* open: an option key this transport does not know */
-#define IPCB_E_BAD_OPTION (-6)      /* open: a known option with a value it cannot take */
-#define IPCB_E_BAD_ADDRESS (-7)     /* open/connect: the address cannot be parsed or reached */
-#define IPCB_E_TOO_BIG (-8)         /* the message exceeds a transport or kernel limit */
-#define IPCB_E_UNSUPPORTED (-9)     /* the transport cannot do this (direction, role...) */
-#define IPCB_E_NO_MEMORY (-10)      /* allocation failed */
-#define IPCB_E_SYSTEM (-11)         /* an OS call failed; sys_errno says which error */
-#define IPCB_E_INTERNAL (-12)       /* a bug in the plugin (C++ exception caught, broken state) */
+#define IPCB_E_TIMEOUT (-1)        /* the timeout passed in ran out; nothing was transferred */
+#define IPCB_E_CLOSED (-2)         /* the peer closed the endpoint or went away */
+#define IPCB_E_TRUNCATED (-3)      /* recv: the message is larger than the buffer; it is lost */
+#define IPCB_E_INVALID (-4)        /* an argument is invalid (bad role, NULL pointer, len 0...) */
+#define IPCB_E_UNKNOWN_OPTION (-5) /* open: an option key this transport does not know */
+#define IPCB_E_BAD_OPTION (-6)     /* open: a known option with a value it cannot take */
+#define IPCB_E_BAD_ADDRESS (-7)    /* open/connect: the address cannot be parsed or reached */
+#define IPCB_E_TOO_BIG (-8)        /* the message exceeds a transport or kernel limit */
+#define IPCB_E_UNSUPPORTED (-9)    /* the transport cannot do this (direction, role...) */
+#define IPCB_E_NO_MEMORY (-10)     /* allocation failed */
+#define IPCB_E_SYSTEM (-11)        /* an OS call failed; sys_errno says which error */
+#define IPCB_E_INTERNAL (-12)      /* a bug in the plugin (C++ exception caught, broken state) */
 
 /* Static name of a status code ("IPCB_E_TIMEOUT"), or "IPCB_E_UNKNOWN" for other values. */
 static inline const char *ipcb_status_name(int32_t status) {
     switch (status) {
-    case IPCB_OK: return "IPCB_OK";
-    case IPCB_E_TIMEOUT: return "IPCB_E_TIMEOUT";
-    case IPCB_E_CLOSED: return "IPCB_E_CLOSED";
-    case IPCB_E_TRUNCATED: return "IPCB_E_TRUNCATED";
-    case IPCB_E_INVALID: return "IPCB_E_INVALID";
-    case IPCB_E_UNKNOWN_OPTION: return "IPCB_E_UNKNOWN_OPTION";
-    case IPCB_E_BAD_OPTION: return "IPCB_E_BAD_OPTION";
-    case IPCB_E_BAD_ADDRESS: return "IPCB_E_BAD_ADDRESS";
-    case IPCB_E_TOO_BIG: return "IPCB_E_TOO_BIG";
-    case IPCB_E_UNSUPPORTED: return "IPCB_E_UNSUPPORTED";
-    case IPCB_E_NO_MEMORY: return "IPCB_E_NO_MEMORY";
-    case IPCB_E_SYSTEM: return "IPCB_E_SYSTEM";
-    case IPCB_E_INTERNAL: return "IPCB_E_INTERNAL";
-    default: return "IPCB_E_UNKNOWN";
+        case IPCB_OK: return "IPCB_OK";
+        case IPCB_E_TIMEOUT: return "IPCB_E_TIMEOUT";
+        case IPCB_E_CLOSED: return "IPCB_E_CLOSED";
+        case IPCB_E_TRUNCATED: return "IPCB_E_TRUNCATED";
+        case IPCB_E_INVALID: return "IPCB_E_INVALID";
+        case IPCB_E_UNKNOWN_OPTION: return "IPCB_E_UNKNOWN_OPTION";
+        case IPCB_E_BAD_OPTION: return "IPCB_E_BAD_OPTION";
+        case IPCB_E_BAD_ADDRESS: return "IPCB_E_BAD_ADDRESS";
+        case IPCB_E_TOO_BIG: return "IPCB_E_TOO_BIG";
+        case IPCB_E_UNSUPPORTED: return "IPCB_E_UNSUPPORTED";
+        case IPCB_E_NO_MEMORY: return "IPCB_E_NO_MEMORY";
+        case IPCB_E_SYSTEM: return "IPCB_E_SYSTEM";
+        case IPCB_E_INTERNAL: return "IPCB_E_INTERNAL";
+        default: return "IPCB_E_UNKNOWN";
     }
 }
 
@@ -117,17 +116,20 @@ typedef struct ipcb_error {
  * Capabilities (ipcb_transport.caps)
  * ------------------------------------------------------------------------------------------- */
 
-#define IPCB_CAP_STREAM (1u << 0)       /* byte stream: recv may return part of a message, or
-                                           parts of several; the host reassembles */
-#define IPCB_CAP_MESSAGE (1u << 1)      /* message boundaries kept: one send = one recv */
-#define IPCB_CAP_RELIABLE (1u << 2)     /* no message is lost while both sides are open */
-#define IPCB_CAP_ORDERED (1u << 3)      /* messages arrive in the order they were sent */
-#define IPCB_CAP_CROSS_HOST (1u << 4)   /* the two sides may run on different machines */
-#define IPCB_CAP_DUPLEX (1u << 5)       /* an endpoint opened with IPCB_DIR_BOTH sends and
-                                           receives; without it the host opens two endpoints */
-#define IPCB_CAP_CLOSE_NOTIFY (1u << 6) /* after the peer closes, recv returns IPCB_E_CLOSED once
-                                           the data in flight is drained, and send fails with
-                                           IPCB_E_CLOSED instead of blocking */
+#define IPCB_CAP_STREAM                                                                     \
+    (1u << 0)                         /* byte stream: recv may return part of a message, or \
+                                         parts of several; the host reassembles */
+#define IPCB_CAP_MESSAGE (1u << 1)    /* message boundaries kept: one send = one recv */
+#define IPCB_CAP_RELIABLE (1u << 2)   /* no message is lost while both sides are open */
+#define IPCB_CAP_ORDERED (1u << 3)    /* messages arrive in the order they were sent */
+#define IPCB_CAP_CROSS_HOST (1u << 4) /* the two sides may run on different machines */
+#define IPCB_CAP_DUPLEX                                          \
+    (1u << 5) /* an endpoint opened with IPCB_DIR_BOTH sends and \
+                 receives; without it the host opens two endpoints */
+#define IPCB_CAP_CLOSE_NOTIFY                                           \
+    (1u << 6) /* after the peer closes, recv returns IPCB_E_CLOSED once \
+                 the data in flight is drained, and send fails with     \
+                 IPCB_E_CLOSED instead of blocking */
 
 /* Roles: which side of a connection an endpoint is. */
 #define IPCB_ROLE_CREATOR 1u   /* creates or listens, and publishes an address (export_address) */
@@ -190,16 +192,16 @@ struct ipcb_host;
 
 typedef struct ipcb_open_params {
     uint32_t struct_size;
-    uint32_t role;         /* IPCB_ROLE_CREATOR or IPCB_ROLE_CONNECTOR */
-    uint32_t direction;    /* IPCB_DIR_SEND, IPCB_DIR_RECV or IPCB_DIR_BOTH */
-    uint32_t option_count; /* entries in options */
-    const ipcb_kv *options; /* user options, only keys listed in ipcb_transport.options; the host
-                               passes each key at most once and does not add defaults */
-    const char *address;   /* CONNECTOR: the string the creator's export_address produced.
-                              CREATOR: NULL, or a user address to bind/listen on ("host:port") */
-    const char *runtime_dir; /* a private (0700) directory the host created for this run and
-                                removes afterwards, even when a process crashed: put file-system
-                                objects (FIFOs, socket files) here. May be NULL: then make one. */
+    uint32_t role;             /* IPCB_ROLE_CREATOR or IPCB_ROLE_CONNECTOR */
+    uint32_t direction;        /* IPCB_DIR_SEND, IPCB_DIR_RECV or IPCB_DIR_BOTH */
+    uint32_t option_count;     /* entries in options */
+    const ipcb_kv *options;    /* user options, only keys listed in ipcb_transport.options; the host
+                                  passes each key at most once and does not add defaults */
+    const char *address;       /* CONNECTOR: the string the creator's export_address produced.
+                                  CREATOR: NULL, or a user address to bind/listen on ("host:port") */
+    const char *runtime_dir;   /* a private (0700) directory the host created for this run and
+                                  removes afterwards, even when a process crashed: put file-system
+                                  objects (FIFOs, socket files) here. May be NULL: then make one. */
     uint64_t max_message_size; /* the largest message the host will send or receive on this
                                   endpoint. If the transport (or a kernel limit) cannot carry it,
                                   open fails with IPCB_E_TOO_BIG and a message naming the limit. */
@@ -223,11 +225,11 @@ typedef struct ipcb_open_params {
  * ------------------------------------------------------------------------------------------- */
 
 typedef struct ipcb_transport {
-    uint32_t struct_size;  /* sizeof(ipcb_transport) as the plugin was compiled */
-    uint32_t option_count; /* entries in options */
-    const char *id;          /* "<plugin>.<variant>", e.g. "pipe.fifo": [a-z0-9_-]+.[a-z0-9_-]+,
-                                the part before the dot equal to ipcb_plugin.name */
-    const char *description; /* one line for `ipchost --list` */
+    uint32_t struct_size;      /* sizeof(ipcb_transport) as the plugin was compiled */
+    uint32_t option_count;     /* entries in options */
+    const char *id;            /* "<plugin>.<variant>", e.g. "pipe.fifo": [a-z0-9_-]+.[a-z0-9_-]+,
+                                  the part before the dot equal to ipcb_plugin.name */
+    const char *description;   /* one line for `ipchost --list` */
     uint64_t caps;             /* IPCB_CAP_* */
     uint64_t max_message_size; /* largest message this transport can carry; 0 = no limit of its
                                   own (streams). Kernel limits that depend on the machine are
@@ -284,8 +286,7 @@ typedef struct ipcb_transport {
      * "pipe_size"="1048576" after F_SETPIPE_SZ rounded the request), by calling sink once per
      * setting, synchronously. Call after connect. Optional: NULL when there is nothing to report.
      * [endpoint-thread] */
-    void(IPCB_CALL *query_settings)(ipcb_endpoint *endpoint, ipcb_setting_sink sink,
-                                    void *context);
+    void(IPCB_CALL *query_settings)(ipcb_endpoint *endpoint, ipcb_setting_sink sink, void *context);
 
     /* Removes whatever OS object `address` names, for a host cleaning up after a process that
      * crashed before it could close(). Called in any process, possibly while no endpoint exists.
@@ -384,7 +385,7 @@ typedef struct ipcb_plugin {
     const char *version;     /* the plugin's own version, "1.2.0" */
     const char *description; /* one line */
     uint32_t transport_count;
-    uint32_t reserved0; /* 0 */
+    uint32_t reserved0;                      /* 0 */
     const ipcb_transport *const *transports; /* transport_count pointers */
     /* Called once before unload, after every endpoint is closed; no calls follow. Optional.
      * [main-thread] */

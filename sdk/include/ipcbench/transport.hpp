@@ -110,7 +110,9 @@ std::int32_t guarded(ipcb_error *e, F &&f) noexcept {
     }
 }
 
-inline endpoint *self(ipcb_endpoint *ep) { return reinterpret_cast<endpoint *>(ep); }
+inline endpoint *self(ipcb_endpoint *ep) {
+    return reinterpret_cast<endpoint *>(ep);
+}
 
 template <class T>
 struct table {
@@ -131,8 +133,7 @@ struct table {
                 for (const auto &o : T::options)
                     if (o.key != nullptr && key == o.key) known = true;
                 if (!known)
-                    throw error(IPCB_E_UNKNOWN_OPTION,
-                                "unknown option '" + key + "' for " + T::id);
+                    throw error(IPCB_E_UNKNOWN_OPTION, "unknown option '" + key + "' for " + T::id);
                 args.options[key] = p->options[i].value ? p->options[i].value : "";
             }
             if (p->address) args.address = p->address;
@@ -182,29 +183,12 @@ struct table {
     }
 
     static const ipcb_transport *get() {
-        static const ipcb_transport t = {sizeof(ipcb_transport),
-                                         option_count,
-                                         T::id,
-                                         T::description,
-                                         T::caps,
-                                         T::max_message_size,
-                                         T::options,
-                                         &open,
-                                         &export_address,
-                                         &connect,
-                                         &send,
-                                         &recv,
-                                         &close,
-                                         &query_settings,
-                                         nullptr,
-                                         nullptr,
+        static const ipcb_transport t = {sizeof(ipcb_transport), option_count, T::id,
+                                         T::description, T::caps, T::max_message_size, T::options,
+                                         &open, &export_address, &connect, &send, &recv, &close,
+                                         &query_settings, nullptr, nullptr,
                                          // since 1.1: no zero-copy or batch path
-                                         nullptr,
-                                         nullptr,
-                                         nullptr,
-                                         nullptr,
-                                         nullptr,
-                                         nullptr};
+                                         nullptr, nullptr, nullptr, nullptr, nullptr, nullptr};
         return &t;
     }
 };
@@ -230,12 +214,12 @@ const ipcb_plugin *make_plugin(const char *name, const char *version, const char
 }  // namespace ipcb
 
 // Defines the exported entry point for a plugin made of the listed transport descriptions.
-#define IPCB_CPP_PLUGIN(name, version, description, ...)                                  \
-    extern "C" IPCB_EXPORT const ipcb_plugin *IPCB_CALL ipcb_plugin_entry(                \
-        const ipcb_host *host, ipcb_error *error) {                                       \
-        (void)host;                                                                       \
-        (void)error;                                                                      \
-        return ipcb::make_plugin<__VA_ARGS__>(name, version, description);                \
+#define IPCB_CPP_PLUGIN(name, version, description, ...)                                         \
+    extern "C" IPCB_EXPORT const ipcb_plugin *IPCB_CALL ipcb_plugin_entry(const ipcb_host *host, \
+                                                                          ipcb_error *error) {   \
+        (void)host;                                                                              \
+        (void)error;                                                                             \
+        return ipcb::make_plugin<__VA_ARGS__>(name, version, description);                       \
     }
 
 #endif  // IPCBENCH_TRANSPORT_HPP
