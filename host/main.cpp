@@ -1,8 +1,8 @@
 // ipchost: discovers transport plugins and benchmarks them between two processes.
-#include <cstring>
 #include <fmt/format.h>
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
+#include <cstring>
 #include <string>
 
 #include "cli/commands.hpp"

@@ -12,7 +12,7 @@ packages=(
   # SDK examples (real third-party transports) and the ABI baseline check
   libzmq3-dev libnng-dev abigail-tools binutils
   # fuzzing (libFuzzer) and static analysis
-  clang-14 libclang-rt-14-dev clang-tidy-14
+  clang-14 libclang-rt-14-dev clang-tidy-14 clang-format-14
   # two hosts in network namespaces (scripts/netns-test.sh)
   iproute2 nftables jq
   # the HTML report is checked in a real browser

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Installs what is missing, then runs every check CI runs, in stages:
+#   0. clang-format: every source file formatted (scripts/format.sh)
 #   1. build with -Werror and run the whole test suite through ctest
 #   2. the same suite built with AddressSanitizer + UndefinedBehaviorSanitizer
 #   3. the same suite built with ThreadSanitizer
 #   4. clang-tidy on host/ and plugins/, while
 #   5. the control-channel fuzzer runs for FUZZ_SECONDS (default 60)
-# `scripts/test.sh --fast` runs stage 1 only. Build folders: build-test, build-asan, build-tsan,
+# `scripts/test.sh --fast` runs stages 0 and 1 only. Build folders: build-test, build-asan, build-tsan,
 # build-fuzz, build-tidy (kept between runs, so a second run only rebuilds what changed).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -42,6 +43,7 @@ suite() {  # suite <build dir> <ctest -E regex or ""> [cmake args...]
     (cd "$dir" && ctest --output-on-failure -j"$jobs" --timeout 300 ${exclude:+-E "$exclude"})
 }
 
+stage format "$root/scripts/format.sh"
 stage tests suite "${IPCBENCH_TEST_BUILD_DIR:-$root/build-test}" "" \
   -DCMAKE_BUILD_TYPE=RelWithDebInfo -DIPCBENCH_WERROR=ON
 if [ "$fast" = 0 ]; then

@@ -1,7 +1,7 @@
 // `ipchost compare BASE.json NEW.json`: per matching case and figure, the ratio of the medians
 // and a verdict from a two-sided Mann-Whitney U test over the repetitions.
-#include <cmath>
 #include <fmt/format.h>
+#include <cmath>
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -30,8 +30,8 @@ report::run_report load(const std::string &path) {
 }
 
 std::string case_key(const report::case_result &r) {
-    return fmt::format("{} {} {}{} {}{}{}", r.transport, r.mode, r.direction, r.bidir ? " bidir" : "",
-                       report::format_size(r.message_size),
+    return fmt::format("{} {} {}{} {}{}{}", r.transport, r.mode, r.direction,
+                       r.bidir ? " bidir" : "", report::format_size(r.message_size),
                        r.streams > 1 ? fmt::format(" x{}", r.streams) : "",
                        r.rate > 0 ? fmt::format(" @{:g}/s", r.rate) : "");
 }
@@ -84,24 +84,34 @@ int compare_command(const command_line &cmd) {
             else if (p >= alpha)
                 verdict = "no significant difference";
             else
-                verdict = improved ? (figure.find("cpu") != std::string::npos ? "cheaper" : "faster")
-                                   : (figure.find("cpu") != std::string::npos ? "costlier" : "slower");
+                verdict = improved
+                              ? (figure.find("cpu") != std::string::npos ? "cheaper" : "faster")
+                              : (figure.find("cpu") != std::string::npos ? "costlier" : "slower");
             const double change = (improved ? 1 : -1) * std::fabs(ratio - 1) * 100;
             if (enough && p < alpha && !improved && cmd.fail_on_regression >= 0 &&
                 std::fabs(ratio - 1) * 100 > cmd.fail_on_regression)
                 regression = true;
-            rows.push_back({{"case", case_key(r)}, {"figure", figure}, {"base", base_median},
-                            {"new", new_median}, {"ratio", ratio}, {"p_value", p},
-                            {"base_samples", xs.size()}, {"new_samples", ys.size()},
-                            {"change_percent", change}, {"verdict", verdict}});
+            rows.push_back({{"case", case_key(r)},
+                            {"figure", figure},
+                            {"base", base_median},
+                            {"new", new_median},
+                            {"ratio", ratio},
+                            {"p_value", p},
+                            {"base_samples", xs.size()},
+                            {"new_samples", ys.size()},
+                            {"change_percent", change},
+                            {"verdict", verdict}});
             text += fmt::format("{:<36} {:<28} {:>12.4g} {:>12.4g} {:>7.3f} {:>8.4f}  {}\n",
                                 case_key(r), figure, base_median, new_median, ratio, p, verdict);
         }
     }
     for (const auto &u : unmatched) text += "not in the base run: " + u + "\n";
     if (cmd.format == "json") {
-        nlohmann::json doc = {{"base", cmd.inputs[0]}, {"new", cmd.inputs[1]}, {"alpha", alpha},
-                              {"comparisons", rows}, {"unmatched", unmatched}};
+        nlohmann::json doc = {{"base", cmd.inputs[0]},
+                              {"new", cmd.inputs[1]},
+                              {"alpha", alpha},
+                              {"comparisons", rows},
+                              {"unmatched", unmatched}};
         text = doc.dump(2) + "\n";
     }
     if (cmd.output.empty())

@@ -7,11 +7,11 @@
 namespace ipcbench::cli {
 
 int list_command(const command_line &cmd, const plugin::plugin_registry &registry) {
-    fmt::print("{:<18} {:<12} {:<40} {:>9}  {}\n", "transport", "plugin", "capabilities",
-               "max msg", "library");
+    fmt::print("{:<18} {:<12} {:<40} {:>9}  {}\n", "transport", "plugin", "capabilities", "max msg",
+               "library");
     for (const auto &t : registry.transports()) {
-        fmt::print("{:<18} {:<12} {:<40} {:>9}  {}\n", t.id,
-                   t.plugin_name + " " + t.plugin_version, plugin::describe_caps(t.caps),
+        fmt::print("{:<18} {:<12} {:<40} {:>9}  {}\n", t.id, t.plugin_name + " " + t.plugin_version,
+                   plugin::describe_caps(t.caps),
                    t.max_message_size ? report::format_size(t.max_message_size) : "-",
                    t.library.string());
         fmt::print("{:<18} {}\n", "", t.description);

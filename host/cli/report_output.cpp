@@ -15,8 +15,9 @@ void check_output_file(const std::string &path) {
     if (path.empty()) return;
     std::ofstream probe(path, std::ios::app);
     if (!probe)
-        throw usage_error("cannot write '" + path + "': check that its folder exists and is "
-                                                    "writable");
+        throw usage_error("cannot write '" + path +
+                          "': check that its folder exists and is "
+                          "writable");
 }
 
 void write_report(const report::run_report &report, const std::string &format,

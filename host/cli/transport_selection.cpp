@@ -12,8 +12,9 @@ std::vector<const plugin::transport_info *> select_transports(
     if (cmd.plugins.empty()) {
         for (const auto &t : registry.transports()) selected.push_back(&t);
         if (selected.empty())
-            throw usage_error("no transport plugins found; ipchost --list --verbose shows where "
-                              "it looked and what it rejected");
+            throw usage_error(
+                "no transport plugins found; ipchost --list --verbose shows where "
+                "it looked and what it rejected");
         return selected;
     }
     for (const auto &spec : cmd.plugins) {

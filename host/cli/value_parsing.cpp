@@ -42,14 +42,16 @@ std::vector<std::uint64_t> expand_range(const std::string &flag, const std::stri
     if (second_colon == std::string::npos)
         throw usage_error(flag + " '" + item + "': expected " + accepted);
     const std::uint64_t from = parse_size(flag, item.substr(0, first_colon));
-    const std::uint64_t to = parse_size(flag, item.substr(first_colon + 1, second_colon - first_colon - 1));
+    const std::uint64_t to =
+        parse_size(flag, item.substr(first_colon + 1, second_colon - first_colon - 1));
     const std::string step = item.substr(second_colon + 1);
     if (step.size() < 2 || (step[0] != '*' && step[0] != '+'))
         throw usage_error(flag + " '" + item + "': expected " + accepted);
     const std::uint64_t by = parse_size(flag, step.substr(1));
     if (from > to || by == 0 || (step[0] == '*' && by < 2))
-        throw usage_error(flag + " '" + item + "': FROM must not exceed TO and the step must grow "
-                                               "(*2 or more, +1 or more)");
+        throw usage_error(flag + " '" + item +
+                          "': FROM must not exceed TO and the step must grow "
+                          "(*2 or more, +1 or more)");
     std::vector<std::uint64_t> sizes;
     for (std::uint64_t s = from; s <= to && sizes.size() <= 1000;
          s = step[0] == '*' ? s * by : s + by)
@@ -88,8 +90,8 @@ double parse_seconds(const std::string &flag, const std::string &text, bool allo
     double value = std::strtod(text.c_str(), &end);
     const std::string accepted = allow_zero ? "seconds from 0 to 86400, e.g. 0.5"
                                             : "seconds above 0 and up to 86400, e.g. 2 or 0.5";
-    if (text.empty() || *end != '\0' || errno == ERANGE || !std::isfinite(value) ||
-        value < 0 || (!allow_zero && value == 0) || value > 86400)
+    if (text.empty() || *end != '\0' || errno == ERANGE || !std::isfinite(value) || value < 0 ||
+        (!allow_zero && value == 0) || value > 86400)
         throw usage_error(flag + " '" + text + "': expected " + accepted);
     return value;
 }

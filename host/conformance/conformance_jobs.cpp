@@ -2,8 +2,8 @@
 
 #include <dirent.h>
 
-#include <filesystem>
 #include <fmt/format.h>
+#include <filesystem>
 #include <fstream>
 #include <future>
 #include <memory>
@@ -23,7 +23,9 @@ unsigned char pattern(std::size_t size, std::size_t index, std::size_t offset) {
     return static_cast<unsigned char>(offset * 31 + index * 7 + size);
 }
 
-json verdict(bool ok, std::string detail) { return {{"ok", ok}, {"detail", std::move(detail)}}; }
+json verdict(bool ok, std::string detail) {
+    return {{"ok", ok}, {"detail", std::move(detail)}};
+}
 
 std::string failure_text(plugin::transport_endpoint &ep, int32_t status) {
     return std::string(ipcb_status_name(status)) + ": " + ep.last_error();
@@ -82,22 +84,24 @@ json payload_receive(plugin::transport_endpoint &in, const json &job) {
                                                       n, cap, index));
                 }
                 if (!stream && n != size && problem.empty())
-                    problem = fmt::format("message boundaries broken: message {} of {} B arrived "
-                                          "as a recv of {} B",
-                                          index, size, n);
+                    problem = fmt::format(
+                        "message boundaries broken: message {} of {} B arrived "
+                        "as a recv of {} B",
+                        index, size, n);
                 got += n;
             }
             for (std::size_t o = 0; o < size && problem.empty(); ++o)
                 if (msg[o] != pattern(size, index, o))
-                    problem = fmt::format("message {} ({} B): byte {} is 0x{:02x}, expected "
-                                          "0x{:02x} (corrupted, lost or reordered data)",
-                                          index, size, o, msg[o], pattern(size, index, o));
+                    problem = fmt::format(
+                        "message {} ({} B): byte {} is 0x{:02x}, expected "
+                        "0x{:02x} (corrupted, lost or reordered data)",
+                        index, size, o, msg[o], pattern(size, index, o));
             bytes += size;
         }
     }
     if (!problem.empty()) return verdict(false, problem);
-    json v = verdict(true, fmt::format("{} messages, {} bytes checked byte for byte", index,
-                                       bytes));
+    json v =
+        verdict(true, fmt::format("{} messages, {} bytes checked byte for byte", index, bytes));
     v["messages"] = index;
     v["reads"] = reads;
     return v;
@@ -137,8 +141,8 @@ json timeout_receive(plugin::transport_endpoint &in, const json &job) {
                                           "{:.1f} ms, expected IPCB_E_TIMEOUT",
                                           asked_ms, ipcb_status_name(s), waited_ms));
     if (waited_ms < asked_ms * 0.9 || waited_ms > asked_ms + 1000)
-        return verdict(false, fmt::format("recv({:.0f} ms) timed out after {:.1f} ms", asked_ms,
-                                          waited_ms));
+        return verdict(
+            false, fmt::format("recv({:.0f} ms) timed out after {:.1f} ms", asked_ms, waited_ms));
     if (n != 0) return verdict(false, "a timed-out recv set *len to " + std::to_string(n));
     return verdict(true, fmt::format("recv({:.0f} ms) returned IPCB_E_TIMEOUT after {:.1f} ms",
                                      asked_ms, waited_ms));
@@ -172,8 +176,7 @@ namespace {
 std::size_t count_entries(const std::string &dir) {
     std::error_code ec;
     std::size_t n = 0;
-    for (std::filesystem::directory_iterator it(dir, ec), end; !ec && it != end;
-         it.increment(ec))
+    for (std::filesystem::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec))
         ++n;
     return n;
 }
@@ -262,8 +265,8 @@ json probe(const plugin::transport_info &transport, const json &job,
                     return verdict(false, fmt::format("connect took {:.0f} ms with a 1 s "
                                                       "timeout",
                                                       waited_ms));
-                return verdict(true, std::string("open accepted it, connect rejected it: ") +
-                                         e.what());
+                return verdict(true,
+                               std::string("open accepted it, connect rejected it: ") + e.what());
             }
             return verdict(false, "open and connect both accepted an invalid address");
         } catch (const plugin::transport_error &e) {
@@ -287,10 +290,9 @@ json probe(const plugin::transport_info &transport, const json &job,
             auto creator = std::make_unique<plugin::transport_endpoint>(
                 transport, IPCB_ROLE_CREATOR, creator_dir, options, "", runtime_dir, size);
             auto connector = std::make_unique<plugin::transport_endpoint>(
-                transport, IPCB_ROLE_CONNECTOR, connector_dir, options,
-                creator->export_address(), runtime_dir, size);
-            auto other = std::async(std::launch::async,
-                                    [&] { connector->connect(5'000'000'000); });
+                transport, IPCB_ROLE_CONNECTOR, connector_dir, options, creator->export_address(),
+                runtime_dir, size);
+            auto other = std::async(std::launch::async, [&] { connector->connect(5'000'000'000); });
             creator->connect(5'000'000'000);
             other.get();
         }

@@ -23,8 +23,7 @@ void control_channel::send(const nlohmann::json &message) {
         } else if (n < 0 && (errno == EPIPE || errno == ECONNRESET)) {
             throw channel_closed("control channel closed by the other process");
         } else {
-            throw std::runtime_error(std::string("control channel write: ") +
-                                     std::strerror(errno));
+            throw std::runtime_error(std::string("control channel write: ") + std::strerror(errno));
         }
     }
 }

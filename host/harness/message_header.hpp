@@ -26,7 +26,11 @@ inline std::uint64_t read_u64(const unsigned char *at) {
     return value;
 }
 
-inline void write_header(unsigned char *message, std::uint64_t value) { write_u64(message, value); }
-inline std::uint64_t read_header(const unsigned char *message) { return read_u64(message); }
+inline void write_header(unsigned char *message, std::uint64_t value) {
+    write_u64(message, value);
+}
+inline std::uint64_t read_header(const unsigned char *message) {
+    return read_u64(message);
+}
 
 }  // namespace ipcbench::harness

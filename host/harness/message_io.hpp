@@ -16,9 +16,9 @@ inline int32_t receive_message(plugin::transport_endpoint &endpoint, bool stream
     if (!stream) {
         int32_t status = endpoint.recv_raw(buf, size, &got, timeout_ns);
         if (status == IPCB_OK && (got == 0 || got > size))
-            return endpoint.contract_violation("recv returned IPCB_OK with " +
-                                               std::to_string(got) + " bytes for a " +
-                                               std::to_string(size) + "-byte buffer");
+            return endpoint.contract_violation("recv returned IPCB_OK with " + std::to_string(got) +
+                                               " bytes for a " + std::to_string(size) +
+                                               "-byte buffer");
         if (status == IPCB_OK && got != size) return IPCB_E_TRUNCATED;
         return status;
     }

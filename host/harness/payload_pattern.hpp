@@ -23,7 +23,8 @@ public:
         if (length_) std::memcpy(message + offset_, table_.data() + seq % period, length_);
     }
     bool matches(const unsigned char *message, std::uint64_t seq) const {
-        return !length_ || std::memcmp(message + offset_, table_.data() + seq % period, length_) == 0;
+        return !length_ ||
+               std::memcmp(message + offset_, table_.data() + seq % period, length_) == 0;
     }
 
 private:

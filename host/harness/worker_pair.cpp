@@ -3,8 +3,8 @@
 #include <poll.h>
 #include <signal.h>
 
-#include <cerrno>
 #include <spdlog/spdlog.h>
+#include <cerrno>
 
 #include "control/control_channel.hpp"
 #include "platform/child_process.hpp"
@@ -86,7 +86,9 @@ worker_pair::worker_pair(const plugin::transport_info &transport,
                                                     : IPCB_DIR_RECV);
 }
 
-worker_pair::~worker_pair() { shut_down(false); }
+worker_pair::~worker_pair() {
+    shut_down(false);
+}
 
 std::vector<json> worker_pair::collect(
     std::vector<process *> workers, const std::string &type, std::int64_t deadline,
@@ -119,8 +121,8 @@ std::vector<json> worker_pair::collect(
                 }
                 control::expect_type(*message, type);
             } catch (const control::peer_error &e) {
-                throw pair_failure(std::string(e.what()) + " [" + workers[i]->side + "]",
-                                   e.status, e.stage);
+                throw pair_failure(std::string(e.what()) + " [" + workers[i]->side + "]", e.status,
+                                   e.stage);
             } catch (const control::protocol_error &e) {
                 throw pair_failure("the " + workers[i]->side +
                                    " process broke the control protocol: " + e.what());
@@ -168,8 +170,7 @@ std::vector<json> worker_pair::collect(
             if (!workers[i]->channel.pump() && !workers[i]->channel.has_buffered()) {
                 workers[i]->wait(1000);
                 throw pair_failure("the " + workers[i]->side + " process died (" +
-                                   workers[i]->ended() + ") while it should answer '" + type +
-                                   "'");
+                                   workers[i]->ended() + ") while it should answer '" + type + "'");
             }
         }
     }
@@ -238,10 +239,10 @@ std::vector<std::string> worker_pair::creator_addresses() const {
         if (remote_->data_port_first) {
             port = remote_->data_port_first + static_cast<int>(k);
             if (port > remote_->data_port_last)
-                throw pair_failure(fmt::format("--data-port {}-{} has {} ports; this case needs {}",
-                                               remote_->data_port_first, remote_->data_port_last,
-                                               remote_->data_port_last - remote_->data_port_first + 1,
-                                               server_dirs_.size()));
+                throw pair_failure(fmt::format(
+                    "--data-port {}-{} has {} ports; this case needs {}", remote_->data_port_first,
+                    remote_->data_port_last, remote_->data_port_last - remote_->data_port_first + 1,
+                    server_dirs_.size()));
         }
         out.push_back(remote::host_port{remote_->address.host, port}.text());
     }
@@ -250,8 +251,7 @@ std::vector<std::string> worker_pair::creator_addresses() const {
 
 void worker_pair::start() {
     if (server_) return;
-    server_ = remote_ ? std::make_unique<process>(server_side_,
-                                                  remote::connect_agent(*remote_, 10))
+    server_ = remote_ ? std::make_unique<process>(server_side_, remote::connect_agent(*remote_, 10))
                       : std::make_unique<process>(server_side_);
     client_ = std::make_unique<process>(client_side_);
     collect({server_.get(), client_.get()}, "hello", now_ns() + setup_timeout_ns);
@@ -272,7 +272,9 @@ void worker_pair::notify(bool to_client, const json &message) {
     (to_client ? client_ : server_)->channel.send(message);
 }
 
-void worker_pair::close() { shut_down(true); }
+void worker_pair::close() {
+    shut_down(true);
+}
 
 void worker_pair::shut_down(bool polite) {
     std::vector<process *> alive;
@@ -299,8 +301,7 @@ void worker_pair::shut_down(bool polite) {
             ipcb_error error{};
             error.struct_size = sizeof error;
             if (transport_.table->remove_address(address.c_str(), &error) != IPCB_OK)
-                spdlog::warn("{}: could not remove {}: {}", transport_.id, address,
-                             error.message);
+                spdlog::warn("{}: could not remove {}: {}", transport_.id, address, error.message);
         }
     }
     addresses_.clear();

@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "platform/run_directory.hpp"
-#include "remote/agent_client.hpp"
 #include "plugin/transport_info.hpp"
+#include "remote/agent_client.hpp"
 
 namespace ipcbench::harness {
 
@@ -73,11 +73,9 @@ public:
 
 private:
     struct process;
-    std::vector<nlohmann::json> collect(std::vector<process *> workers, const std::string &type,
-                                        std::int64_t deadline,
-                                        const std::function<void(process &,
-                                                                 const nlohmann::json &)>
-                                            &on_event = nullptr);
+    std::vector<nlohmann::json> collect(
+        std::vector<process *> workers, const std::string &type, std::int64_t deadline,
+        const std::function<void(process &, const nlohmann::json &)> &on_event = nullptr);
     nlohmann::json setup_message(const std::string &role, const std::vector<std::uint32_t> &dirs,
                                  const std::vector<std::string> &addresses,
                                  const std::map<std::string, std::string> &options,

@@ -26,7 +26,9 @@ std::string exit_status::describe() const {
     return "still running";
 }
 
-std::string self_executable_path() { return boost::dll::program_location().string(); }
+std::string self_executable_path() {
+    return boost::dll::program_location().string();
+}
 
 child_process::child_process(const std::string &program, const std::vector<std::string> &args,
                              int child_fd_number) {

@@ -13,7 +13,6 @@ namespace ipcbench::platform {
 // child carries on with the next. Returns, per item, "" or why it failed
 // ("signal 11 (SIGSEGV)", "hung for more than 5 s").
 std::vector<std::string> run_isolated(std::size_t count,
-                                      const std::function<void(std::size_t)> &work,
-                                      int timeout_ms);
+                                      const std::function<void(std::size_t)> &work, int timeout_ms);
 
 }  // namespace ipcbench::platform

@@ -86,8 +86,7 @@ std::vector<std::string> run_isolated(std::size_t count,
         close(fds[0]);
         exit_status status = wait_for(pid);
         if (!in_item) break;  // every item finished (or the child failed between items)
-        failures[current] = hung ? "hung for more than " + std::to_string(timeout_ms / 1000) +
-                                       " s"
+        failures[current] = hung ? "hung for more than " + std::to_string(timeout_ms / 1000) + " s"
                                  : status.describe();
         next = current + 1;
     }

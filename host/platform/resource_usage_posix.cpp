@@ -27,9 +27,13 @@ resource_usage sample(int who) {
 
 }  // namespace
 
-resource_usage sample_resource_usage() { return sample(RUSAGE_SELF); }
+resource_usage sample_resource_usage() {
+    return sample(RUSAGE_SELF);
+}
 
-resource_usage sample_thread_usage() { return sample(RUSAGE_THREAD); }
+resource_usage sample_thread_usage() {
+    return sample(RUSAGE_THREAD);
+}
 
 void accumulate(resource_usage &a, const resource_usage &b) {
     a.cpu_user_s += b.cpu_user_s;

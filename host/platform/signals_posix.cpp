@@ -7,7 +7,9 @@ namespace {
 
 volatile std::sig_atomic_t caught_signal = 0;
 
-extern "C" void on_interrupt(int sig) { caught_signal = sig; }
+extern "C" void on_interrupt(int sig) {
+    caught_signal = sig;
+}
 
 }  // namespace
 
@@ -21,10 +23,16 @@ void install_interrupt_handlers() {
     ignore_sigpipe();
 }
 
-bool interrupted() { return caught_signal != 0; }
+bool interrupted() {
+    return caught_signal != 0;
+}
 
-int interrupt_signal() { return caught_signal; }
+int interrupt_signal() {
+    return caught_signal;
+}
 
-void ignore_sigpipe() { std::signal(SIGPIPE, SIG_IGN); }
+void ignore_sigpipe() {
+    std::signal(SIGPIPE, SIG_IGN);
+}
 
 }  // namespace ipcbench::platform

@@ -5,11 +5,11 @@
 namespace ipcbench::platform {
 
 struct system_info {
-    std::string os;        // "Linux"
-    std::string kernel;    // "6.1.0-18-amd64"
-    std::string machine;   // "x86_64"
-    std::string cpu_model; // "AMD EPYC ..." or "" when unreadable
-    std::string governor;  // cpufreq governor of CPU 0, "" when unreadable
+    std::string os;         // "Linux"
+    std::string kernel;     // "6.1.0-18-amd64"
+    std::string machine;    // "x86_64"
+    std::string cpu_model;  // "AMD EPYC ..." or "" when unreadable
+    std::string governor;   // cpufreq governor of CPU 0, "" when unreadable
     std::string hostname;
     unsigned cores = 0;
     double load_average_1m = -1;  // at start; -1 when unreadable

@@ -53,6 +53,8 @@ system_info read_system_info() {
     return info;
 }
 
-bool stderr_is_terminal() { return isatty(2) == 1; }
+bool stderr_is_terminal() {
+    return isatty(2) == 1;
+}
 
 }  // namespace ipcbench::platform

@@ -1,7 +1,7 @@
 #include "plugin/plugin_loader.hpp"
 
-#include <boost/dll/shared_library.hpp>
 #include <spdlog/spdlog.h>
+#include <boost/dll/shared_library.hpp>
 
 #include "plugin/host_services.hpp"
 
@@ -13,7 +13,9 @@ public:
     const ipcb_plugin *descriptor = nullptr;
 };
 
-const ipcb_plugin *descriptor_of(const loaded_library &library) { return library.descriptor; }
+const ipcb_plugin *descriptor_of(const loaded_library &library) {
+    return library.descriptor;
+}
 
 namespace {
 
@@ -22,7 +24,9 @@ constexpr std::size_t min_plugin_size = offsetof(ipcb_plugin, shutdown) + sizeof
 constexpr std::size_t min_transport_size =
     offsetof(ipcb_transport, get_extension) + sizeof(void (*)());
 
-std::string safe(const char *text) { return text ? text : ""; }
+std::string safe(const char *text) {
+    return text ? text : "";
+}
 
 // [a-z0-9_-]+
 bool is_name(const std::string &text) {
@@ -77,8 +81,9 @@ std::optional<plugin_rejection> check_transport(const std::filesystem::path &fil
     if (!(t->caps & (IPCB_CAP_STREAM | IPCB_CAP_MESSAGE)) ||
         ((t->caps & IPCB_CAP_STREAM) && (t->caps & IPCB_CAP_MESSAGE)))
         return reject(file, "IPCB-LOAD-007",
-                      "transport '" + id + "' must set exactly one of IPCB_CAP_STREAM and "
-                                           "IPCB_CAP_MESSAGE",
+                      "transport '" + id +
+                          "' must set exactly one of IPCB_CAP_STREAM and "
+                          "IPCB_CAP_MESSAGE",
                       "declare whether it keeps message boundaries");
     if (t->option_count > 0 && t->options == nullptr)
         return reject(file, "IPCB-LOAD-006",
@@ -105,8 +110,8 @@ transport_info describe(const std::filesystem::path &file, const ipcb_plugin &pl
     info.max_message_size = t.max_message_size;
     info.library = file;
     for (std::uint32_t i = 0; i < t.option_count; ++i)
-        info.options.push_back({t.options[i].key, safe(t.options[i].default_value),
-                                safe(t.options[i].help)});
+        info.options.push_back(
+            {t.options[i].key, safe(t.options[i].default_value), safe(t.options[i].help)});
     return info;
 }
 
@@ -116,8 +121,10 @@ load_outcome load_plugin_file(const std::filesystem::path &file) {
     load_outcome outcome;
     std::error_code ec;
     if (!std::filesystem::is_regular_file(file, ec))
-        return {nullptr, {}, {reject(file, "IPCB-LOAD-009", "not a regular file",
-                                     "remove it from the plugin folder")}};
+        return {nullptr,
+                {},
+                {reject(file, "IPCB-LOAD-009", "not a regular file",
+                        "remove it from the plugin folder")}};
 
     auto library = std::make_shared<loaded_library>();
     try {
@@ -125,57 +132,65 @@ load_outcome load_plugin_file(const std::filesystem::path &file) {
         library->library.load(boost::dll::fs::path(file.string()),
                               boost::dll::load_mode::rtld_now | boost::dll::load_mode::rtld_local);
     } catch (const std::exception &e) {
-        return {nullptr, {}, {reject(file, "IPCB-LOAD-001",
-                                     std::string("cannot be loaded: ") + e.what(),
-                                     "check that it is a shared library for this machine and "
-                                     "that every library it needs is installed (ldd)")}};
+        return {nullptr,
+                {},
+                {reject(file, "IPCB-LOAD-001", std::string("cannot be loaded: ") + e.what(),
+                        "check that it is a shared library for this machine and "
+                        "that every library it needs is installed (ldd)")}};
     }
     if (!library->library.has(IPCB_PLUGIN_ENTRY_NAME))
-        return {nullptr, {}, {reject(file, "IPCB-LOAD-002",
-                                     "no '" IPCB_PLUGIN_ENTRY_NAME "' symbol: not an ipcbench "
-                                     "plugin",
-                                     "export ipcb_plugin_entry, or move the file out of the "
-                                     "plugin folder")}};
+        return {nullptr,
+                {},
+                {reject(file, "IPCB-LOAD-002",
+                        "no '" IPCB_PLUGIN_ENTRY_NAME "' symbol: not an ipcbench "
+                        "plugin",
+                        "export ipcb_plugin_entry, or move the file out of the "
+                        "plugin folder")}};
 
-    auto &entry = library->library.get<std::remove_pointer_t<ipcb_plugin_entry_fn>>(
-        IPCB_PLUGIN_ENTRY_NAME);
+    auto &entry =
+        library->library.get<std::remove_pointer_t<ipcb_plugin_entry_fn>>(IPCB_PLUGIN_ENTRY_NAME);
     ipcb_error error{};
     error.struct_size = sizeof error;
     const ipcb_plugin *plugin = entry(&host_services(), &error);
     if (plugin == nullptr) {
         error.message[sizeof error.message - 1] = '\0';
-        return {nullptr, {}, {reject(file, "IPCB-LOAD-003",
-                                     std::string("the plugin refused this host: ") +
-                                         (error.message[0] ? error.message : "no reason given"),
-                                     "use a plugin version made for ipchost " IPCBENCH_VERSION)}};
+        return {nullptr,
+                {},
+                {reject(file, "IPCB-LOAD-003",
+                        std::string("the plugin refused this host: ") +
+                            (error.message[0] ? error.message : "no reason given"),
+                        "use a plugin version made for ipchost " IPCBENCH_VERSION)}};
     }
     std::uint32_t major = IPCB_ABI_VERSION_MAJOR(plugin->abi_version);
     std::uint32_t minor = IPCB_ABI_VERSION_MINOR(plugin->abi_version);
     if (major != IPCB_ABI_MAJOR)
-        return {nullptr, {}, {reject(file, "IPCB-LOAD-004",
-                                     "plugin ABI " + std::to_string(major) + "." +
-                                         std::to_string(minor) + ", ipchost supports " +
-                                         std::to_string(IPCB_ABI_MAJOR) + ".x",
-                                     "rebuild the plugin against the ipcbench SDK " +
-                                         std::to_string(IPCB_ABI_MAJOR) + ".x header")}};
+        return {nullptr,
+                {},
+                {reject(file, "IPCB-LOAD-004",
+                        "plugin ABI " + std::to_string(major) + "." + std::to_string(minor) +
+                            ", ipchost supports " + std::to_string(IPCB_ABI_MAJOR) + ".x",
+                        "rebuild the plugin against the ipcbench SDK " +
+                            std::to_string(IPCB_ABI_MAJOR) + ".x header")}};
     if (plugin->struct_size < min_plugin_size)
-        return {nullptr, {}, {reject(file, "IPCB-LOAD-005",
-                                     "plugin descriptor struct_size " +
-                                         std::to_string(plugin->struct_size) +
-                                         ", ABI 1.0 needs at least " +
-                                         std::to_string(min_plugin_size),
-                                     "set struct_size = sizeof(ipcb_plugin) and rebuild")}};
+        return {nullptr,
+                {},
+                {reject(file, "IPCB-LOAD-005",
+                        "plugin descriptor struct_size " + std::to_string(plugin->struct_size) +
+                            ", ABI 1.0 needs at least " + std::to_string(min_plugin_size),
+                        "set struct_size = sizeof(ipcb_plugin) and rebuild")}};
     if (!is_name(safe(plugin->name)))
-        return {nullptr, {}, {reject(file, "IPCB-LOAD-007",
-                                     "plugin name '" + safe(plugin->name) +
-                                         "' is not [a-z0-9_-]+",
-                                     "give the plugin a short lower-case name")}};
+        return {nullptr,
+                {},
+                {reject(file, "IPCB-LOAD-007",
+                        "plugin name '" + safe(plugin->name) + "' is not [a-z0-9_-]+",
+                        "give the plugin a short lower-case name")}};
     if (plugin->transport_count > 0 && plugin->transports == nullptr)
-        return {nullptr, {}, {reject(file, "IPCB-LOAD-006",
-                                     "transport_count is " +
-                                         std::to_string(plugin->transport_count) +
-                                         " but transports is NULL",
-                                     "point transports at the array of tables")}};
+        return {nullptr,
+                {},
+                {reject(file, "IPCB-LOAD-006",
+                        "transport_count is " + std::to_string(plugin->transport_count) +
+                            " but transports is NULL",
+                        "point transports at the array of tables")}};
 
     library->descriptor = plugin;
     outcome.library = library;

@@ -1,7 +1,7 @@
 #include "plugin/plugin_registry.hpp"
 
-#include <algorithm>
 #include <spdlog/spdlog.h>
+#include <algorithm>
 
 #include "platform/isolated_calls.hpp"
 
@@ -66,8 +66,7 @@ void plugin_registry::add_file(const std::filesystem::path &file) {
         if (const transport_info *existing = find(transport.id)) {
             plugin_rejection duplicate{file, "IPCB-LOAD-008",
                                        "transport id '" + transport.id +
-                                           "' is already provided by " +
-                                           existing->library.string(),
+                                           "' is already provided by " + existing->library.string(),
                                        "remove one of the two files, or rename the plugin"};
             spdlog::warn("{}", duplicate.describe());
             rejections_.push_back(std::move(duplicate));

@@ -78,8 +78,8 @@ int connect_agent(const peer_agent &agent, double timeout_s) {
         decoder.feed(frame.data(), frame.size());
         auto reply = decoder.next();
         if ((*reply)["type"] == "error")
-            throw std::runtime_error("the agent at " + agent.address.text() + " refused: " +
-                                     reply->value("message", "no reason given"));
+            throw std::runtime_error("the agent at " + agent.address.text() +
+                                     " refused: " + reply->value("message", "no reason given"));
         if ((*reply)["type"] != "welcome")
             throw std::runtime_error("the agent at " + agent.address.text() +
                                      " answered the handshake with '" +

@@ -5,9 +5,9 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <spdlog/spdlog.h>
 #include <memory>
 #include <optional>
-#include <spdlog/spdlog.h>
 
 #include "control/frame_codec.hpp"
 #include "platform/child_process.hpp"
@@ -72,9 +72,10 @@ struct session {
 
 int serve(const serve_options &options) {
     if (options.token.empty() && !options.bind.loopback() && !options.insecure) {
-        spdlog::error("refusing to serve on {} without a token: anyone who reaches it could run "
-                      "benchmarks here. Set --token or --token-file, or pass --insecure",
-                      options.bind.text());
+        spdlog::error(
+            "refusing to serve on {} without a token: anyone who reaches it could run "
+            "benchmarks here. Set --token or --token-file, or pass --insecure",
+            options.bind.text());
         return 2;
     }
     const int listen_fd = listen_tcp(options.bind);
@@ -93,8 +94,7 @@ int serve(const serve_options &options) {
         if (!active->worker->wait(1000)) active->worker->kill_group(SIGKILL);
         active->worker->wait(-1);
         spdlog::info("client {}: session ended after {:.1f} s ({}; worker {})", active->peer,
-                     (now_ns() - active->started) / 1e9, why,
-                     active->worker->status().describe());
+                     (now_ns() - active->started) / 1e9, why, active->worker->status().describe());
         active.reset();
         ++sessions;
     };
@@ -134,7 +134,8 @@ int serve(const serve_options &options) {
                 }
                 if (hello) {
                     if ((*hello)["type"] != "hello")
-                        problem = "expected a hello, got '" + (*hello)["type"].get<std::string>() + "'";
+                        problem =
+                            "expected a hello, got '" + (*hello)["type"].get<std::string>() + "'";
                     else if (hello->value("protocol", 0) != agent_protocol_version)
                         problem = fmt::format("protocol version {}, this agent speaks {}",
                                               hello->value("protocol", 0), agent_protocol_version);
@@ -196,7 +197,9 @@ int serve(const serve_options &options) {
                                (active ? active->peer : pending->peer) + "; try again later");
                 else
                     pending = pending_client{
-                        fd, peer, now_ns() + static_cast<std::int64_t>(options.idle_timeout_s * 1e9),
+                        fd,
+                        peer,
+                        now_ns() + static_cast<std::int64_t>(options.idle_timeout_s * 1e9),
                         {}};
             }
         }

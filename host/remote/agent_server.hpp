@@ -8,7 +8,7 @@ namespace ipcbench::remote {
 
 struct serve_options {
     host_port bind{"127.0.0.1", 7451};
-    std::string token;           // empty: no token (refused off loopback unless insecure)
+    std::string token;  // empty: no token (refused off loopback unless insecure)
     bool insecure = false;
     bool once = false;           // exit when the first client says its run is over
     double idle_timeout_s = 10;  // a client silent this long during the handshake is dropped

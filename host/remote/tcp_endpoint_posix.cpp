@@ -53,7 +53,8 @@ host_port parse_host_port(const std::string &text, int default_port) {
             throw std::invalid_argument("'" + text + "': missing ']' after an IPv6 address");
         hp.host = text.substr(1, close - 1);
         if (close + 1 < text.size()) {
-            if (text[close + 1] != ':') throw std::invalid_argument("'" + text + "': expected :PORT");
+            if (text[close + 1] != ':')
+                throw std::invalid_argument("'" + text + "': expected :PORT");
             port = text.substr(close + 2);
         }
     } else {

@@ -13,7 +13,9 @@ std::string field(const std::string &text) {
     return quoted + "\"";
 }
 
-std::string num(double v) { return fmt::format("{:.6g}", v); }
+std::string num(double v) {
+    return fmt::format("{:.6g}", v);
+}
 
 }  // namespace
 
@@ -53,8 +55,8 @@ std::string to_csv(const run_report &report) {
                 "{},{},{},{},{},{},{},{},{},{},{},{},{},{},", r.integrity.messages_sent,
                 r.integrity.messages_received, r.integrity.lost, r.integrity.out_of_order,
                 r.integrity.duplicated, r.integrity.corrupted, num(r.sender.cpu_percent),
-                num(r.sender.cpu_us_per_mb), num(r.sender.cpu_us_per_message),
-                r.sender.max_rss_kib, num(r.receiver.cpu_percent), num(r.receiver.cpu_us_per_mb),
+                num(r.sender.cpu_us_per_mb), num(r.sender.cpu_us_per_message), r.sender.max_rss_kib,
+                num(r.receiver.cpu_percent), num(r.receiver.cpu_us_per_mb),
                 num(r.receiver.cpu_us_per_message), r.receiver.max_rss_kib);
         else
             out += ",,,,,,,,,,,,,,";
@@ -64,8 +66,9 @@ std::string to_csv(const run_report &report) {
 }
 
 std::string histograms_to_csv(const run_report &report) {
-    std::string out = "transport,mode,direction,message_size,streams,kind,value_ns,count,"
-                      "cumulative_percent\n";
+    std::string out =
+        "transport,mode,direction,message_size,streams,kind,value_ns,count,"
+        "cumulative_percent\n";
     for (const auto &r : report.results) {
         if (r.status != "ok" || !r.latency || r.histogram.count() == 0) continue;
         const auto total = static_cast<double>(r.histogram.count());

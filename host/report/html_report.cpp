@@ -55,10 +55,13 @@ std::string to_html(const run_report &report) {
         if (is_latency(r)) {
             lat.push_back(&r);
             const auto &l = *r.latency;
-            percentiles.push_back(
-                {fmt::format("{} {}", series_key(r), format_size(r.message_size)),
-                 {{0, l.p50 / 1e3}, {1, l.p90 / 1e3}, {2, l.p99 / 1e3}, {3, l.p999 / 1e3},
-                  {4, l.p9999 / 1e3}, {5, l.max / 1e3}}});
+            percentiles.push_back({fmt::format("{} {}", series_key(r), format_size(r.message_size)),
+                                   {{0, l.p50 / 1e3},
+                                    {1, l.p90 / 1e3},
+                                    {2, l.p99 / 1e3},
+                                    {3, l.p999 / 1e3},
+                                    {4, l.p9999 / 1e3},
+                                    {5, l.max / 1e3}}});
         }
     }
     auto values = [](std::map<std::string, chart_series> &m) {
@@ -70,7 +73,8 @@ std::string to_html(const run_report &report) {
         return v;
     };
     const auto &env = report.environment;
-    std::string html = fmt::format(R"(<!DOCTYPE html>
+    std::string html =
+        fmt::format(R"(<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
 <title>ipcbench report {}</title>
 <style>
@@ -89,22 +93,30 @@ th:first-child, td:first-child {{ text-align: left; }}
 <p>Command: <code>{}</code>. MB = 10<sup>6</sup> bytes. Latency percentiles are within {:.1f}%
 of the recorded values.</p>
 )",
-                                   html_escape(report.started_at), IPCBENCH_VERSION,
-                                   html_escape(env.os), html_escape(env.kernel),
-                                   html_escape(env.cpu_model), env.cores,
-                                   html_escape(report.started_at), html_escape(report.command_line),
-                                   stats::latency_histogram::relative_error * 100);
+                    html_escape(report.started_at), IPCBENCH_VERSION, html_escape(env.os),
+                    html_escape(env.kernel), html_escape(env.cpu_model), env.cores,
+                    html_escape(report.started_at), html_escape(report.command_line),
+                    stats::latency_histogram::relative_error * 100);
     html += "<h2>Throughput</h2>\n";
-    html += svg_line_chart({"Throughput vs message size", "message size (bytes)", "MB/s", true, true, {}},
-                           values(mbps));
-    html += svg_line_chart({"Messages per second vs message size", "message size (bytes)",
-                            "messages/s", true, true, {}},
+    html += svg_line_chart(
+        {"Throughput vs message size", "message size (bytes)", "MB/s", true, true, {}},
+        values(mbps));
+    html += svg_line_chart({"Messages per second vs message size",
+                            "message size (bytes)",
+                            "messages/s",
+                            true,
+                            true,
+                            {}},
                            values(msgs));
     html += svg_bar_chart("CPU per MB moved, sender + receiver", "CPU microseconds per MB", cpu);
     if (!tp.empty()) html += table_html(throughput_columns(report), tp);
     html += "<h2>Latency</h2>\n";
-    html += svg_line_chart({"Round-trip latency percentiles", "percentile", "microseconds", false,
-                            true, {"p50", "p90", "p99", "p99.9", "p99.99", "max"}},
+    html += svg_line_chart({"Round-trip latency percentiles",
+                            "percentile",
+                            "microseconds",
+                            false,
+                            true,
+                            {"p50", "p90", "p99", "p99.9", "p99.99", "max"}},
                            percentiles);
     if (!lat.empty()) html += table_html(latency_columns(report), lat);
     if (!bad.empty()) {

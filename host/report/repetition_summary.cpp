@@ -29,7 +29,9 @@ bool higher_is_better(const std::string &figure) {
 
 namespace {
 
-double median_of(const std::vector<double> &v) { return stats::summarize(v).median; }
+double median_of(const std::vector<double> &v) {
+    return stats::summarize(v).median;
+}
 
 process_figures median_process(const std::vector<const process_figures *> &ps) {
     auto med = [&](auto member) {
@@ -118,15 +120,13 @@ void summarize_repetitions(case_result &r, double cv_warning) {
 
     for (const char *figure : {"bytes_per_sec", "latency_p50_ns", "latency_p99_ns"}) {
         auto it = r.statistics.find(figure);
-        if (it != r.statistics.end() && it->second.first.n > 1 &&
-            it->second.first.cv > cv_warning)
+        if (it != r.statistics.end() && it->second.first.n > 1 && it->second.first.cv > cv_warning)
             r.warnings.push_back(fmt::format(
                 "{} varies by {:.1f}% (cv) over {} repetitions: a noisy machine; pin with "
                 "--affinity, lengthen --duration or add repetitions",
                 figure, it->second.first.cv * 100, it->second.first.n));
     }
-    if (r.integrity.lost)
-        r.warnings.push_back(fmt::format("{} messages lost", r.integrity.lost));
+    if (r.integrity.lost) r.warnings.push_back(fmt::format("{} messages lost", r.integrity.lost));
     if (r.integrity.corrupted)
         r.warnings.push_back(fmt::format("{} messages corrupted", r.integrity.corrupted));
 }

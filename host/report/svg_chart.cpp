@@ -1,8 +1,8 @@
 #include "report/svg_chart.hpp"
 
+#include <fmt/format.h>
 #include <algorithm>
 #include <cmath>
-#include <fmt/format.h>
 
 namespace ipcbench::report {
 namespace {
@@ -52,11 +52,11 @@ std::string html_escape(const std::string &text) {
     std::string out;
     for (char c : text) {
         switch (c) {
-        case '&': out += "&amp;"; break;
-        case '<': out += "&lt;"; break;
-        case '>': out += "&gt;"; break;
-        case '"': out += "&quot;"; break;
-        default: out += c;
+            case '&': out += "&amp;"; break;
+            case '<': out += "&lt;"; break;
+            case '>': out += "&gt;"; break;
+            case '"': out += "&quot;"; break;
+            default: out += c;
         }
     }
     return out;
@@ -95,7 +95,8 @@ std::string svg_line_chart(const chart_axes &axes, const std::vector<chart_serie
     std::vector<double> xticks;
     xticks.reserve(axes.x_categories.size());
     if (!axes.x_categories.empty()) {
-        for (std::size_t i = 0; i < axes.x_categories.size(); ++i) xticks.push_back(static_cast<double>(i));
+        for (std::size_t i = 0; i < axes.x_categories.size(); ++i)
+            xticks.push_back(static_cast<double>(i));
     } else if (axes.x_log) {
         const int first = static_cast<int>(std::floor(std::log2(x_lo)));
         const int last = static_cast<int>(std::ceil(std::log2(x_hi)));
@@ -123,26 +124,29 @@ std::string svg_line_chart(const chart_axes &axes, const std::vector<chart_serie
         "<text x=\"{}\" y=\"{}\" class=\"label\" text-anchor=\"middle\">{}</text>\n"
         "<text x=\"16\" y=\"{}\" class=\"label\" transform=\"rotate(-90 16 {})\" "
         "text-anchor=\"middle\">{}</text>\n",
-        (left + width - right) / 2, height - 18, html_escape(axes.x_label), (top + height - bottom) / 2,
-        (top + height - bottom) / 2, html_escape(axes.y_label));
+        (left + width - right) / 2, height - 18, html_escape(axes.x_label),
+        (top + height - bottom) / 2, (top + height - bottom) / 2, html_escape(axes.y_label));
     for (std::size_t i = 0; i < series.size(); ++i) {
         const auto &s = series[i];
         const char *color = palette[i % (sizeof palette / sizeof *palette)];
         std::string points;
         for (auto [x, y] : s.points)
             if (!axes.y_log || y > 0) points += fmt::format("{:.1f},{:.1f} ", xs.map(x), ys.map(y));
-        svg += fmt::format("<polyline class=\"series\" data-series=\"{}\" fill=\"none\" "
-                           "stroke=\"{}\" stroke-width=\"2\" points=\"{}\"/>\n",
-                           html_escape(s.name), color, points);
+        svg += fmt::format(
+            "<polyline class=\"series\" data-series=\"{}\" fill=\"none\" "
+            "stroke=\"{}\" stroke-width=\"2\" points=\"{}\"/>\n",
+            html_escape(s.name), color, points);
         for (auto [x, y] : s.points)
             if (!axes.y_log || y > 0)
-                svg += fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"3\" fill=\"{}\"><title>{}: "
-                                   "{}</title></circle>\n",
-                                   xs.map(x), ys.map(y), color, html_escape(s.name), short_number(y));
-        svg += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"12\" height=\"12\" fill=\"{}\"/>"
-                           "<text x=\"{}\" y=\"{}\" class=\"legend\">{}</text>\n",
-                           width - right + 12, top + 18 * i, color, width - right + 30,
-                           top + 18 * i + 10, html_escape(s.name));
+                svg += fmt::format(
+                    "<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"3\" fill=\"{}\"><title>{}: "
+                    "{}</title></circle>\n",
+                    xs.map(x), ys.map(y), color, html_escape(s.name), short_number(y));
+        svg += fmt::format(
+            "<rect x=\"{}\" y=\"{}\" width=\"12\" height=\"12\" fill=\"{}\"/>"
+            "<text x=\"{}\" y=\"{}\" class=\"legend\">{}</text>\n",
+            width - right + 12, top + 18 * i, color, width - right + 30, top + 18 * i + 10,
+            html_escape(s.name));
     }
     return svg + "</svg>\n";
 }

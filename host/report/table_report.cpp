@@ -1,7 +1,7 @@
 #include "report/table_report.hpp"
 
-#include <algorithm>
 #include <fmt/format.h>
+#include <algorithm>
 
 namespace ipcbench::report {
 namespace {
@@ -61,10 +61,10 @@ std::string to_table(const run_report &report, bool markdown) {
         if (r.status != "ok") bad.push_back(&r);
         if (!r.warnings.empty()) warned.push_back(&r);
     }
-    const std::string how =
-        report.count ? fmt::format("{} messages per stream and case", report.count)
-                     : fmt::format("{:g} s per case after {:g} s warm-up", report.duration_s,
-                                   report.warmup_s);
+    const std::string how = report.count
+                                ? fmt::format("{} messages per stream and case", report.count)
+                                : fmt::format("{:g} s per case after {:g} s warm-up",
+                                              report.duration_s, report.warmup_s);
     const std::string repeats =
         report.repeat > 1 ? fmt::format(", median of {} repetitions", report.repeat) : "";
     if (!tp.empty()) {
@@ -75,8 +75,9 @@ std::string to_table(const run_report &report, bool markdown) {
         out += render(throughput_columns(report), tp, markdown);
     }
     if (!lat.empty()) {
-        out += fmt::format("\n{}Latency: round trip (ping-pong), microseconds{}; CPU % of one core\n{}",
-                           heading, repeats, markdown ? "\n" : "");
+        out += fmt::format(
+            "\n{}Latency: round trip (ping-pong), microseconds{}; CPU % of one core\n{}", heading,
+            repeats, markdown ? "\n" : "");
         out += render(latency_columns(report), lat, markdown);
     }
     if (!warned.empty()) {

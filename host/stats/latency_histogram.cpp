@@ -11,7 +11,9 @@ constexpr std::size_t sub_count = std::size_t{1} << latency_histogram::sub_bits;
 // Index space: [0, sub_count) exact values, then one block of sub_count per exponent above.
 constexpr std::size_t bucket_count = sub_count * (64 - latency_histogram::sub_bits + 1);
 
-int msb(std::uint64_t v) { return 63 - __builtin_clzll(v); }
+int msb(std::uint64_t v) {
+    return 63 - __builtin_clzll(v);
+}
 
 }  // namespace
 
@@ -70,8 +72,8 @@ nlohmann::json latency_histogram::to_json() const {
     nlohmann::json buckets = nlohmann::json::array();
     for (std::size_t i = 0; i < counts_.size(); ++i)
         if (counts_[i]) buckets.push_back({i, counts_[i]});
-    return {{"buckets", buckets}, {"count", count_}, {"sum", sum_}, {"min", min()}, {"max", max_},
-            {"sub_bits", sub_bits}};
+    return {{"buckets", buckets}, {"count", count_}, {"sum", sum_},
+            {"min", min()},       {"max", max_},     {"sub_bits", sub_bits}};
 }
 
 latency_histogram latency_histogram::from_json(const nlohmann::json &j) {

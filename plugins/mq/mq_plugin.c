@@ -1,5 +1,6 @@
 /* The mq plugin: mq.sysv and mq.posix. The entry reads this machine's queue limits into the
- * tables, so `ipchost --list` shows them and sizes above kernel.msgmax are skipped with a reason. */
+ * tables, so `ipchost --list` shows them and sizes above kernel.msgmax are skipped with a reason.
+ */
 #include "ipcbench/transport.h"
 #include "mq_transports.h"
 

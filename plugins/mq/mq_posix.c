@@ -25,8 +25,12 @@ struct ipcb_endpoint {
 
 static unsigned posix_counter;
 
-static long msg_max(void) { return posix_read_proc_long("/proc/sys/fs/mqueue/msg_max"); }
-static long msgsize_max(void) { return posix_read_proc_long("/proc/sys/fs/mqueue/msgsize_max"); }
+static long msg_max(void) {
+    return posix_read_proc_long("/proc/sys/fs/mqueue/msg_max");
+}
+static long msgsize_max(void) {
+    return posix_read_proc_long("/proc/sys/fs/mqueue/msgsize_max");
+}
 
 static void IPCB_CALL pq_close(ipcb_endpoint *ep) {
     if (ep == NULL) return;
@@ -159,8 +163,8 @@ static struct timespec realtime_deadline(int64_t timeout_ns) {
     return ts;
 }
 
-static int32_t IPCB_CALL pq_send(ipcb_endpoint *ep, const void *buf, size_t len,
-                                 int64_t timeout_ns, ipcb_error *error) {
+static int32_t IPCB_CALL pq_send(ipcb_endpoint *ep, const void *buf, size_t len, int64_t timeout_ns,
+                                 ipcb_error *error) {
     struct timespec deadline;
     if (ep == NULL || buf == NULL || len == 0 || ep->direction != IPCB_DIR_SEND)
         return ipcb_fail(error, IPCB_E_INVALID, 0, "send needs a sending endpoint and data");
@@ -199,8 +203,8 @@ static int32_t IPCB_CALL pq_recv(ipcb_endpoint *ep, void *buf, size_t cap, size_
         if (n >= 0) {
             if ((size_t)n > cap)
                 return ipcb_fail(error, IPCB_E_TRUNCATED, 0,
-                                 "mq.posix: message of %zd B does not fit the %zu-byte buffer",
-                                 n, cap);
+                                 "mq.posix: message of %zd B does not fit the %zu-byte buffer", n,
+                                 cap);
             if (target != buf) memcpy(buf, target, (size_t)n);
             *len = (size_t)n;
             return IPCB_OK;
@@ -212,8 +216,7 @@ static int32_t IPCB_CALL pq_recv(ipcb_endpoint *ep, void *buf, size_t cap, size_
     }
 }
 
-static void IPCB_CALL pq_query_settings(ipcb_endpoint *ep, ipcb_setting_sink sink,
-                                        void *context) {
+static void IPCB_CALL pq_query_settings(ipcb_endpoint *ep, ipcb_setting_sink sink, void *context) {
     char value[32];
     struct mq_attr attr;
     if (ep == NULL || sink == NULL) return;

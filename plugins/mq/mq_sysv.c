@@ -25,8 +25,12 @@ struct ipcb_endpoint {
     struct sysv_message *scratch; /* mtype + max bytes: msgsnd/msgrcv need the mtype in front */
 };
 
-static long msgmax(void) { return posix_read_proc_long("/proc/sys/kernel/msgmax"); }
-static long msgmnb(void) { return posix_read_proc_long("/proc/sys/kernel/msgmnb"); }
+static long msgmax(void) {
+    return posix_read_proc_long("/proc/sys/kernel/msgmax");
+}
+static long msgmnb(void) {
+    return posix_read_proc_long("/proc/sys/kernel/msgmnb");
+}
 
 static void IPCB_CALL sysv_close(ipcb_endpoint *ep) {
     if (ep == NULL) return;
@@ -163,8 +167,7 @@ static int32_t IPCB_CALL sysv_send(ipcb_endpoint *ep, const void *buf, size_t le
                          len, ep->max);
     memcpy(ep->scratch->mtext, buf, len);
     for (;;) {
-        if (msgsnd(ep->qid, ep->scratch, len, timeout_ns < 0 ? 0 : IPC_NOWAIT) == 0)
-            return IPCB_OK;
+        if (msgsnd(ep->qid, ep->scratch, len, timeout_ns < 0 ? 0 : IPC_NOWAIT) == 0) return IPCB_OK;
         if (errno == EINTR) continue;
         if (errno == EAGAIN) {
             if (posix_now_ns() >= deadline)

@@ -105,8 +105,7 @@ long posix_read_proc_long(const char *path) {
 }
 
 int32_t posix_check_option_keys(const ipcb_open_params *params, const ipcb_option_desc *known,
-                                uint32_t known_count, const char *transport_id,
-                                ipcb_error *error) {
+                                uint32_t known_count, const char *transport_id, ipcb_error *error) {
     uint32_t i, k;
     for (i = 0; i < params->option_count; ++i) {
         const char *key = params->options[i].key;

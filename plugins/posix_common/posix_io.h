@@ -32,8 +32,7 @@ long posix_read_proc_long(const char *path);
 /* Checks params' option keys against a NULL-terminated list; IPCB_E_UNKNOWN_OPTION naming the
  * first unknown key and listing the known ones. */
 int32_t posix_check_option_keys(const ipcb_open_params *params, const ipcb_option_desc *known,
-                                uint32_t known_count, const char *transport_id,
-                                ipcb_error *error);
+                                uint32_t known_count, const char *transport_id, ipcb_error *error);
 /* The value of option `key`, or NULL when the user did not set it. */
 const char *posix_option(const ipcb_open_params *params, const char *key);
 

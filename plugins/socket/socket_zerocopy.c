@@ -5,6 +5,8 @@
  * so (SO_EE_CODE_ZEROCOPY_COPIED): the count is logged at close, so nobody mistakes a loopback
  * figure for a zero-copy one. It pays off only for large writes to a real NIC. */
 #define _GNU_SOURCE
+#include <time.h> /* before linux/errqueue.h, which uses struct timespec */
+
 #include <errno.h>
 #include <linux/errqueue.h>
 #include <netinet/in.h>
@@ -12,7 +14,6 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <time.h> /* before linux/errqueue.h, which uses struct timespec */
 
 #include "ipcbench/error_format.h"
 #include "posix_io.h"

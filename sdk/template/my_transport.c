@@ -156,8 +156,8 @@ static int32_t IPCB_CALL my_connect(ipcb_endpoint *ep, int64_t timeout_ns, ipcb_
     }
 }
 
-static int32_t IPCB_CALL my_send(ipcb_endpoint *ep, const void *buf, size_t len,
-                                 int64_t timeout_ns, ipcb_error *error) {
+static int32_t IPCB_CALL my_send(ipcb_endpoint *ep, const void *buf, size_t len, int64_t timeout_ns,
+                                 ipcb_error *error) {
     const char *p = (const char *)buf;
     if (timeout_ns >= 0) { /* IPCB_WAIT_FOREVER (-1) skips the poll: the fast path */
         int32_t s = wait_fd(ep->fd, POLLOUT, timeout_ns, error);
@@ -201,8 +201,7 @@ static int32_t IPCB_CALL my_recv(ipcb_endpoint *ep, void *buf, size_t cap, size_
  * directory; a transport with names outside it, like a message queue, needs this most). */
 static int32_t IPCB_CALL my_remove_address(const char *address, ipcb_error *error) {
     struct stat st;
-    if (address != NULL && lstat(address, &st) == 0 && S_ISSOCK(st.st_mode) &&
-        unlink(address) != 0)
+    if (address != NULL && lstat(address, &st) == 0 && S_ISSOCK(st.st_mode) && unlink(address) != 0)
         return ipcb_fail_errno(error, errno, "unlink %s", address);
     return IPCB_OK;
 }

@@ -19,6 +19,6 @@ IPCB_EXPORT uint32_t ipcb_abi_probe(const ipcb_plugin *plugin, const ipcb_transp
     (void)sink;
     (void)entry;
     (void)endpoint;
-    return plugin->struct_size + transport->struct_size + params->struct_size +
-           host->struct_size + error->struct_size;
+    return plugin->struct_size + transport->struct_size + params->struct_size + host->struct_size +
+           error->struct_size;
 }

@@ -20,12 +20,16 @@ struct fault_case {
 };
 
 json run_faulty(const fault_case &c, int *exit_code, const std::string &tmp) {
-    std::vector<std::string> args = {"--plugin-dir", FAULT_PLUGIN_DIR, "--plugin",
-                                     "faulty,pipe.fifo", "--size", "64", "--mode", "throughput",
-                                     "--duration", "0.2", "--warmup", "0", "--timeout", "3",
-                                     "--format", "json"};
-    for (auto [k, v] : {std::pair{"fault", c.fault}, {"at", c.at}, {"side", c.side},
-                        {"after", c.after}})
+    std::vector<std::string> args = {"--plugin-dir", FAULT_PLUGIN_DIR,
+                                     "--plugin",     "faulty,pipe.fifo",
+                                     "--size",       "64",
+                                     "--mode",       "throughput",
+                                     "--duration",   "0.2",
+                                     "--warmup",     "0",
+                                     "--timeout",    "3",
+                                     "--format",     "json"};
+    for (auto [k, v] :
+         {std::pair{"fault", c.fault}, {"at", c.at}, {"side", c.side}, {"after", c.after}})
         args.insert(args.end(), {"--opt", std::string("faulty.stream:") + k + "=" + v});
     auto run = run_ipchost(args, {{"TMPDIR", tmp}}, 60);
     INFO(run.err);
@@ -35,8 +39,7 @@ json run_faulty(const fault_case &c, int *exit_code, const std::string &tmp) {
 
 }  // namespace
 
-TEST_CASE("faults in a plugin fail that case with the reason, the others still run",
-          "[faults]") {
+TEST_CASE("faults in a plugin fail that case with the reason, the others still run", "[faults]") {
     ipcbench::test::temp_dir tmp;
     const auto queues_before = ipcbench::test::sysv_queue_count();
     const fault_case cases[] = {
@@ -87,8 +90,8 @@ TEST_CASE("SIGINT and SIGTERM stop both processes within a second, results marke
         INFO("signal " << sig);
         double exit_s = 99;
         auto run = ipcbench::test::run_process_signalled(
-            {IPCHOST_PATH, "--plugin", "mq.sysv,pipe.fifo", "--mode", "throughput", "--size",
-             "64", "--duration", "30", "--warmup", "0", "--format", "json"},
+            {IPCHOST_PATH, "--plugin", "mq.sysv,pipe.fifo", "--mode", "throughput", "--size", "64",
+             "--duration", "30", "--warmup", "0", "--format", "json"},
             1.0, sig, &exit_s);
         INFO(run.err);
         CHECK(run.exit_code == 130);
@@ -113,8 +116,8 @@ TEST_CASE("a peer killed mid-run fails the case with its signal", "[faults]") {
         std::string script = std::string(IPCHOST_PATH) + " --plugin " + transport +
                              " --mode throughput --size 64 --duration 20 --warmup 0 --format json"
                              " & host=$!; sleep 1; pkill -KILL -P $host; wait $host";
-        auto run = ipcbench::test::run_process({"/bin/sh", "-c", script}, {{"TMPDIR", tmp.path()}},
-                                               60);
+        auto run =
+            ipcbench::test::run_process({"/bin/sh", "-c", script}, {{"TMPDIR", tmp.path()}}, 60);
         INFO(run.err);
         auto r = json::parse(run.out).at("results").at(0);
         CHECK(r.at("status") == "failed");
@@ -133,10 +136,18 @@ TEST_CASE("junk in a plugin folder is rejected file by file", "[faults]") {
     write("empty.so", "");
     write("text.so", "#!/bin/sh\necho not a library\n");
     // Valid ELF headers for machines this is not: 32-bit x86 and 64-bit AArch64.
-    std::string elf32 = std::string("\x7f" "ELF\x01\x01\x01", 7) + std::string(9, '\0') +
-                        std::string("\x03\x00\x03\x00\x01\x00\x00\x00", 8) + std::string(36, '\0');
-    std::string arm64 = std::string("\x7f" "ELF\x02\x01\x01", 7) + std::string(9, '\0') +
-                        std::string("\x03\x00\xb7\x00\x01\x00\x00\x00", 8) + std::string(48, '\0');
+    std::string elf32 = std::string(
+                            "\x7f"
+                            "ELF\x01\x01\x01",
+                            7) +
+                        std::string(9, '\0') + std::string("\x03\x00\x03\x00\x01\x00\x00\x00", 8) +
+                        std::string(36, '\0');
+    std::string arm64 = std::string(
+                            "\x7f"
+                            "ELF\x02\x01\x01",
+                            7) +
+                        std::string(9, '\0') + std::string("\x03\x00\xb7\x00\x01\x00\x00\x00", 8) +
+                        std::string(48, '\0');
     write("i386.so", elf32);
     write("aarch64.so", arm64);
     fs::create_symlink("loop.so", dir.path() + "/loop.so");

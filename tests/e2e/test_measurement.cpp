@@ -31,9 +31,9 @@ std::vector<std::string> split(const std::string &line, char sep) {
 }  // namespace
 
 TEST_CASE("streams: 3 streams move exactly --count messages on every stream", "[measurement]") {
-    auto doc = run_json({"--plugin", "pipe.fifo,socket.seqpacket", "--mode", "throughput",
-                         "--size", "64", "--streams", "3", "--count", "5000", "--warmup", "0",
-                         "--format", "json"});
+    auto doc =
+        run_json({"--plugin", "pipe.fifo,socket.seqpacket", "--mode", "throughput", "--size", "64",
+                  "--streams", "3", "--count", "5000", "--warmup", "0", "--format", "json"});
     for (const auto &r : doc.at("results")) {
         INFO(r.dump());
         REQUIRE(r.at("status") == "ok");
@@ -46,17 +46,17 @@ TEST_CASE("streams: 3 streams move exactly --count messages on every stream", "[
             CHECK(s.at("lost") == 0);
         }
     }
-    auto latency = run_json({"--plugin", "socket.unix", "--mode", "latency", "--size", "64",
-                             "--streams", "2", "--count", "300", "--warmup", "0", "--format",
-                             "json"});
+    auto latency =
+        run_json({"--plugin", "socket.unix", "--mode", "latency", "--size", "64", "--streams", "2",
+                  "--count", "300", "--warmup", "0", "--format", "json"});
     const auto &l = latency.at("results").at(0);
     CHECK(l.at("latency_ns").at("samples") == 600);  // histograms merged over the streams
     CHECK(l.at("per_stream").size() == 2);
 }
 
 TEST_CASE("paced sending reports one-way latency from the schedule", "[measurement]") {
-    auto doc = run_json({"--plugin", "pipe.fifo", "--size", "64", "--rate", "5000",
-                         "--duration", "0.4", "--warmup", "0", "--format", "json"});
+    auto doc = run_json({"--plugin", "pipe.fifo", "--size", "64", "--rate", "5000", "--duration",
+                         "0.4", "--warmup", "0", "--format", "json"});
     const auto &r = doc.at("results").at(0);
     CHECK(r.at("mode") == "throughput");  // --rate implies throughput
     CHECK(r.at("rate") == 5000);
@@ -79,17 +79,17 @@ TEST_CASE("verify finds nothing on a sound transport and counts a corrupting one
                           "--duration", "0.2", "--warmup", "0", "--format", "json"});
     for (const auto &r : good.at("results")) CHECK(r.at("integrity").at("corrupted") == 0);
     auto bad = run_json({"--plugin-dir", BAD_PLUGIN_DIR, "--plugin", "badplug", "--mode",
-                         "throughput", "--size", "256", "--verify", "--count", "2000",
-                         "--warmup", "0", "--format", "json"});
+                         "throughput", "--size", "256", "--verify", "--count", "2000", "--warmup",
+                         "0", "--format", "json"});
     const auto &r = bad.at("results").at(0);
     CHECK(r.at("integrity").at("corrupted").get<std::uint64_t>() > 0);
     CHECK_THAT(r.at("warnings").dump(), Catch::Contains("corrupted"));
 }
 
 TEST_CASE("interval reports: one one report per interval", "[measurement]") {
-    auto doc = run_json({"--plugin", "socket.unix", "--mode", "throughput", "--size", "1K",
-                         "--duration", "1", "--warmup", "0", "--interval", "0.25", "--format",
-                         "json"});
+    auto doc =
+        run_json({"--plugin", "socket.unix", "--mode", "throughput", "--size", "1K", "--duration",
+                  "1", "--warmup", "0", "--interval", "0.25", "--format", "json"});
     const auto &intervals = doc.at("results").at(0).at("intervals");
     CHECK(intervals.size() >= 3);
     CHECK(intervals.size() <= 5);
@@ -111,9 +111,9 @@ TEST_CASE("interval reports: one one report per interval", "[measurement]") {
 }
 
 TEST_CASE("reverse and bidir run the other and both directions", "[measurement]") {
-    auto reverse = run_json({"--plugin", "socket.unix", "--mode", "throughput", "--size", "1K",
-                             "--reverse", "--duration", "0.2", "--warmup", "0", "--format",
-                             "json"});
+    auto reverse =
+        run_json({"--plugin", "socket.unix", "--mode", "throughput", "--size", "1K", "--reverse",
+                  "--duration", "0.2", "--warmup", "0", "--format", "json"});
     CHECK(reverse.at("results").at(0).at("direction") == "reverse");
     auto bidir = run_json({"--plugin", "pipe.fifo", "--mode", "throughput", "--size", "1K",
                            "--bidir", "--count", "3000", "--warmup", "0", "--format", "json"});
@@ -159,8 +159,8 @@ TEST_CASE("repeat reports median and spread, JSON, CSV and Markdown agree", "[me
     ipcbench::test::temp_dir tmp;
     const std::string json_file = tmp.path() + "/r.json";
     const std::string histogram_file = tmp.path() + "/h.csv";
-    auto run = run_ipchost({"--plugin", "pipe.fifo,socket.unix", "--size", "256", "--repeat",
-                            "3", "--duration", "0.15", "--warmup", "0.02", "--format", "json",
+    auto run = run_ipchost({"--plugin", "pipe.fifo,socket.unix", "--size", "256", "--repeat", "3",
+                            "--duration", "0.15", "--warmup", "0.02", "--format", "json",
                             "--output", json_file, "--histogram", histogram_file},
                            {}, 120);
     INFO(run.err);
@@ -210,8 +210,9 @@ TEST_CASE("repeat reports median and spread, JSON, CSV and Markdown agree", "[me
     std::ifstream h(histogram_file);
     std::string first;
     std::getline(h, first);
-    CHECK(first == "transport,mode,direction,message_size,streams,kind,value_ns,count,"
-                   "cumulative_percent");
+    CHECK(first ==
+          "transport,mode,direction,message_size,streams,kind,value_ns,count,"
+          "cumulative_percent");
     std::string line, last;
     std::size_t rows = 0;
     while (std::getline(h, line)) {
@@ -243,8 +244,8 @@ TEST_CASE("compare: a run against itself shows no difference, a slower one is fl
 
     auto same = run_ipchost({"compare", base, base});
     REQUIRE(same.exit_code == 0);
-    CHECK_THAT(same.out, Catch::Contains("bytes_per_sec") &&
-                             Catch::Contains("no significant difference"));
+    CHECK_THAT(same.out,
+               Catch::Contains("bytes_per_sec") && Catch::Contains("no significant difference"));
     auto worse = run_ipchost({"compare", base, slower, "--format", "json"});
     REQUIRE(worse.exit_code == 0);
     bool flagged = false;

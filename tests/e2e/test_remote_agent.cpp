@@ -28,8 +28,8 @@ class agent {
 public:
     explicit agent(std::vector<std::string> args) {
         port_ = 20000 + static_cast<int>(getpid() % 20000);
-        args.insert(args.begin(), {IPCHOST_PATH, "serve", "--bind",
-                                   "127.0.0.1:" + std::to_string(port_)});
+        args.insert(args.begin(),
+                    {IPCHOST_PATH, "serve", "--bind", "127.0.0.1:" + std::to_string(port_)});
         pid_ = fork();
         if (pid_ == 0) {
             std::vector<char *> argv;
@@ -75,7 +75,8 @@ public:
         std::string reply;
         char buf[4096];
         ssize_t n;
-        while ((n = recv(fd, buf, sizeof buf, 0)) > 0) reply.append(buf, static_cast<std::size_t>(n));
+        while ((n = recv(fd, buf, sizeof buf, 0)) > 0)
+            reply.append(buf, static_cast<std::size_t>(n));
         close(fd);
         return reply;
     }
@@ -137,7 +138,8 @@ TEST_CASE("a wrong token is refused, in the client's own words", "[remote]") {
     auto reply = answer(a.exchange(frame({{"type", "hello"}, {"protocol", 1}})));
     CHECK(reply.at("type") == "error");
     CHECK(reply.at("message") == "wrong token");
-    auto version = answer(a.exchange(frame({{"type", "hello"}, {"protocol", 99}, {"token", "s3cret"}})));
+    auto version =
+        answer(a.exchange(frame({{"type", "hello"}, {"protocol", 99}, {"token", "s3cret"}})));
     CHECK_THAT(version.at("message").get<std::string>(), Catch::Contains("protocol version 99"));
 }
 
@@ -147,8 +149,7 @@ TEST_CASE("no token off loopback: the agent refuses to start", "[remote]") {
     CHECK_THAT(run.err, Catch::Contains("without a token") && Catch::Contains("--insecure"));
 }
 
-TEST_CASE("garbage, oversized and malformed frames get an error, the agent lives on",
-          "[remote]") {
+TEST_CASE("garbage, oversized and malformed frames get an error, the agent lives on", "[remote]") {
     agent a({"--token", "s3cret"});
     auto oversized = answer(a.exchange(std::string("\x7f\xff\xff\xff", 4)));
     CHECK_THAT(oversized.at("message").get<std::string>(), Catch::Contains("exceeds"));

@@ -6,9 +6,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
-#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <stdexcept>
@@ -77,8 +77,8 @@ process_output run(const std::vector<std::string> &argv,
     int status = 0;
     waitpid(pid, &status, 0);
     if (exit_s)
-        *exit_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - signalled_at)
-                      .count();
+        *exit_s =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - signalled_at).count();
     if (WIFEXITED(status)) result.exit_code = WEXITSTATUS(status);
     if (WIFSIGNALED(status)) result.signal = WTERMSIG(status);
     return result;
@@ -127,7 +127,8 @@ process_output run_ipchost(const std::vector<std::string> &args,
 }
 
 temp_dir::temp_dir() {
-    std::string pattern = (std::filesystem::temp_directory_path() / "ipcbench-test-XXXXXX").string();
+    std::string pattern =
+        (std::filesystem::temp_directory_path() / "ipcbench-test-XXXXXX").string();
     if (mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp");
     path_ = pattern;
 }

@@ -38,8 +38,8 @@ connected_pair connect_pair(const std::string &id, const std::string &dir,
     p.reader = std::make_unique<transport_endpoint>(*t, IPCB_ROLE_CREATOR, IPCB_DIR_RECV, options,
                                                     "", dir, 1 << 20);
     std::string address = p.reader->export_address();
-    p.writer = std::make_unique<transport_endpoint>(*t, IPCB_ROLE_CONNECTOR, IPCB_DIR_SEND,
-                                                    options, address, dir, 1 << 20);
+    p.writer = std::make_unique<transport_endpoint>(*t, IPCB_ROLE_CONNECTOR, IPCB_DIR_SEND, options,
+                                                    address, dir, 1 << 20);
     auto other = std::async(std::launch::async, [&] { p.writer->connect(5'000'000'000); });
     p.reader->connect(5'000'000'000);
     other.get();

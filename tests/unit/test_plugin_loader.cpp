@@ -15,8 +15,7 @@ const ipcbench::plugin::plugin_rejection *rejection_for(const plugin_registry &r
 
 }  // namespace
 
-TEST_CASE("broken plugins are rejected with the right reason, good ones still load",
-          "[loader]") {
+TEST_CASE("broken plugins are rejected with the right reason, good ones still load", "[loader]") {
     plugin_registry registry;
     registry.scan({FIXTURE_PLUGIN_DIR});
 

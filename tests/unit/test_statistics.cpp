@@ -23,7 +23,7 @@ TEST_CASE("summary of repeated measurements", "[statistics]") {
 
 TEST_CASE("Mann-Whitney U exact p-values against published tables", "[statistics]") {
     // Completely separated samples: U = 0, p = 2 / C(n1 + n2, n1).
-    CHECK(mann_whitney_p({1, 2, 3}, {4, 5, 6}) == Approx(0.1));            // 2/20
+    CHECK(mann_whitney_p({1, 2, 3}, {4, 5, 6}) == Approx(0.1));  // 2/20
     CHECK(mann_whitney_p({1, 2, 3, 4, 5}, {6, 7, 8, 9, 10}) == Approx(2.0 / 252));
     CHECK(mann_whitney_p({6, 7, 8, 9, 10}, {1, 2, 3, 4, 5}) == Approx(2.0 / 252));  // symmetric
     // n1 = 4, n2 = 5, U = 2: P(U <= 2) = (1 + 1 + 2) / 126, two-sided 0.0635.

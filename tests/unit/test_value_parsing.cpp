@@ -39,8 +39,8 @@ TEST_CASE("durations reject zero, negatives, NaN and garbage", "[cli]") {
 }
 
 TEST_CASE("the command line is validated as a whole", "[cli]") {
-    const char *ok[] = {"ipchost", "--plugin", "pipe,socket.tcp", "--size", "64K", "-d", "0.5",
-                        "--opt", "pipe_size=1M", "--format", "json"};
+    const char *ok[] = {"ipchost", "--plugin", "pipe,socket.tcp", "--size",   "64K", "-d",
+                        "0.5",     "--opt",    "pipe_size=1M",    "--format", "json"};
     auto cmd = parse_command_line(11, ok);
     CHECK(cmd.plugins == std::vector<std::string>{"pipe", "socket.tcp"});
     CHECK(cmd.sizes == std::vector<std::uint64_t>{65536});
@@ -53,7 +53,8 @@ TEST_CASE("the command line is validated as a whole", "[cli]") {
     const char *mode[] = {"ipchost", "--mode", "fast"};
     CHECK_THROWS_WITH(parse_command_line(3, mode), Catch::Contains("throughput, latency or both"));
     const char *format[] = {"ipchost", "--format", "xml"};
-    CHECK_THROWS_WITH(parse_command_line(3, format), Catch::Contains("table, json, csv or markdown"));
+    CHECK_THROWS_WITH(parse_command_line(3, format),
+                      Catch::Contains("table, json, csv or markdown"));
     const char *opt[] = {"ipchost", "--opt", "novalue"};
     CHECK_THROWS_WITH(parse_command_line(3, opt), Catch::Contains("KEY=VALUE"));
 }

@@ -116,8 +116,8 @@ static int32_t IPCB_CALL pair_recv(ipcb_endpoint *ep, void *buf, size_t cap, siz
     int32_t s = set_timeout(ep, NNG_OPT_RECVTIMEO, &ep->recv_timeout, timeout_ns, error);
     *len = 0;
     if (s != IPCB_OK) return s;
-    rv = nng_recv(ep->sock, &msg, &size,
-                  NNG_FLAG_ALLOC | (timeout_ns == 0 ? NNG_FLAG_NONBLOCK : 0));
+    rv =
+        nng_recv(ep->sock, &msg, &size, NNG_FLAG_ALLOC | (timeout_ns == 0 ? NNG_FLAG_NONBLOCK : 0));
     if (rv != 0) return nng_failure(error, rv, "nng_recv");
     if (size > cap) {
         nng_free(msg, size);
@@ -142,8 +142,9 @@ static int32_t IPCB_CALL pair_connect(ipcb_endpoint *ep, int64_t timeout_ns, ipc
             int rv = nng_dial(ep->sock, ep->url, NULL, 0);
             if (rv == 0) break;
             clock_gettime(CLOCK_MONOTONIC, &now);
-            if (timeout_ns >= 0 && (now.tv_sec - start.tv_sec) * 1000000000LL +
-                                           (now.tv_nsec - start.tv_nsec) > timeout_ns)
+            if (timeout_ns >= 0 &&
+                (now.tv_sec - start.tv_sec) * 1000000000LL + (now.tv_nsec - start.tv_nsec) >
+                    timeout_ns)
                 return nng_failure(error, rv, "nng_dial");
             usleep(1000);
         }

@@ -21,8 +21,8 @@ extern "C" {
 #if defined(__GNUC__)
 __attribute__((format(printf, 4, 5)))
 #endif
-static inline int32_t ipcb_fail(ipcb_error *error, int32_t status, int sys_errno,
-                                const char *format, ...) {
+static inline int32_t
+ipcb_fail(ipcb_error *error, int32_t status, int sys_errno, const char *format, ...) {
     if (error != NULL) {
         va_list args;
         error->sys_errno = sys_errno;
@@ -37,8 +37,8 @@ static inline int32_t ipcb_fail(ipcb_error *error, int32_t status, int sys_errno
 #if defined(__GNUC__)
 __attribute__((format(printf, 3, 4)))
 #endif
-static inline int32_t ipcb_fail_errno(ipcb_error *error, int sys_errno, const char *format,
-                                      ...) {
+static inline int32_t
+ipcb_fail_errno(ipcb_error *error, int sys_errno, const char *format, ...) {
     if (error != NULL) {
         va_list args;
         size_t used;
@@ -47,8 +47,7 @@ static inline int32_t ipcb_fail_errno(ipcb_error *error, int sys_errno, const ch
         vsnprintf(error->message, sizeof error->message, format, args);
         va_end(args);
         used = strlen(error->message);
-        snprintf(error->message + used, sizeof error->message - used, ": %s",
-                 strerror(sys_errno));
+        snprintf(error->message + used, sizeof error->message - used, ": %s", strerror(sys_errno));
     }
     return IPCB_E_SYSTEM;
 }
