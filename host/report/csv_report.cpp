@@ -21,7 +21,8 @@ std::string num(double v) {
 
 std::string to_csv(const run_report &report) {
     std::string out =
-        "plugin,transport,mode,direction,bidir,message_size,streams,rate,status,repetitions,"
+        "plugin,transport,mode,direction,bidir,message_size,streams,rate,batch,data_path,status,"
+        "repetitions,"
         "duration_s,bytes_per_sec,messages_per_sec,mb_per_sec,mbit_per_sec,bytes_per_sec_cv,"
         "latency_kind,latency_p50_ns,latency_p90_ns,latency_p99_ns,latency_p999_ns,"
         "latency_p9999_ns,latency_max_ns,latency_mean_ns,latency_samples,messages_sent,"
@@ -32,9 +33,10 @@ std::string to_csv(const run_report &report) {
     for (const auto &r : report.results) {
         const bool ok = r.status == "ok";
         auto cv = r.statistics.find("bytes_per_sec");
-        out += fmt::format("{},{},{},{},{},{},{},{},{},{},", field(r.plugin), field(r.transport),
-                           r.mode, r.direction, r.bidir ? 1 : 0, r.message_size, r.streams,
-                           num(r.rate), r.status, r.repeat_count);
+        out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},", field(r.plugin),
+                           field(r.transport), r.mode, r.direction, r.bidir ? 1 : 0,
+                           r.message_size, r.streams, num(r.rate), r.batch, field(r.data_path),
+                           r.status, r.repeat_count);
         out += fmt::format("{},", ok ? num(r.duration_s) : "");
         if (ok && r.throughput)
             out += fmt::format("{},{},{},{},{},", num(r.throughput->bytes_per_sec),

@@ -314,14 +314,17 @@ typedef struct ipcb_transport {
      * The slots stay owned by the plugin; the host writes the messages in place and calls
      * publish before any other data-path call on this endpoint. IPCB_E_TOO_BIG when len exceeds
      * the open's max_message_size; IPCB_E_INVALID when a borrow is still outstanding;
-     * IPCB_E_CLOSED when the peer is gone. [endpoint-thread] */
+     * IPCB_E_CLOSED when the peer is gone; IPCB_E_UNSUPPORTED when this endpoint, as its options
+     * made it, cannot lend memory (the host then sends with send). [endpoint-thread] */
     int32_t(IPCB_CALL *borrow)(ipcb_endpoint *endpoint, size_t len, uint32_t max_count,
                                ipcb_msg *slots, uint32_t *count, int64_t timeout_ns,
                                ipcb_error *error);
 
     /* Zero-copy send, step 2: sends the first `count` borrowed slots (0 <= count <= the count
      * borrow returned), in order, as whole messages of the borrowed len, and returns the others
-     * unsent. Never waits: borrow reserved the room. The slot pointers are invalid afterwards.
+     * unsent. Never waits for the peer where borrow reserved the room (a ring); a transport that
+     * hands the slots to the kernel (vmsplice into a pipe) may block as its send would. The slot
+     * pointers are invalid afterwards.
      * IPCB_E_INVALID without an outstanding borrow or with count too large. [endpoint-thread] */
     int32_t(IPCB_CALL *publish)(ipcb_endpoint *endpoint, uint32_t count, ipcb_error *error);
 
