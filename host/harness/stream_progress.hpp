@@ -2,6 +2,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 
 namespace ipcbench::harness {
 
@@ -12,6 +13,9 @@ struct stream_progress {
     std::atomic<std::uint64_t> expected_next{0};  // highest sequence seen + 1 (receivers)
     std::atomic<std::int64_t> peer_sent{-1};      // the sender's final count, once known
     std::atomic<bool> finished{false};
+    // Set when the stream runs on the worker's main thread: serves the control channel (which
+    // may deliver peer_sent). Loops call it only when idle (a receive timed out).
+    std::function<void()> poll_control;
 };
 
 }  // namespace ipcbench::harness

@@ -174,6 +174,7 @@ nlohmann::json run_receiver(plugin::transport_endpoint &in, const job &j, stream
     while (ended_by.empty()) {
         status = path.receive(on_message, timeout);
         if (status == IPCB_E_TIMEOUT) {
+            if (p.poll_control) p.poll_control();
             if (p.peer_sent.load(std::memory_order_acquire) >= 0) {
                 ended_by = "sender-done";  // the sender finished and nothing came since
                 end = last;

@@ -33,10 +33,10 @@ std::string to_csv(const run_report &report) {
     for (const auto &r : report.results) {
         const bool ok = r.status == "ok";
         auto cv = r.statistics.find("bytes_per_sec");
-        out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},", field(r.plugin),
-                           field(r.transport), r.mode, r.direction, r.bidir ? 1 : 0,
-                           r.message_size, r.streams, num(r.rate), r.batch, field(r.data_path),
-                           r.status, r.repeat_count);
+        out +=
+            fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},", field(r.plugin), field(r.transport),
+                        r.mode, r.direction, r.bidir ? 1 : 0, r.message_size, r.streams,
+                        num(r.rate), r.batch, field(r.data_path), r.status, r.repeat_count);
         out += fmt::format("{},", ok ? num(r.duration_s) : "");
         if (ok && r.throughput)
             out += fmt::format("{},{},{},{},{},", num(r.throughput->bytes_per_sec),

@@ -119,29 +119,41 @@ int32_t pipe_send_hello(int fd, ipcb_error *error) {
 }
 
 int32_t pipe_recv_hello(int fd, int64_t deadline_ns, ipcb_error *error) {
+    /* Not poll(): once a pipe has been polled, the kernel takes its wait-queue lock on every
+     * later write (pipe->poll_usage), which would slow every message of the run that follows.
+     * Nonblocking reads with a short, growing sleep instead. */
+    long pause_us = 20;
+    int32_t status;
+    int flags = fcntl(fd, F_GETFL);
+    if (flags < 0 || fcntl(fd, F_SETFL, flags | O_NONBLOCK) < 0)
+        return ipcb_fail_errno(error, errno, "fcntl(O_NONBLOCK) for the pipe handshake");
     for (;;) {
         char hello = 0;
-        ssize_t n;
-        int32_t status = posix_wait_fd(fd, POLLIN, deadline_ns, error);
-        if (status != IPCB_OK) {
-            if (status == IPCB_E_TIMEOUT)
-                return ipcb_fail(error, IPCB_E_TIMEOUT, 0,
-                                 "timed out waiting for the writer to attach to the pipe");
-            return status;
-        }
-        n = read(fd, &hello, 1);
+        ssize_t n = read(fd, &hello, 1);
         if (n == 1) {
-            if (hello != PIPE_HELLO)
-                return ipcb_fail(error, IPCB_E_INTERNAL, 0,
-                                 "pipe handshake: expected 'H', got byte 0x%02x",
-                                 (unsigned)(unsigned char)hello);
-            return IPCB_OK;
+            status = hello == PIPE_HELLO
+                         ? IPCB_OK
+                         : ipcb_fail(error, IPCB_E_INTERNAL, 0,
+                                     "pipe handshake: expected 'H', got byte 0x%02x",
+                                     (unsigned)(unsigned char)hello);
+            break;
         }
-        if (n == 0)
-            return ipcb_fail(error, IPCB_E_CLOSED, 0, "the writer closed during the handshake");
-        if (errno != EINTR && errno != EAGAIN)
-            return ipcb_fail_errno(error, errno, "reading the pipe handshake");
+        if (n < 0 && errno != EAGAIN && errno != EINTR) {
+            status = ipcb_fail_errno(error, errno, "reading the pipe handshake");
+            break;
+        }
+        /* EAGAIN: a writer is there but has not written yet; 0: no writer yet. */
+        if (deadline_ns >= 0 && posix_now_ns() >= deadline_ns) {
+            status = ipcb_fail(error, IPCB_E_TIMEOUT, 0,
+                               "timed out waiting for the writer to attach to the pipe");
+            break;
+        }
+        posix_pause_us(pause_us);
+        if (pause_us < 1000) pause_us *= 2;
     }
+    if (fcntl(fd, F_SETFL, flags) < 0 && status == IPCB_OK)
+        status = ipcb_fail_errno(error, errno, "fcntl after the pipe handshake");
+    return status;
 }
 
 int32_t IPCB_CALL pipe_send(ipcb_endpoint *ep, const void *buf, size_t len, int64_t timeout_ns,
