@@ -16,13 +16,21 @@ inline constexpr std::uint64_t flag_warmup = std::uint64_t{1} << 62;  // not cou
 inline constexpr std::uint64_t flag_end = std::uint64_t{1} << 63;     // last message of a run
 inline constexpr std::uint64_t sequence_mask = (std::uint64_t{1} << 56) - 1;
 
+// Little-endian on the wire whatever the host; one load or store where the host is little-endian
+// (a byte loop here cost the receiver a tenth of its time at 32 B over shm.ring).
 inline void write_u64(unsigned char *at, std::uint64_t value) {
-    for (int i = 0; i < 8; ++i) at[i] = static_cast<unsigned char>(value >> (8 * i));
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    value = __builtin_bswap64(value);
+#endif
+    std::memcpy(at, &value, sizeof value);
 }
 
 inline std::uint64_t read_u64(const unsigned char *at) {
     std::uint64_t value = 0;
-    for (int i = 0; i < 8; ++i) value |= std::uint64_t{at[i]} << (8 * i);
+    std::memcpy(&value, at, sizeof value);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    value = __builtin_bswap64(value);
+#endif
     return value;
 }
 

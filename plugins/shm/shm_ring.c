@@ -136,7 +136,10 @@ static int32_t wait_for(ipcb_endpoint *ep, int (*ready)(ipcb_endpoint *), _Atomi
     }
 }
 
-static void wake(_Atomic uint32_t *seq, _Atomic uint32_t *waiting) {
+/* Wakes the other side if it sleeps. With wait=spin on the ring nobody ever sleeps, so the
+ * full fence (which orders our index store before reading its `waiting` flag) is skipped. */
+static void wake_peer(ipcb_endpoint *ep, _Atomic uint32_t *seq, _Atomic uint32_t *waiting) {
+    if (ep->wait == WAIT_SPIN) return;
     atomic_thread_fence(memory_order_seq_cst);
     if (atomic_load_explicit(waiting, memory_order_relaxed)) {
         atomic_fetch_add_explicit(seq, 1, memory_order_release);
@@ -257,6 +260,7 @@ static int32_t IPCB_CALL ring_open(const ipcb_open_params *p, ipcb_endpoint **ou
         if ((ep->ring = map_ring(ep, &s, error)) == NULL) goto fail;
         memset(ep->ring, 0, sizeof *ep->ring);
         ep->ring->capacity = ring_size;
+        ep->ring->wait_mode = (uint32_t)ep->wait;
         atomic_thread_fence(memory_order_release);
         ep->ring->magic = SHM_RING_MAGIC;
         snprintf(ep->address, sizeof ep->address, "/proc/%ld/fd/%d", (long)getpid(), ep->fd);
@@ -287,6 +291,8 @@ static int32_t IPCB_CALL ring_open(const ipcb_open_params *p, ipcb_endpoint **ou
             goto fail;
         }
         ring_size = ep->ring->capacity;
+        /* Both sides must agree whether anyone may sleep: the creator's choice holds. */
+        ep->wait = (int)ep->ring->wait_mode;
         if (p->max_message_size + 16 > ring_size / 2) {
             s = ipcb_fail(error, IPCB_E_TOO_BIG, 0,
                           "shm.ring: a message of %llu B needs a ring of at least twice that",
@@ -384,7 +390,7 @@ static int32_t IPCB_CALL ring_send(ipcb_endpoint *ep, const void *buf, size_t le
         memcpy(ep->data + pos + 8, buf, len);
     }
     atomic_store_explicit(&r->head, head + need, memory_order_release);
-    wake(&r->data_seq, &r->consumer_waiting);
+    wake_peer(ep, &r->data_seq, &r->consumer_waiting);
     return IPCB_OK;
 }
 
@@ -413,7 +419,7 @@ static int32_t IPCB_CALL ring_recv(ipcb_endpoint *ep, void *buf, size_t cap, siz
         }
         if (header[0] > cap) {
             atomic_store_explicit(&r->tail, tail + 8 + align8(header[0]), memory_order_release);
-            wake(&r->space_seq, &r->producer_waiting);
+            wake_peer(ep, &r->space_seq, &r->producer_waiting);
             return ipcb_fail(error, IPCB_E_TRUNCATED, 0,
                              "shm.ring: message of %u B does not fit the %zu-byte buffer",
                              header[0], cap);
@@ -421,7 +427,7 @@ static int32_t IPCB_CALL ring_recv(ipcb_endpoint *ep, void *buf, size_t cap, siz
         memcpy(buf, ep->data + pos + 8, header[0]);
         *len = header[0];
         atomic_store_explicit(&r->tail, tail + 8 + align8(header[0]), memory_order_release);
-        wake(&r->space_seq, &r->producer_waiting);
+        wake_peer(ep, &r->space_seq, &r->producer_waiting);
         return IPCB_OK;
     }
 }
@@ -515,7 +521,7 @@ static int32_t IPCB_CALL ring_publish(ipcb_endpoint *ep, uint32_t count, ipcb_er
     ep->outstanding = 0;
     if (count == 0) return IPCB_OK;
     atomic_store_explicit(&ep->ring->head, ep->ends[count - 1], memory_order_release);
-    wake(&ep->ring->data_seq, &ep->ring->consumer_waiting);
+    wake_peer(ep, &ep->ring->data_seq, &ep->ring->consumer_waiting);
     return IPCB_OK;
 }
 
@@ -595,7 +601,7 @@ static int32_t IPCB_CALL ring_release(ipcb_endpoint *ep, uint32_t count, ipcb_er
     ep->outstanding = 0;
     if (count == 0) return IPCB_OK;
     atomic_store_explicit(&ep->ring->tail, ep->ends[count - 1], memory_order_release);
-    wake(&ep->ring->space_seq, &ep->ring->producer_waiting);
+    wake_peer(ep, &ep->ring->space_seq, &ep->ring->producer_waiting);
     return IPCB_OK;
 }
 
@@ -627,7 +633,7 @@ static int32_t IPCB_CALL ring_send_batch(ipcb_endpoint *ep, const ipcb_msg *msgs
         if (ep->capacity - (head - ep->cached_tail) < ep->pending_need) {
             /* Full: publish what is written, then wait for room. */
             atomic_store_explicit(&r->head, head, memory_order_release);
-            wake(&r->data_seq, &r->consumer_waiting);
+            wake_peer(ep, &r->data_seq, &r->consumer_waiting);
             *sent = i;
             if (!has_room(ep) && (s = wait_for(ep, has_room, &r->space_seq, &r->producer_waiting,
                                                deadline, error)) != IPCB_OK)
@@ -639,7 +645,7 @@ static int32_t IPCB_CALL ring_send_batch(ipcb_endpoint *ep, const ipcb_msg *msgs
     s = IPCB_OK;
 publish:
     atomic_store_explicit(&r->head, head, memory_order_release);
-    wake(&r->data_seq, &r->consumer_waiting);
+    wake_peer(ep, &r->data_seq, &r->consumer_waiting);
     *sent = i;
     if (s == IPCB_OK && peer_closed(ep))
         return ipcb_fail(error, IPCB_E_CLOSED, 0, "shm.ring: the receiver closed the ring");
@@ -671,7 +677,7 @@ static int32_t IPCB_CALL ring_recv_batch(ipcb_endpoint *ep, ipcb_msg *msgs, uint
         atomic_store_explicit(&ep->ring->tail, end, memory_order_release);
         if (n > 0 || too_big) break;
     }
-    wake(&ep->ring->space_seq, &ep->ring->producer_waiting);
+    wake_peer(ep, &ep->ring->space_seq, &ep->ring->producer_waiting);
     *received = n;
     if (too_big)
         return ipcb_fail(error, IPCB_E_TRUNCATED, 0,

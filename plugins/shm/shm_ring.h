@@ -16,6 +16,7 @@
 struct shm_ring_header {
     uint64_t magic;
     uint64_t capacity;                  /* data bytes, a power of two */
+    uint32_t wait_mode;                 /* the creator's wait option: 0 spin, 1 futex, 2 hybrid */
     _Alignas(64) _Atomic uint64_t head; /* producer: bytes published */
     _Atomic uint32_t data_seq;          /* futex word: bumped when data is published */
     _Atomic uint32_t consumer_waiting;

@@ -57,9 +57,11 @@ struct chan {
     mqd_t mq;
     struct ring *ring;
     char *scratch;
+    uint64_t cached; /* ring: the other side's index as last read, as shm.ring caches it */
 };
 
-/* shm: the same SPSC layout idea as shm.ring, spinning (the fastest mode). */
+/* shm: the same SPSC ring as shm.ring with wait=spin: records of {length, pad} + payload padded
+ * to 8 bytes, a wrap marker, and each side caching the other's index until it runs out. */
 struct ring {
     _Alignas(64) _Atomic uint64_t head;
     _Alignas(64) _Atomic uint64_t tail;
@@ -87,8 +89,11 @@ static void send_all(struct chan *c, const void *buf, size_t len) {
         uint64_t need = 8 + ((len + 7) & ~(uint64_t)7);
         uint64_t head = atomic_load_explicit(&r->head, memory_order_relaxed);
         uint64_t pos = head & (r->cap - 1), skip = r->cap - pos < need ? r->cap - pos : 0;
-        while (r->cap - (head - atomic_load_explicit(&r->tail, memory_order_acquire)) < need + skip)
+        while (r->cap - (head - c->cached) < need + skip) {
+            c->cached = atomic_load_explicit(&r->tail, memory_order_acquire);
+            if (r->cap - (head - c->cached) >= need + skip) break;
             __builtin_ia32_pause();
+        }
         if (skip) {
             *(uint32_t *)(r->data + pos) = 0xffffffffu;
             head += skip;
@@ -118,8 +123,11 @@ static void recv_all(struct chan *c, void *buf, size_t len) {
         struct ring *r = c->ring;
         for (;;) {
             uint64_t tail = atomic_load_explicit(&r->tail, memory_order_relaxed);
-            while (atomic_load_explicit(&r->head, memory_order_acquire) == tail)
+            while (c->cached == tail) {
+                c->cached = atomic_load_explicit(&r->head, memory_order_acquire);
+                if (c->cached != tail) break;
                 __builtin_ia32_pause();
+            }
             uint64_t pos = tail & (r->cap - 1);
             uint32_t n = *(uint32_t *)(r->data + pos);
             if (n == 0xffffffffu) {
