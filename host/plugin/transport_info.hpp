@@ -33,4 +33,8 @@ struct transport_info {
 // "stream,reliable,ordered,close-notify"
 std::string describe_caps(std::uint64_t caps);
 
+// The ABI 1.1 calls a transport table offers: "borrow/publish, take/release, send_batch,
+// recv_batch", or "send/recv only" (a 1.0 plugin, or none of them).
+std::string describe_data_path(const ipcb_transport &table);
+
 }  // namespace ipcbench::plugin

@@ -115,7 +115,12 @@ TEST_CASE("list shows transports, verbose adds rejected files with reasons", "[e
     CHECK_THAT(verbose.out, Catch::Contains("rebuild the plugin"));
     auto describe = run_ipchost({"--describe", "pipe.fifo"});
     CHECK(describe.exit_code == 0);
-    CHECK_THAT(describe.out, Catch::Contains("pipe_size"));
+    CHECK_THAT(describe.out, Catch::Contains("pipe_size") && Catch::Contains("splice") &&
+                                 Catch::Contains("data path: send/recv, borrow/publish, "
+                                                 "send_batch"));
+    auto ring = run_ipchost({"--describe", "shm.ring"});
+    CHECK_THAT(ring.out, Catch::Contains("data path: send/recv, borrow/publish, take/release, "
+                                         "send_batch, recv_batch"));
 }
 
 TEST_CASE("bad input: one line naming the problem, exit code 2", "[e2e][cli]") {
