@@ -333,6 +333,7 @@ done
   echo "- Peer tools: iperf3 and qperf count bytes received; sockperf and qperf report one-way"
   echo "  latency as half a round trip, and ipchost's round trip is halved to match. qperf's"
   echo "  tcp_lat is a mean, compared with ipchost's median."
+  cat "$root/scripts/bench/limits.md"
 } >>"$out"
 
 cat "$out"
