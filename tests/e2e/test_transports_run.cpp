@@ -158,7 +158,8 @@ TEST_CASE("latency runs zero-copy on shm.ring and echoes intact pongs", "[transp
                      "0.1", "--warmup", "0.02", "--verify", "--format", "json"});
     INFO(run.err);
     REQUIRE(run.exit_code == 0);
-    for (const auto &r : json::parse(run.out).at("results")) {
+    const json parsed = json::parse(run.out);  // the results live as long as the loop
+    for (const auto &r : parsed.at("results")) {
         INFO(r.dump());
         CHECK(r.at("data_path") == "borrow/publish -> take/release");
         CHECK(r.at("latency_ns").at("samples").get<std::uint64_t>() > 0);
