@@ -141,10 +141,12 @@ int32_t IPCB_CALL pipe_publish(ipcb_endpoint *ep, uint32_t count, ipcb_error *er
 
 int32_t pipe_vmsplice_send(ipcb_endpoint *ep, const void *buf, size_t len, int64_t timeout_ns,
                            ipcb_error *error) {
-    ipcb_msg slot;
+    ipcb_msg slot = {NULL, 0};
     uint32_t got = 0;
     int32_t s = pipe_borrow(ep, len, 1, &slot, &got, timeout_ns, error);
     if (s != IPCB_OK) return s;
+    if (got != 1 || slot.data == NULL)
+        return ipcb_fail(error, IPCB_E_INTERNAL, 0, "pipe: borrow gave no slot");
     memcpy(slot.data, buf, len);
     return pipe_publish(ep, 1, error);
 }

@@ -50,7 +50,7 @@ int32_t IPCB_CALL socket_send_batch(ipcb_endpoint *ep, const ipcb_msg *msgs, uin
 
 int32_t IPCB_CALL socket_recv_batch(ipcb_endpoint *ep, ipcb_msg *msgs, uint32_t count,
                                     uint32_t *received, int64_t timeout_ns, ipcb_error *error) {
-    unsigned char truncated[BATCH_IO_CHUNK];
+    unsigned char truncated[BATCH_IO_CHUNK] = {0};
     uint32_t i;
     int n;
     if (received != NULL) *received = 0;

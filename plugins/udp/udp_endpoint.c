@@ -344,8 +344,8 @@ static int is_handshake(const ipcb_msg *m) {
 int32_t IPCB_CALL udp_recv_batch(ipcb_endpoint *ep, ipcb_msg *msgs, uint32_t count,
                                  uint32_t *received, int64_t timeout_ns, ipcb_error *error) {
     int64_t deadline = posix_deadline(timeout_ns);
-    unsigned char truncated[BATCH_IO_CHUNK];
-    uint64_t caps[BATCH_IO_CHUNK];
+    unsigned char truncated[BATCH_IO_CHUNK] = {0};
+    uint64_t caps[BATCH_IO_CHUNK] = {0};
     uint32_t i, kept;
     if (received != NULL) *received = 0;
     if (ep == NULL || msgs == NULL || received == NULL || count == 0 || !ep->connected)
