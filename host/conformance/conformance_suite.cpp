@@ -188,11 +188,15 @@ private:
             harness::worker_pair pair(transport_, {IPCB_DIR_RECV}, "receiver", "sender");
             pair.connect(options_, 4096, connect_timeout_ns);
             const json crash = {{"kind", "check_crash"}, {"side", side}, {"size", 64}};
-            const json idle = {{"kind", "check_idle"}};
-            if (side == "sender")
-                pair.run(idle, crash, 30);
-            else
-                pair.run(crash, idle, 30);
+            if (side == "sender") {
+                pair.run({{"kind", "check_idle"}}, crash, 30);
+            } else {  // one message for the receiver to hold when it dies
+                const json one = {{"kind", "check_payload_send"},
+                                  {"sizes", {64}},
+                                  {"per_size", 1},
+                                  {"pace_us", 0}};
+                pair.run(crash, one, 30);
+            }
             add(name, false, "the " + side + " was killed, yet the run reported no failure");
             return;
         } catch (const harness::pair_failure &e) {
@@ -213,7 +217,7 @@ private:
         const std::string held =
             side == "sender"
                 ? (v11 && t->borrow ? "after a send, holding a borrowed slot" : "after a send")
-                : (v11 && t->take ? "holding a taken message" : "idle");
+                : (v11 && t->take ? "holding a taken message" : "after receiving a message");
         const auto cut = cause.find(" while");
         add(name, left.empty(),
             left.empty() ? "killed " + held + "; reported as '" + cause.substr(0, cut) +

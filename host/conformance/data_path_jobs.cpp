@@ -259,8 +259,12 @@ json batch_receive(plugin::transport_endpoint &in, const json &job) {
         fill(first.data(), size, 0);
         ep.send_raw(first.data(), size, wait_ns);
         if (ep.has_zero_copy_send()) ep.borrow_raw(size, 1, m, &got, wait_ns);
-    } else if (ep.has_zero_copy_recv()) {
+    } else if (ep.has_zero_copy_recv() && !job.value("stream", false)) {
         ep.take_raw(1, m, &got, wait_ns);
+    } else {
+        std::vector<unsigned char> buf(size);
+        std::size_t n = 0;
+        ep.recv_raw(buf.data(), size, &n, wait_ns);
     }
     for (;;) std::raise(SIGKILL);  // no close, no unlink, no atexit: what a crash leaves
 }
