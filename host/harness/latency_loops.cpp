@@ -126,9 +126,9 @@ nlohmann::json run_ponger(plugin::transport_endpoint &in, plugin::transport_endp
                           const job &j, stream_progress &p) {
     receive_path receiver(in, j.size, 1, j.zero_copy, j.stream);
     send_path sender(out, j.size, 1, j.zero_copy);
-    // Echo straight from the received message into the outgoing one, unless both are one duplex
-    // endpoint: then nothing may be sent while a taken message is held, so copy it out first.
-    const bool direct = &in != &out;
+    // Echo straight from the received message, unless it is a taken message on the very endpoint
+    // the echo goes out on: nothing may be sent there until it is released, so copy it out first.
+    const bool direct = &in != &out || !receiver.reads_in_place();
     std::vector<unsigned char> held(direct ? 0 : j.size);
     std::uint64_t echoed = 0;
     // Unreliable transports: the pinger's end marker may be lost; give up after 2 s of silence.

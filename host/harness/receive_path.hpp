@@ -44,6 +44,9 @@ public:
     }
 
     const std::string &name() const { return name_; }
+    // True when on_message sees the transport's own memory (take/release): nothing may be sent
+    // on the same endpoint until the message is released.
+    bool reads_in_place() const { return zero_copy_; }
 
     // Receives at least one message (waiting at most timeout_ns for the first) and hands each
     // to on_message. Returns the plugin status; IPCB_E_TRUNCATED for a message of another size.

@@ -249,13 +249,26 @@ int main(int argc, char **argv) {
         return 0;
     }
     make_pair(kind, size, &fw, &fr);
-    if (!strcmp(mode, "lat")) make_pair(kind, size, &bw, &br);
+    if (!strcmp(mode, "lat")) {
+        if (!strcmp(kind, "unix") || !strcmp(kind, "tcp")) {
+            /* One connection both ways, as ipchost uses a duplex transport (and as sockperf and
+             * qperf do): the pong goes back on the ponger's end of the same socket. */
+            bw = fr;
+            br = fw;
+        } else {
+            make_pair(kind, size, &bw, &br);
+        }
+    }
     if (pipe(report) != 0) die("pipe");
     pid = fork();
     if (pid == 0) { /* the writer / pinger, on CPU 0 */
         unsigned char *buf = calloc(1, size), *in = calloc(1, size);
         int64_t end;
         uint64_t seq = 0;
+        /* Real pages: an untouched calloc'd buffer maps the shared zero page, a 1 MiB source that
+         * fits in L1 (ipchost's buffers hold a pattern). */
+        memset(buf, 0x5a, size);
+        memset(in, 0xa5, size);
         pin(0);
         end = now_ns() + (int64_t)(seconds * 1e9);
         if (!strcmp(mode, "tput")) {
@@ -271,11 +284,14 @@ int main(int argc, char **argv) {
         } else {
             size_t cap = 4000000, n = 0;
             int64_t *rtt = malloc(cap * sizeof *rtt), t = now_ns();
-            for (int i = 0; i < 2000; ++i) { /* warm-up */
+            /* Warm-up as ipchost --warmup 0.1 does: 0.1 s (at most 2000 round trips), then the
+             * timed phase of `seconds`. */
+            for (int i = 0; i < 2000 && now_ns() < t + 100000000; ++i) {
                 send_all(&fw, buf, size);
                 recv_all(&br, in, size);
             }
             t = now_ns();
+            end = t + (int64_t)(seconds * 1e9);
             while (n < cap) {
                 int64_t t0 = t;
                 send_all(&fw, buf, size);
@@ -299,6 +315,7 @@ int main(int argc, char **argv) {
     { /* the reader / ponger, on CPU 1 */
         unsigned char *buf = calloc(1, size);
         uint64_t count = 0, seq = 0;
+        memset(buf, 0xa5, size);
         int64_t first = 0, end = 0;
         pin(1);
         if (!strcmp(mode, "tput")) {
