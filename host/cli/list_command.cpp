@@ -43,7 +43,7 @@ int describe_command(const command_line &cmd, const plugin::plugin_registry &reg
         "{}: {}\n  plugin {} {} ({})\n  capabilities: {}\n  data path: {}\n  max message: "
         "{}\n",
         t->id, t->description, t->plugin_name, t->plugin_version, t->library.string(),
-        plugin::describe_caps(t->caps), plugin::describe_data_path(*t->table),
+        plugin::describe_caps(t->caps), plugin::describe_data_path(*t),
         t->max_message_size ? report::format_size(t->max_message_size) : "no limit");
     if (t->options.empty()) fmt::print("  options: none\n");
     for (const auto &o : t->options)

@@ -1,5 +1,7 @@
 #include "conformance/conformance_jobs.hpp"
 
+#include "conformance/check_verdict.hpp"
+
 #include <dirent.h>
 
 #include <fmt/format.h>
@@ -21,14 +23,6 @@ using platform::now_ns;
 unsigned char pattern(std::size_t size, std::size_t index, std::size_t offset) {
     if (offset == 0) return static_cast<unsigned char>(index);
     return static_cast<unsigned char>(offset * 31 + index * 7 + size);
-}
-
-json verdict(bool ok, std::string detail) {
-    return {{"ok", ok}, {"detail", std::move(detail)}};
-}
-
-std::string failure_text(plugin::transport_endpoint &ep, int32_t status) {
-    return std::string(ipcb_status_name(status)) + ": " + ep.last_error();
 }
 
 }  // namespace

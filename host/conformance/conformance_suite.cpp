@@ -150,8 +150,7 @@ private:
 
     // ABI 1.1 members the transport offers, each checked byte for byte.
     void run_data_path_checks(harness::worker_pair &pair, std::uint64_t max, bool stream) {
-        const ipcb_transport *t = transport_.table;
-        if (!IPCB_HAS_FIELD(t, ipcb_transport, recv_batch)) return;  // a 1.0 plugin
+        const plugin::data_path_calls &calls = transport_.calls;
         std::vector<std::uint64_t> sizes;
         for (std::uint64_t s : {1, 251, 4096, 65536})
             if (s <= max) sizes.push_back(s);
@@ -172,9 +171,9 @@ private:
                 throw;  // the pair is gone: the checks after it cannot run
             }
         };
-        if ((t->borrow && t->publish) || (t->take && t->release))
+        if (calls.zero_copy_send || calls.zero_copy_recv)
             check("zero-copy", "check_zero_copy_send", "check_zero_copy_receive");
-        if (t->send_batch || (t->recv_batch && !stream))
+        if (calls.send_batch || calls.recv_batch)
             check("batch", "check_batch_send", "check_batch_receive");
     }
 
@@ -212,12 +211,12 @@ private:
         std::string left;
         for (const auto &object : shared_memory_objects())
             if (!before.count(object)) left += (left.empty() ? "" : ", ") + object;
-        const ipcb_transport *t = transport_.table;
-        const bool v11 = IPCB_HAS_FIELD(t, ipcb_transport, recv_batch);
         const std::string held =
             side == "sender"
-                ? (v11 && t->borrow ? "after a send, holding a borrowed slot" : "after a send")
-                : (v11 && t->take ? "holding a taken message" : "after receiving a message");
+                ? (transport_.calls.zero_copy_send ? "after a send, holding a borrowed slot"
+                                                   : "after a send")
+                : (transport_.calls.zero_copy_recv ? "holding a taken message"
+                                                   : "after receiving a message");
         const auto cut = cause.find(" while");
         add(name, left.empty(),
             left.empty() ? "killed " + held + "; reported as '" + cause.substr(0, cut) +

@@ -4,6 +4,7 @@
 #include <csignal>
 #include <vector>
 
+#include "conformance/check_verdict.hpp"
 #include "conformance/conformance_jobs.hpp"
 
 namespace ipcbench::conformance {
@@ -30,12 +31,6 @@ std::string mismatch(const unsigned char *m, std::size_t len, std::size_t size, 
                                size, o, m[o], byte_at(size, index, o));
     return "";
 }
-json verdict(bool ok, std::string detail) {
-    return {{"ok", ok}, {"detail", std::move(detail)}};
-}
-std::string failure(plugin::transport_endpoint &ep, int32_t s) {
-    return std::string(ipcb_status_name(s)) + ": " + ep.last_error();
-}
 
 }  // namespace
 
@@ -57,14 +52,14 @@ json zero_copy_send(plugin::transport_endpoint &out, const json &job) {
                 std::vector<unsigned char> m(size);
                 fill(m.data(), size, index);
                 if ((s = out.send_raw(m.data(), size, wait_ns)) != IPCB_OK)
-                    return verdict(false, "send failed: " + failure(out, s));
+                    return verdict(false, "send failed: " + failure_text(out, s));
                 ++index;
                 ++done;
                 continue;
             }
             if (s != IPCB_OK)
                 return verdict(false, fmt::format("borrow of {} x {} B failed: {}", want, size,
-                                                  failure(out, s)));
+                                                  failure_text(out, s)));
             if (got == 0 || got > want)
                 return verdict(false,
                                fmt::format("borrow returned {} slots for {} asked", got, want));
@@ -85,7 +80,7 @@ json zero_copy_send(plugin::transport_endpoint &out, const json &job) {
             // and the next borrow reuses its room.
             const std::uint32_t publish = got > 1 ? got - 1 : got;
             if ((s = out.publish_raw(publish)) != IPCB_OK)
-                return verdict(false, "publish failed: " + failure(out, s));
+                return verdict(false, "publish failed: " + failure_text(out, s));
             returned += got - publish;
             index += publish;
             done += publish;
@@ -119,8 +114,8 @@ json zero_copy_receive(plugin::transport_endpoint &in, const json &job) {
                 int32_t s =
                     in.recv_raw(copy.data() + got, stream ? size - got : size + 1, &n, wait_ns);
                 if (s != IPCB_OK)
-                    return verdict(
-                        false, fmt::format("recv of message {} failed: {}", index, failure(in, s)));
+                    return verdict(false, fmt::format("recv of message {} failed: {}", index,
+                                                      failure_text(in, s)));
                 got += n;
             } while (stream && got < size);
             if (problem.empty()) problem = mismatch(copy.data(), got, size, index);
@@ -130,8 +125,8 @@ json zero_copy_receive(plugin::transport_endpoint &in, const json &job) {
         std::uint32_t got = 0;
         int32_t s = in.take_raw(max_batch, msgs, &got, wait_ns);
         if (s != IPCB_OK)
-            return verdict(false,
-                           fmt::format("take for message {} failed: {}", index, failure(in, s)));
+            return verdict(
+                false, fmt::format("take for message {} failed: {}", index, failure_text(in, s)));
         if (got == 0 || got > max_batch)
             return verdict(false,
                            fmt::format("take returned {} messages for {} asked", got, max_batch));
@@ -150,7 +145,7 @@ json zero_copy_receive(plugin::transport_endpoint &in, const json &job) {
         // Release only the first of several: the others must come again, first, in order.
         const std::uint32_t release = got > 1 ? 1 : got;
         if ((s = in.release_raw(release)) != IPCB_OK)
-            return verdict(false, "release failed: " + failure(in, s));
+            return verdict(false, "release failed: " + failure_text(in, s));
         retaken += got - release;
         index += release;
     }
@@ -188,7 +183,7 @@ json batch_send(plugin::transport_endpoint &out, const json &job) {
         }
         if (s != IPCB_OK || sent != per_size)
             return verdict(false, fmt::format("send_batch of {} x {} B: {} sent, {}", per_size,
-                                              size, sent, failure(out, s)));
+                                              size, sent, failure_text(out, s)));
         index += per_size;
     }
     return verdict(true, fmt::format("{} messages in {} send_batch calls", index, calls));
@@ -211,8 +206,8 @@ json batch_receive(plugin::transport_endpoint &in, const json &job) {
                 std::size_t n = 0;
                 int32_t s = in.recv_raw(buffers.data() + got, want - got, &n, wait_ns);
                 if (s != IPCB_OK)
-                    return verdict(false,
-                                   fmt::format("recv after {} B failed: {}", got, failure(in, s)));
+                    return verdict(
+                        false, fmt::format("recv after {} B failed: {}", got, failure_text(in, s)));
                 got += n;
             }
             for (; done < per_size; ++done) {
@@ -221,7 +216,7 @@ json batch_receive(plugin::transport_endpoint &in, const json &job) {
                 if (!stream) {
                     int32_t s = in.recv_raw(m, size + 1, &n, wait_ns);
                     if (s != IPCB_OK)
-                        return verdict(false, fmt::format("recv failed: {}", failure(in, s)));
+                        return verdict(false, fmt::format("recv failed: {}", failure_text(in, s)));
                 }
                 if (problem.empty()) problem = mismatch(m, n, size, index + done);
             }
@@ -236,7 +231,7 @@ json batch_receive(plugin::transport_endpoint &in, const json &job) {
             ++calls;
             if (s != IPCB_OK || got == 0 || got > msgs.size())
                 return verdict(false, fmt::format("recv_batch for {} messages: {} received, {}",
-                                                  msgs.size(), got, failure(in, s)));
+                                                  msgs.size(), got, failure_text(in, s)));
             for (std::uint32_t i = 0; i < got; ++i)
                 if (problem.empty())
                     problem = mismatch(static_cast<const unsigned char *>(msgs[i].data),

@@ -256,9 +256,7 @@ std::vector<report::case_result> run_case(const plugin::transport_info &transpor
     }
     std::string status = "ok", error;
     try {
-        const ipcb_transport *t = transport.table;
-        if (spec.zero_copy == "on" &&
-            !(IPCB_HAS_FIELD(t, ipcb_transport, recv_batch) && t->borrow && t->publish))
+        if (spec.zero_copy == "on" && !transport.calls.zero_copy_send)
             throw std::runtime_error(transport.id +
                                      " has no zero-copy send (borrow/publish, ABI 1.1); use "
                                      "--zero-copy auto or off");

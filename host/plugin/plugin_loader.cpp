@@ -108,6 +108,7 @@ transport_info describe(const std::filesystem::path &file, const ipcb_plugin &pl
     info.plugin_version = safe(plugin.version);
     info.caps = t.caps;
     info.max_message_size = t.max_message_size;
+    info.calls = offered_calls(t);
     info.library = file;
     for (std::uint32_t i = 0; i < t.option_count; ++i)
         info.options.push_back(

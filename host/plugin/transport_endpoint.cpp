@@ -15,20 +15,17 @@ transport_endpoint::transport_endpoint(const transport_info &transport, std::uin
                                        std::uint64_t max_message_size)
     : info_(&transport), table_(transport.table) {
     error_.struct_size = sizeof error_;
-    // Members after 1.0 exist only in tables at least that large (a 1.0 plugin's table ends
-    // at get_extension).
-    if (IPCB_HAS_FIELD(table_, ipcb_transport, recv_batch)) {
-        if (table_->borrow && table_->publish) {
-            borrow_ = table_->borrow;
-            publish_ = table_->publish;
-        }
-        if (table_->take && table_->release) {
-            take_ = table_->take;
-            release_ = table_->release;
-        }
-        send_batch_ = table_->send_batch;
-        if (transport.has(IPCB_CAP_MESSAGE)) recv_batch_ = table_->recv_batch;
+    // Members after 1.0 are read only where the loader found them (transport.calls).
+    if (transport.calls.zero_copy_send) {
+        borrow_ = table_->borrow;
+        publish_ = table_->publish;
     }
+    if (transport.calls.zero_copy_recv) {
+        take_ = table_->take;
+        release_ = table_->release;
+    }
+    if (transport.calls.send_batch) send_batch_ = table_->send_batch;
+    if (transport.calls.recv_batch) recv_batch_ = table_->recv_batch;
     std::vector<ipcb_kv> kvs;
     kvs.reserve(options.size());
     for (const auto &[key, value] : options) kvs.push_back({key.c_str(), value.c_str()});

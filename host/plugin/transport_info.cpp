@@ -23,18 +23,30 @@ std::string describe_caps(std::uint64_t caps) {
     return out;
 }
 
-std::string describe_data_path(const ipcb_transport &t) {
-    if (!IPCB_HAS_FIELD(&t, ipcb_transport, recv_batch)) return "send/recv only (ABI 1.0)";
+data_path_calls offered_calls(const ipcb_transport &t) {
+    data_path_calls c;
+    if (!IPCB_HAS_FIELD(&t, ipcb_transport, recv_batch)) return c;
+    c.zero_copy_send = t.borrow && t.publish;
+    c.zero_copy_recv = t.take && t.release;
+    c.send_batch = t.send_batch != nullptr;
+    c.recv_batch = t.recv_batch != nullptr && (t.caps & IPCB_CAP_MESSAGE);
+    return c;
+}
+
+std::string describe_data_path(const transport_info &transport) {
+    if (!IPCB_HAS_FIELD(transport.table, ipcb_transport, recv_batch))
+        return "send/recv only (ABI 1.0)";
+    const data_path_calls &c = transport.calls;
     std::string out;
     auto add = [&out](bool present, const char *name) {
         if (!present) return;
         if (!out.empty()) out += ", ";
         out += name;
     };
-    add(t.borrow && t.publish, "borrow/publish");
-    add(t.take && t.release, "take/release");
-    add(t.send_batch != nullptr, "send_batch");
-    add(t.recv_batch != nullptr, "recv_batch");
+    add(c.zero_copy_send, "borrow/publish");
+    add(c.zero_copy_recv, "take/release");
+    add(c.send_batch, "send_batch");
+    add(c.recv_batch, "recv_batch");
     return out.empty() ? "send/recv only" : "send/recv, " + out;
 }
 

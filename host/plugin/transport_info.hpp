@@ -15,6 +15,16 @@ struct option_info {
     std::string help;
 };
 
+// The ABI 1.1 calls a table offers, in usable pairs; all false for a 1.0 plugin, whose table
+// ends before them.
+struct data_path_calls {
+    bool zero_copy_send = false;  // borrow and publish
+    bool zero_copy_recv = false;  // take and release
+    bool send_batch = false;
+    bool recv_batch = false;  // message transports only (a stream's batch is a larger recv)
+};
+data_path_calls offered_calls(const ipcb_transport &table);
+
 // A validated transport table, with copies of its static strings for reporting.
 struct transport_info {
     const ipcb_transport *table = nullptr;
@@ -24,6 +34,7 @@ struct transport_info {
     std::string plugin_version;
     std::uint64_t caps = 0;
     std::uint64_t max_message_size = 0;  // 0 = no limit of its own
+    data_path_calls calls;
     std::vector<option_info> options;
     std::filesystem::path library;
 
@@ -35,6 +46,6 @@ std::string describe_caps(std::uint64_t caps);
 
 // The ABI 1.1 calls a transport table offers: "borrow/publish, take/release, send_batch,
 // recv_batch", or "send/recv only" (a 1.0 plugin, or none of them).
-std::string describe_data_path(const ipcb_transport &table);
+std::string describe_data_path(const transport_info &transport);
 
 }  // namespace ipcbench::plugin

@@ -6,6 +6,16 @@
 #include <sys/socket.h>
 #include <sys/uio.h>
 
+#include "ipcbench/error_format.h"
+
+int32_t batch_check_messages(const ipcb_msg *msgs, uint32_t count, ipcb_error *error) {
+    uint32_t i;
+    for (i = 0; i < count; ++i)
+        if (msgs[i].data == NULL || msgs[i].len == 0)
+            return ipcb_fail(error, IPCB_E_INVALID, 0, "message %u of the batch is empty", i);
+    return IPCB_OK;
+}
+
 int batch_sendmmsg(int fd, const ipcb_msg *msgs, uint32_t count, uint32_t *sent) {
     struct mmsghdr hdr[BATCH_IO_CHUNK];
     struct iovec iov[BATCH_IO_CHUNK];

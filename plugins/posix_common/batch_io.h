@@ -7,6 +7,10 @@
 
 #include "ipcbench/transport.h"
 
+/* IPCB_OK when msgs[0..count) are all non-empty, else IPCB_E_INVALID naming the first empty one
+ * (the send_batch contract: 1 <= len). */
+int32_t batch_check_messages(const ipcb_msg *msgs, uint32_t count, ipcb_error *error);
+
 /* The most messages one system call carries; larger batches take several calls. */
 #define BATCH_IO_CHUNK 64u
 

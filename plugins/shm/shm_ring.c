@@ -352,10 +352,34 @@ static int has_data(ipcb_endpoint *ep) {
     return ep->cached_head != tail;
 }
 
+/* Bytes a record of len needs at ring index `at`, the skip to the start included. */
+static uint64_t record_need(ipcb_endpoint *ep, uint64_t at, uint64_t need) {
+    uint64_t pos = at & (ep->capacity - 1);
+    return (ep->capacity - pos < need ? ep->capacity - pos : 0) + need;
+}
+
+/* Writes the record header (and a wrap marker if the record restarts at 0) at index `at`;
+ * returns the offset of the payload in the data area. */
+static uint64_t place_record(ipcb_endpoint *ep, uint64_t *at, size_t len, uint64_t need) {
+    uint64_t pos = *at & (ep->capacity - 1);
+    uint32_t header[2];
+    if (ep->capacity - pos < need) {
+        uint32_t wrap = SHM_WRAP;
+        memcpy(ep->data + pos, &wrap, sizeof wrap);
+        *at += ep->capacity - pos;
+        pos = 0;
+    }
+    header[0] = (uint32_t)len;
+    header[1] = 0;
+    memcpy(ep->data + pos, header, sizeof header);
+    *at += need;
+    return pos + 8;
+}
+
 static int32_t IPCB_CALL ring_send(ipcb_endpoint *ep, const void *buf, size_t len,
                                    int64_t timeout_ns, ipcb_error *error) {
     struct shm_ring_header *r;
-    uint64_t head, pos, need, skip;
+    uint64_t head, need;
     int32_t s;
     if (ep == NULL || buf == NULL || len == 0 || ep->direction != IPCB_DIR_SEND)
         return ipcb_fail(error, IPCB_E_INVALID, 0, "send needs a sending endpoint and data");
@@ -367,29 +391,14 @@ static int32_t IPCB_CALL ring_send(ipcb_endpoint *ep, const void *buf, size_t le
         return ipcb_fail(error, IPCB_E_TOO_BIG, 0,
                          "shm.ring: message of %zu B exceeds half the ring", len);
     head = atomic_load_explicit(&r->head, memory_order_relaxed);
-    pos = head & (ep->capacity - 1);
-    skip = ep->capacity - pos < need ? ep->capacity - pos : 0;
-    ep->pending_need = need + skip;
+    ep->pending_need = record_need(ep, head, need);
     if (!has_room(ep) && (s = wait_for(ep, has_room, &r->space_seq, &r->producer_waiting,
                                        posix_deadline(timeout_ns), error)) != IPCB_OK)
         return s;
-    if (atomic_load_explicit(&r->closed[ep->role == IPCB_ROLE_CREATOR ? 1 : 0],
-                             memory_order_acquire))
+    if (peer_closed(ep))
         return ipcb_fail(error, IPCB_E_CLOSED, 0, "shm.ring: the receiver closed the ring");
-    if (skip) {
-        uint32_t wrap = SHM_WRAP;
-        memcpy(ep->data + pos, &wrap, sizeof wrap);
-        head += skip;
-        pos = 0;
-    }
-    {
-        uint32_t header[2];
-        header[0] = (uint32_t)len;
-        header[1] = 0;
-        memcpy(ep->data + pos, header, sizeof header);
-        memcpy(ep->data + pos + 8, buf, len);
-    }
-    atomic_store_explicit(&r->head, head + need, memory_order_release);
+    memcpy(ep->data + place_record(ep, &head, len, need), buf, len);
+    atomic_store_explicit(&r->head, head, memory_order_release);
     wake_peer(ep, &r->data_seq, &r->consumer_waiting);
     return IPCB_OK;
 }
@@ -442,30 +451,6 @@ static int32_t reserve_ends(ipcb_endpoint *ep, uint32_t n, ipcb_error *error) {
     ep->ends = grown;
     ep->ends_cap = n;
     return IPCB_OK;
-}
-
-/* Bytes a record of len needs at ring index `at`, the skip to the start included. */
-static uint64_t record_need(ipcb_endpoint *ep, uint64_t at, uint64_t need) {
-    uint64_t pos = at & (ep->capacity - 1);
-    return (ep->capacity - pos < need ? ep->capacity - pos : 0) + need;
-}
-
-/* Writes the record header (and a wrap marker if the record restarts at 0) at index `at`;
- * returns the offset of the payload in the data area. */
-static uint64_t place_record(ipcb_endpoint *ep, uint64_t *at, size_t len, uint64_t need) {
-    uint64_t pos = *at & (ep->capacity - 1);
-    uint32_t header[2];
-    if (ep->capacity - pos < need) {
-        uint32_t wrap = SHM_WRAP;
-        memcpy(ep->data + pos, &wrap, sizeof wrap);
-        *at += ep->capacity - pos;
-        pos = 0;
-    }
-    header[0] = (uint32_t)len;
-    header[1] = 0;
-    memcpy(ep->data + pos, header, sizeof header);
-    *at += need;
-    return pos + 8;
 }
 
 static int32_t IPCB_CALL ring_borrow(ipcb_endpoint *ep, size_t len, uint32_t max_count,
@@ -527,10 +512,10 @@ static int32_t IPCB_CALL ring_publish(ipcb_endpoint *ep, uint32_t count, ipcb_er
 
 /* Walks the records from the consumer's index: fills msgs with up to max of them (or, with
  * copy_into, copies them into the host buffers msgs[i].data of msgs[i].len bytes). Returns the
- * count; *end is the index after the last one, *too_big the length of a record that did not
- * fit its buffer (0 if none). */
+ * count; *end is the index after the last one, ends[i] (when not NULL) the index after record
+ * i, *too_big the length of a record that did not fit its buffer (0 if none). */
 static uint32_t walk_records(ipcb_endpoint *ep, ipcb_msg *msgs, uint32_t max, int copy_into,
-                             uint64_t *end, uint32_t *too_big) {
+                             uint64_t *ends, uint64_t *end, uint32_t *too_big) {
     uint64_t at = atomic_load_explicit(&ep->ring->tail, memory_order_relaxed);
     uint32_t n = 0;
     *too_big = 0;
@@ -560,7 +545,7 @@ static uint32_t walk_records(ipcb_endpoint *ep, ipcb_msg *msgs, uint32_t max, in
         }
         msgs[n].len = header[0];
         at += 8 + align8(header[0]);
-        if (ep->ends) ep->ends[n] = at;
+        if (ends) ends[n] = at;
         ++n;
     }
     *end = at;
@@ -585,7 +570,7 @@ static int32_t IPCB_CALL ring_take(ipcb_endpoint *ep, uint32_t max_count, ipcb_m
             (s = wait_for(ep, has_data, &ep->ring->data_seq, &ep->ring->consumer_waiting,
                           posix_deadline(timeout_ns), error)) != IPCB_OK)
             return s;
-        *count = walk_records(ep, msgs, max_count, 0, &end, &too_big);
+        *count = walk_records(ep, msgs, max_count, 0, ep->ends, &end, &too_big);
         if (*count > 0) break;
         /* Only a wrap marker was there: step over it and wait for the record. */
         atomic_store_explicit(&ep->ring->tail, end, memory_order_release);
@@ -668,12 +653,7 @@ static int32_t IPCB_CALL ring_recv_batch(ipcb_endpoint *ep, ipcb_msg *msgs, uint
             (s = wait_for(ep, has_data, &ep->ring->data_seq, &ep->ring->consumer_waiting,
                           posix_deadline(timeout_ns), error)) != IPCB_OK)
             return s;
-        {
-            uint64_t *ends = ep->ends;
-            ep->ends = NULL; /* walk without recording ends */
-            n = walk_records(ep, msgs, count, 1, &end, &too_big);
-            ep->ends = ends;
-        }
+        n = walk_records(ep, msgs, count, 1, NULL, &end, &too_big);
         atomic_store_explicit(&ep->ring->tail, end, memory_order_release);
         if (n > 0 || too_big) break;
     }

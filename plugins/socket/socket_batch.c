@@ -11,25 +11,13 @@
 #include "posix_io.h"
 #include "socket_endpoint.h"
 
-static int32_t batch_failed(ipcb_endpoint *ep, int e, const char *what, ipcb_error *error) {
-    if (e == EPIPE || e == ECONNRESET || e == ENOTCONN)
-        return ipcb_fail(error, IPCB_E_CLOSED, e, "%s: the peer closed the connection", ep->id);
-    if (e == EMSGSIZE)
-        return ipcb_fail(error, IPCB_E_TOO_BIG, e, "%s: message larger than the socket allows",
-                         ep->id);
-    return ipcb_fail_errno(error, e, "%s: %s", ep->id, what);
-}
-
 int32_t IPCB_CALL socket_send_batch(ipcb_endpoint *ep, const ipcb_msg *msgs, uint32_t count,
                                     uint32_t *sent, int64_t timeout_ns, ipcb_error *error) {
     int e;
-    uint32_t i;
     if (sent != NULL) *sent = 0;
     if (ep == NULL || msgs == NULL || sent == NULL || ep->fd < 0)
         return ipcb_fail(error, IPCB_E_INVALID, 0, "send_batch needs a connected endpoint");
-    for (i = 0; i < count; ++i)
-        if (msgs[i].data == NULL || msgs[i].len == 0)
-            return ipcb_fail(error, IPCB_E_INVALID, 0, "message %u of the batch is empty", i);
+    if ((e = batch_check_messages(msgs, count, error)) != IPCB_OK) return e;
     if (timeout_ns >= 0) {
         int32_t status = posix_wait_fd(ep->fd, POLLOUT, posix_deadline(timeout_ns), error);
         if (status != IPCB_OK) return status;
@@ -44,7 +32,7 @@ int32_t IPCB_CALL socket_send_batch(ipcb_endpoint *ep, const ipcb_msg *msgs, uin
     }
     e = ep->type == SOCK_SEQPACKET ? batch_sendmmsg(ep->fd, msgs, count, sent)
                                    : batch_writev(ep->fd, msgs, count, sent);
-    return e ? batch_failed(ep, e, ep->type == SOCK_SEQPACKET ? "sendmmsg" : "writev", error)
+    return e ? socket_failed(ep, e, ep->type == SOCK_SEQPACKET ? "sendmmsg" : "writev", error)
              : IPCB_OK;
 }
 
@@ -63,7 +51,7 @@ int32_t IPCB_CALL socket_recv_batch(ipcb_endpoint *ep, ipcb_msg *msgs, uint32_t 
         if (status != IPCB_OK) return status;
     }
     n = batch_recvmmsg(ep->fd, msgs, count, MSG_TRUNC, truncated);
-    if (n < 0) return batch_failed(ep, -n, "recvmmsg", error);
+    if (n < 0) return socket_failed(ep, -n, "recvmmsg", error);
     for (i = 0; i < (uint32_t)n; ++i) {
         if (msgs[i].len == 0) break; /* end of the connection after the messages before it */
         if (truncated[i]) {

@@ -261,7 +261,7 @@ int32_t IPCB_CALL socket_connect(ipcb_endpoint *ep, int64_t timeout_ns, ipcb_err
                                          : connect_peer(ep, deadline, error);
 }
 
-static int32_t closed_or_failed(ipcb_endpoint *ep, int e, const char *what, ipcb_error *error) {
+int32_t socket_failed(ipcb_endpoint *ep, int e, const char *what, ipcb_error *error) {
     if (e == EPIPE || e == ECONNRESET || e == ENOTCONN)
         return ipcb_fail(error, IPCB_E_CLOSED, e, "%s: the peer closed the connection", ep->id);
     if (e == EMSGSIZE)
@@ -288,7 +288,7 @@ int32_t IPCB_CALL socket_send(ipcb_endpoint *ep, const void *buf, size_t len, in
         } else if (n < 0 && errno == EINTR) {
             continue;
         } else {
-            return closed_or_failed(ep, errno, "send", error);
+            return socket_failed(ep, errno, "send", error);
         }
     }
     return IPCB_OK;
@@ -317,7 +317,7 @@ int32_t IPCB_CALL socket_recv(ipcb_endpoint *ep, void *buf, size_t cap, size_t *
         }
         if (n == 0)
             return ipcb_fail(error, IPCB_E_CLOSED, 0, "%s: the peer closed the connection", ep->id);
-        if (errno != EINTR) return closed_or_failed(ep, errno, "recv", error);
+        if (errno != EINTR) return socket_failed(ep, errno, "recv", error);
     }
 }
 

@@ -41,6 +41,9 @@ int32_t IPCB_CALL socket_recv(ipcb_endpoint *ep, void *buf, size_t cap, size_t *
 void IPCB_CALL socket_close(ipcb_endpoint *ep);
 void IPCB_CALL socket_query_settings(ipcb_endpoint *ep, ipcb_setting_sink sink, void *context);
 int32_t IPCB_CALL socket_remove_address(const char *address, ipcb_error *error);
+/* A failed socket call's errno as a status: IPCB_E_CLOSED for a gone peer, IPCB_E_TOO_BIG for
+ * EMSGSIZE, IPCB_E_SYSTEM otherwise, with `what` in the message. */
+int32_t socket_failed(ipcb_endpoint *ep, int e, const char *what, ipcb_error *error);
 /* socket_zerocopy.c */
 int32_t socket_enable_zerocopy(ipcb_endpoint *ep, ipcb_error *error);
 int32_t socket_zerocopy_send(ipcb_endpoint *ep, const void *buf, size_t len, int64_t timeout_ns,

@@ -315,14 +315,11 @@ int32_t IPCB_CALL udp_recv(ipcb_endpoint *ep, void *buf, size_t cap, size_t *len
  * datagrams. Used by ipchost --batch N. */
 int32_t IPCB_CALL udp_send_batch(ipcb_endpoint *ep, const ipcb_msg *msgs, uint32_t count,
                                  uint32_t *sent, int64_t timeout_ns, ipcb_error *error) {
-    uint32_t i;
     int e;
     if (sent != NULL) *sent = 0;
     if (ep == NULL || msgs == NULL || sent == NULL || !ep->connected)
         return ipcb_fail(error, IPCB_E_INVALID, 0, "send_batch needs a connected endpoint");
-    for (i = 0; i < count; ++i)
-        if (msgs[i].data == NULL || msgs[i].len == 0)
-            return ipcb_fail(error, IPCB_E_INVALID, 0, "message %u of the batch is empty", i);
+    if ((e = batch_check_messages(msgs, count, error)) != IPCB_OK) return e;
     if (timeout_ns >= 0) {
         int32_t status = posix_wait_fd(ep->fd, POLLOUT, posix_deadline(timeout_ns), error);
         if (status != IPCB_OK) return status;
