@@ -21,14 +21,16 @@ void set_up_logging(bool verbose) {
     spdlog::set_default_logger(logger);
 }
 
-// The hidden worker entry: `ipchost peer --control-fd N`.
+// The hidden worker entry: `ipchost peer --control-fd N [--runtime-dir DIR [--agent]]`.
 int peer_main(int argc, char **argv) {
-    const bool with_dir = argc == 6 && std::strcmp(argv[4], "--runtime-dir") == 0;
-    if ((argc != 4 && !with_dir) || std::strcmp(argv[2], "--control-fd") != 0) {
+    const bool with_dir = argc >= 6 && std::strcmp(argv[4], "--runtime-dir") == 0;
+    const bool agent_mode = with_dir && argc == 7 && std::strcmp(argv[6], "--agent") == 0;
+    if ((argc != 4 && !(with_dir && (argc == 6 || agent_mode))) ||
+        std::strcmp(argv[2], "--control-fd") != 0) {
         fmt::print(stderr, "ipchost peer: internal command, started by ipchost itself\n");
         return 2;
     }
-    return ipcbench::harness::worker_main(std::atoi(argv[3]), with_dir ? argv[5] : "");
+    return ipcbench::harness::worker_main(std::atoi(argv[3]), with_dir ? argv[5] : "", agent_mode);
 }
 
 }  // namespace
@@ -57,6 +59,7 @@ int main(int argc, char **argv) {
             options.bind = remote::parse_host_port(cmd.bind, remote::default_port);
             options.token = cmd.token;
             options.insecure = cmd.insecure;
+            options.allow_root = cmd.allow_root;
             options.once = cmd.once;
             options.idle_timeout_s = cmd.idle_timeout_s;
             return remote::serve(options);

@@ -65,7 +65,7 @@ echo "netns-test: $srv ($addr_srv) <-> $cli ($addr_cli)"
 
 umask 077
 head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n' > "$work/token"
-ip netns exec "$srv" "$ipchost" serve --bind "$addr_srv:$port" --token-file "$work/token" \
+ip netns exec "$srv" "$ipchost" serve --allow-root --bind "$addr_srv:$port" --token-file "$work/token" \
   >"$work/serve.log" 2>&1 &
 serve_pid=$!
 for _ in $(seq 50); do
@@ -101,8 +101,10 @@ if [ -n "$loss_by" ]; then
   "$ipchost" report "$work/udp.json" --format table
   jq -r '.results[0].intervals[] | "     \(.end_s - .seconds | . * 100 | round / 100)-\(.end_s | . * 100 | round / 100) s  \(.mb_per_sec | . * 10 | round / 10) MB/s  \(.bytes * 8 / .seconds / 1e6 | round) Mbit/s  \(.messages / .seconds | round) packets/s  lost \(.lost)"' "$work/udp.json"
   check "udp: measured across hosts with loss" test "$(jq -r '.results[0].status' "$work/udp.json")" = ok
-  check "udp: 10% link loss counted as 3-30% lost" \
-    jq_true '.results[0].integrity as $i | ($i.lost / $i.messages_sent) as $r | $r > 0.03 and $r < 0.30' "$work/udp.json"
+  # A starved receiver may lose more than the link does, so no upper bound: what was lost is
+  # at least most of what the link dropped, and the count adds up.
+  check "udp: 10% link loss counted (>3% lost, lost = sent - received)" \
+    jq_true '.results[0].integrity as $i | ($i.lost / $i.messages_sent) > 0.03 and $i.lost == $i.messages_sent - $i.messages_received' "$work/udp.json"
   echo "     udp: $(jq -r '.results[0].integrity | "\(.lost) of \(.messages_sent) lost"' "$work/udp.json")"
   ip netns exec "$cli" tc qdisc del dev "${tag}b" root 2>/dev/null || true
   ip netns exec "$srv" nft delete table inet ipcbench_loss 2>/dev/null || true
@@ -127,11 +129,26 @@ if ip netns exec "$cli" "$ipchost" --peer "$addr_srv:$port" --token wrong --plug
 else
   check "wrong token refused" grep -q "wrong token" "$work/wrong.json"
 fi
-set +e
-ip netns exec "$srv" "$ipchost" serve --bind "$addr_srv:$((port + 1))" >"$work/notoken.log" 2>&1
-code=$?
-set -e
-check "no token off loopback: serve refuses (exit 2)" test "$code" = 2
+# Without --token the agent makes one, writes it to a 0600 file and refuses clients without it.
+mkdir -p "$work/xdg"
+ip netns exec "$srv" env XDG_RUNTIME_DIR="$work/xdg" "$ipchost" serve --allow-root --once \
+  --bind "$addr_srv:$((port + 1))" >"$work/gen.log" 2>&1 &
+gen_pid=$!
+gen_token="$work/xdg/ipcbench/agent-$((port + 1)).token"
+for _ in $(seq 50); do [ -s "$gen_token" ] && break; sleep 0.1; done
+check "no token given: the agent wrote a generated one, mode 600" \
+  test "$(stat -c %a "$gen_token" 2>/dev/null)" = 600
+if ip netns exec "$cli" "$ipchost" --peer "$addr_srv:$((port + 1))" --plugin socket.tcp --size 1K \
+     --mode throughput --duration 0.2 --format json >"$work/notoken.json" 2>/dev/null; then
+  check "no token: a client without it is refused" false
+else
+  check "no token: a client without it is refused" grep -q "wrong token" "$work/notoken.json"
+fi
+check "the generated token lets a client in" \
+  ip netns exec "$cli" "$ipchost" --peer "$addr_srv:$((port + 1))" --token-file "$gen_token" \
+    --plugin socket.tcp --size 1K --mode throughput --duration 0.2 --format json --output "$work/gen.json"
+wait "$gen_pid" || true
+check "the generated token file is removed when the agent stops" test ! -e "$gen_token"
 check "the agent logged every session" grep -q "session started" "$work/serve.log"
 
 echo "netns-test: $passed passed, $failed failed"

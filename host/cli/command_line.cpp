@@ -90,13 +90,17 @@ command_line parse_command_line(int argc, const char *const argv[]) {
         "--peer / serve: read the token from FILE (keeps it out of ps and shell history)")(
         "data-port", po::value(&data_port)->value_name("PORT[-LAST]"),
         "--peer: the agent's data endpoints listen on these ports (one per endpoint), for "
-        "firewalls; default: any free port")(
-        "bind", po::value(&cmd.bind)->value_name("ADDR[:PORT]"),
-        "serve: where to listen (default 127.0.0.1:7451; another address needs a token or "
-        "--insecure)")("once", "serve: exit when the first client's run is over")(
-        "insecure", "serve: allow listening off loopback without a token")(
+        "firewalls; default: any free port")("bind",
+                                             po::value(&cmd.bind)->value_name("ADDR[:PORT]"),
+                                             "serve: where to listen (default 127.0.0.1:7451)")(
+        "once", "serve: exit when the first client's run is over")(
+        "insecure",
+        "serve: require no token at all (without --token/--token-file the agent "
+        "generates one, prints it and writes it to a file only you can read)")(
+        "allow-root", "serve: run although the user is root (the benchmarks run as root too)")(
         "idle-timeout", po::value(&idle_timeout)->value_name("SECONDS"),
-        "serve: drop a client that sends no handshake within SECONDS (10)");
+        "serve: end a session silent for SECONDS with no request outstanding, and drop a "
+        "connection without a handshake after min(SECONDS, 5) (default 10)");
 
     std::ostringstream help;
     help << general
@@ -105,8 +109,9 @@ command_line parse_command_line(int argc, const char *const argv[]) {
             "repetitions (use --repeat when measuring).\n"
             "ipchost report RESULTS.json --output report.html: one self-contained HTML page with "
             "SVG charts.\n"
-            "ipchost serve [--bind ADDR:PORT] [--token TOKEN | --token-file FILE] [--once]: a "
-            "peer agent for runs from another host (ipchost --peer ADDR:PORT ...).\n"
+            "ipchost serve [--bind ADDR:PORT] [--token TOKEN | --token-file FILE | --insecure] "
+            "[--once] [--allow-root]: an agent for runs from another host (ipchost --peer "
+            "ADDR:PORT ...); it runs only cross-host transports from its own plugin folders.\n"
             "ipchost check [--plugin ID] [--plugin-dir DIR] [--opt KEY=VALUE]: runs the "
             "conformance suite (payload byte for byte, message boundaries, timeouts, peer close, "
             "option and address errors, leaks) against each transport; one line per check, "
@@ -229,6 +234,9 @@ command_line parse_command_line(int argc, const char *const argv[]) {
     }
     cmd.once = vm.count("once") > 0;
     cmd.insecure = vm.count("insecure") > 0;
+    cmd.allow_root = vm.count("allow-root") > 0;
+    if (cmd.insecure && !cmd.token.empty())
+        throw usage_error("--insecure means no token; drop --token/--token-file or --insecure");
     if (!idle_timeout.empty())
         cmd.idle_timeout_s = parse_seconds("--idle-timeout", idle_timeout, false);
     if (!cmd.peer.empty()) {

@@ -46,7 +46,7 @@ struct command_line {
     std::string token;  // from --token or --token-file
     int data_port_first = 0, data_port_last = 0;
     std::string bind = "127.0.0.1";
-    bool once = false, insecure = false;
+    bool once = false, insecure = false, allow_root = false;
     double idle_timeout_s = 10;
     std::string format = "table";  // table, json, csv, markdown
     bool format_given = false;

@@ -16,12 +16,15 @@
 #include "plugin/plugin_loader.hpp"
 #include "plugin/plugin_registry.hpp"
 #include "plugin/plugin_search_path.hpp"
-
-#include <filesystem>
 #include "plugin/transport_endpoint.hpp"
+#include "remote/agent_policy.hpp"
+#include "text/printable_text.hpp"
 
 namespace ipcbench::harness {
 namespace {
+
+// Endpoints one setup may open: streams (up to 1024) times two directions.
+constexpr std::size_t max_endpoints = 2048;
 
 std::uint32_t direction_from(const std::string &name) {
     if (name == "send") return IPCB_DIR_SEND;
@@ -32,7 +35,8 @@ std::uint32_t direction_from(const std::string &name) {
 
 class worker {
 public:
-    worker(int fd, std::string runtime_dir) : channel_(fd), runtime_dir_(std::move(runtime_dir)) {}
+    worker(int fd, std::string runtime_dir, bool agent_mode)
+        : channel_(fd), runtime_dir_(std::move(runtime_dir)), agent_mode_(agent_mode) {}
 
     int run() {
         channel_.send({{"type", "hello"},
@@ -62,6 +66,8 @@ public:
                 } else if (type == "run") {
                     run_job(message);
                 } else if (type == "probe") {
+                    if (agent_mode_)
+                        throw std::runtime_error("an agent does not run conformance probes");
                     load(message);
                     nlohmann::json result = conformance::probe(
                         *transport_, message.at("job"),
@@ -91,30 +97,30 @@ private:
     }
 
     void load(const nlohmann::json &m) {
-        const std::string library = m.at("library");
         const std::string id = m.at("transport");
         if (transport_ != nullptr && transport_->id == id) return;
-        std::error_code ec;
-        if (std::filesystem::is_regular_file(library, ec)) {
-            outcome_ = plugin::load_plugin_file(library);
-            for (const auto &t : outcome_.transports)
-                if (t.id == id) transport_ = &t;
-        }
-        if (transport_ == nullptr && !runtime_dir_.empty()) {
-            // A remote agent's worker: the library path is the client's; find the transport in
-            // this host's own plugin folders.
-            registry_.scan(plugin::plugin_search_path({}));
-            transport_ = registry_.find(id);
-            if (transport_ == nullptr)
-                throw std::runtime_error("transport " + id + " is not installed on this host (" +
-                                         "ipchost --list there shows what is)");
-        }
+        if (agent_mode_) return load_for_agent(id);
+        const std::string library = m.at("library");
+        outcome_ = plugin::load_plugin_file(library);
+        for (const auto &t : outcome_.transports)
+            if (t.id == id) transport_ = &t;
         if (transport_ == nullptr) {
             std::string why = outcome_.rejections.empty() ? "it does not provide that id"
                                                           : outcome_.rejections[0].describe();
             throw std::runtime_error("cannot load transport " + id + " from " + library + ": " +
                                      why);
         }
+    }
+
+    // A remote agent's worker: a transport from this host's own plugin folders, by id only.
+    void load_for_agent(const std::string &id) {
+        if (registry_.transports().empty()) registry_.scan(plugin::plugin_search_path({}));
+        transport_ = registry_.find(id);
+        if (transport_ == nullptr)
+            throw std::runtime_error("transport " + text::printable(id, 80) +
+                                     " is not installed on this host (ipchost --list there "
+                                     "shows what is)");
+        remote::check_agent_transport(*transport_);
     }
 
     void setup(const nlohmann::json &m) {
@@ -126,8 +132,13 @@ private:
             runtime_dir_.empty() ? m.value("runtime_dir", "") : runtime_dir_;
         const auto max_size = m.at("max_message_size").get<std::uint64_t>();
         nlohmann::json addresses = nlohmann::json::array();
-        for (const auto &spec : m.at("endpoints")) {
+        const auto &specs = m.at("endpoints");
+        if (!specs.is_array() || specs.empty() || specs.size() > max_endpoints)
+            throw control::protocol_error("'endpoints' must be a list of 1 to " +
+                                          std::to_string(max_endpoints) + " endpoints");
+        for (const auto &spec : specs) {
             const std::string address = spec.value("address", "");
+            if (agent_mode_) remote::check_agent_address(address, role == IPCB_ROLE_CREATOR);
             endpoints_.push_back(std::make_unique<plugin::transport_endpoint>(
                 *transport_, role, direction_from(spec.at("direction")), options, address,
                 runtime_dir, max_size));
@@ -217,6 +228,7 @@ private:
 
     control::control_channel channel_;
     std::string runtime_dir_;
+    bool agent_mode_ = false;
     plugin::load_outcome outcome_;
     plugin::plugin_registry registry_;
     const plugin::transport_info *transport_ = nullptr;
@@ -227,10 +239,10 @@ private:
 
 }  // namespace
 
-int worker_main(int control_fd, const std::string &runtime_dir) {
+int worker_main(int control_fd, const std::string &runtime_dir, bool agent_mode) {
     platform::ignore_sigpipe();
     try {
-        return worker(control_fd, runtime_dir).run();
+        return worker(control_fd, runtime_dir, agent_mode).run();
     } catch (const std::exception &e) {
         spdlog::error("worker: {}", e.what());
         return 3;

@@ -9,6 +9,9 @@ namespace ipcbench::harness {
 // over the control channel. Returns the process exit code.
 // `runtime_dir`, when set, replaces the run directory the orchestrator names (a worker started
 // by a remote agent lives on another host, where that path means nothing).
-int worker_main(int control_fd, const std::string &runtime_dir = "");
+// `agent_mode`: started by `ipchost serve` for a network client, so every request is checked
+// against remote/agent_policy.hpp (transports by id from this host's folders, cross-host only,
+// network addresses only).
+int worker_main(int control_fd, const std::string &runtime_dir = "", bool agent_mode = false);
 
 }  // namespace ipcbench::harness

@@ -30,3 +30,24 @@ std::string read_token_file(const std::string &path) {
 }
 
 }  // namespace ipcbench::remote
+
+#include <random>
+
+namespace ipcbench::remote {
+
+std::string generate_token() {
+    std::random_device source;  // getrandom()/urandom on Linux, the OS generator on Windows
+    static const char digits[] = "0123456789abcdef";
+    std::string token;
+    for (int i = 0; i < 8; ++i) {
+        const auto word = static_cast<std::uint32_t>(source());
+        for (int k = 0; k < 4; ++k) {
+            const auto byte = static_cast<unsigned>((word >> (8 * k)) & 0xff);
+            token += digits[byte >> 4];
+            token += digits[byte & 15];
+        }
+    }
+    return token;
+}
+
+}  // namespace ipcbench::remote

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 
 namespace ipcbench::remote {
@@ -19,5 +20,12 @@ bool tokens_equal(const std::string &expected, const std::string &given);
 
 // The token in a file (first line, surrounding white space removed); throws naming the file.
 std::string read_token_file(const std::string &path);
+
+}  // namespace ipcbench::remote
+
+namespace ipcbench::remote {
+
+// A fresh random token: 64 hex digits (256 bits) from the system's random source.
+std::string generate_token();
 
 }  // namespace ipcbench::remote

@@ -1,0 +1,53 @@
+#include "remote/agent_hello.hpp"
+
+#include "text/printable_text.hpp"
+
+namespace ipcbench::remote {
+namespace {
+
+using nlohmann::json;
+
+// The type name a client sent, for an error that says what was wrong.
+std::string type_of(const json &value) {
+    return value.type_name();
+}
+
+std::string wrong_type(const char *field, const char *expected, const json &value) {
+    return std::string("malformed hello: '") + field + "' must be " + expected + ", got " +
+           type_of(value);
+}
+
+}  // namespace
+
+std::variant<agent_hello, std::string> parse_hello(const json &frame) {
+    if (!frame.is_object()) return "malformed hello: expected a JSON object, got " + type_of(frame);
+    const auto type = frame.find("type");
+    if (type == frame.end() || !type->is_string())
+        return std::string("malformed hello: 'type' must be a string");
+    if (type->get_ref<const std::string &>() != "hello")
+        return "expected a hello, got '" +
+               text::printable(type->get_ref<const std::string &>(), 64) + "'";
+    agent_hello hello;
+    const auto protocol = frame.find("protocol");
+    if (protocol == frame.end()) return std::string("malformed hello: 'protocol' is missing");
+    if (!protocol->is_number_integer()) return wrong_type("protocol", "an integer", *protocol);
+    const auto version = protocol->get<std::int64_t>();
+    if (version < 0 || version > 1'000'000)
+        return "protocol version " + std::to_string(version) + " is out of range";
+    hello.protocol = static_cast<int>(version);
+    if (const auto token = frame.find("token"); token != frame.end()) {
+        if (!token->is_string()) return wrong_type("token", "a string", *token);
+        hello.token = token->get<std::string>();
+    }
+    if (const auto client = frame.find("client"); client != frame.end()) {
+        if (!client->is_string()) return wrong_type("client", "a string", *client);
+        hello.client = text::printable(client->get<std::string>(), 80);
+    }
+    if (const auto done = frame.find("done"); done != frame.end()) {
+        if (!done->is_boolean()) return wrong_type("done", "true or false", *done);
+        hello.done = done->get<bool>();
+    }
+    return hello;
+}
+
+}  // namespace ipcbench::remote

@@ -1,0 +1,22 @@
+#pragma once
+
+#include <string>
+#include <variant>
+
+#include <nlohmann/json.hpp>
+
+namespace ipcbench::remote {
+
+// A client's first frame to the agent, after every field was type-checked.
+struct agent_hello {
+    int protocol = 0;
+    std::string token;
+    std::string client;  // free text for the session log ("ipchost 1.1.0"), capped
+    bool done = false;   // the client's run is over: no worker wanted
+};
+
+// Reads a hello from an untrusted frame. Never throws: a frame of the wrong shape (not an object,
+// a field of the wrong JSON type, an unknown type) yields the text of the error to answer with.
+std::variant<agent_hello, std::string> parse_hello(const nlohmann::json &frame);
+
+}  // namespace ipcbench::remote
