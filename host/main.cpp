@@ -8,6 +8,7 @@
 #include "cli/commands.hpp"
 #include "cli/usage_error.hpp"
 #include "harness/worker.hpp"
+#include "platform/child_process.hpp"
 #include "plugin/plugin_search_path.hpp"
 #include "remote/agent_protocol.hpp"
 #include "remote/agent_server.hpp"
@@ -41,6 +42,7 @@ int main(int argc, char **argv) {
         return peer_main(argc, argv);
     }
     using namespace ipcbench;
+    platform::become_subreaper();  // what plugins leave running comes back here to be killed
     try {
         auto cmd = cli::parse_command_line(argc, argv);
         set_up_logging(cmd.verbose && !cmd.list);
@@ -74,6 +76,8 @@ int main(int argc, char **argv) {
         if (cmd.list) spdlog::set_level(spdlog::level::err);  // --list prints rejections itself
         plugin::plugin_registry registry;
         registry.scan(plugin::plugin_search_path(cmd.plugin_dirs));
+        for (const auto &escaped : platform::kill_escaped_children())
+            spdlog::error("a plugin's probe left process {} behind; it was killed", escaped);
         if (cmd.list) return cli::list_command(cmd, registry);
         if (!cmd.describe.empty()) return cli::describe_command(cmd, registry);
         if (cmd.check) return cli::check_command(cmd, registry);

@@ -100,27 +100,21 @@ private:
         const std::string id = m.at("transport");
         if (transport_ != nullptr && transport_->id == id) return;
         if (agent_mode_) return load_for_agent(id);
-        const std::string library = m.at("library");
-        outcome_ = plugin::load_plugin_file(library);
-        for (const auto &t : outcome_.transports)
-            if (t.id == id) transport_ = &t;
-        if (transport_ == nullptr) {
-            std::string why = outcome_.rejections.empty() ? "it does not provide that id"
-                                                          : outcome_.rejections[0].describe();
-            throw std::runtime_error("cannot load transport " + id + " from " + library + ": " +
-                                     why);
-        }
+        outcome_ = plugin::load_transport(m.at("library").get<std::string>(), id);
+        transport_ = &outcome_.transports.front();
     }
 
     // A remote agent's worker: a transport from this host's own plugin folders, by id only.
     void load_for_agent(const std::string &id) {
         if (registry_.transports().empty()) registry_.scan(plugin::plugin_search_path({}));
-        transport_ = registry_.find(id);
-        if (transport_ == nullptr)
+        const plugin::transport_info *found = registry_.find(id);
+        if (found == nullptr)
             throw std::runtime_error("transport " + text::printable(id, 80) +
                                      " is not installed on this host (ipchost --list there "
                                      "shows what is)");
-        remote::check_agent_transport(*transport_);
+        remote::check_agent_transport(*found);
+        outcome_ = plugin::load_transport(found->library, id);
+        transport_ = &outcome_.transports.front();
     }
 
     void setup(const nlohmann::json &m) {

@@ -10,6 +10,7 @@
 #include "platform/child_process.hpp"
 #include "platform/monotonic_clock.hpp"
 #include "platform/signals.hpp"
+#include "plugin/address_cleanup.hpp"
 #include "remote/agent_client.hpp"
 
 #include <fmt/format.h>
@@ -40,7 +41,7 @@ struct worker_pair::process {
           child(std::make_unique<platform::child_process>(
               platform::self_executable_path(),
               std::vector<std::string>{"peer", "--control-fd", std::to_string(worker_fd)},
-              worker_fd)),
+              worker_fd, this->side + " worker")),
           channel(child->control_fd()) {}
     process(std::string side, int remote_fd)
         : side(std::move(side)), remote_fd(remote_fd), channel(remote_fd) {}
@@ -296,14 +297,13 @@ void worker_pair::shut_down(bool polite) {
         w->wait(-1);
     }
     // A creator killed before close() may leave named objects outside the run directory.
-    if (!clean && !remote_ && !addresses_.empty() && transport_.table->remove_address) {
-        for (const auto &address : addresses_) {
-            ipcb_error error{};
-            error.struct_size = sizeof error;
-            if (transport_.table->remove_address(address.c_str(), &error) != IPCB_OK)
-                spdlog::warn("{}: could not remove {}: {}", transport_.id, address, error.message);
-        }
-    }
+    if (!clean && !remote_)
+        for (const auto &problem : plugin::remove_addresses_isolated(transport_, addresses_))
+            spdlog::warn("{}: could not remove {}", transport_.id, problem);
+    // Both workers are gone: any child of ipchost left now was started by plugin code.
+    for (const auto &escaped : platform::kill_escaped_children())
+        spdlog::warn("{}: a process the plugin left behind, {}, was killed", transport_.id,
+                     escaped);
     addresses_.clear();
     server_.reset();
     client_.reset();

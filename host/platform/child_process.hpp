@@ -1,10 +1,13 @@
 #pragma once
 
 #include <sys/types.h>
+#include <memory>
 #include <string>
 #include <vector>
 
 namespace ipcbench::platform {
+
+class output_capture;
 
 // How a child process ended.
 struct exit_status {
@@ -22,8 +25,9 @@ class child_process {
 public:
     // Starts `program args...`; the child gets its end of a socketpair as descriptor
     // `child_fd_number` (args should tell it so). Throws std::runtime_error on failure.
+    // Its stdout and stderr go through an output_capture labelled `label`, never to ours.
     child_process(const std::string &program, const std::vector<std::string> &args,
-                  int child_fd_number);
+                  int child_fd_number, const std::string &label = "worker");
     ~child_process();
     child_process(const child_process &) = delete;
     child_process &operator=(const child_process &) = delete;
@@ -38,11 +42,19 @@ public:
     const exit_status &status() const { return status_; }
 
 private:
+    std::unique_ptr<output_capture> output_;
     pid_t pid_ = -1;
     int control_fd_ = -1;
     bool finished_ = false;
     exit_status status_;
 };
+
+// Makes this process the reaper of its orphaned descendants (PR_SET_CHILD_SUBREAPER), so what a
+// plugin leaves running (a fork in its entry point, a daemon it starts) comes back to ipchost.
+void become_subreaper();
+// Kills (SIGKILL) every child of this process not in `known` and returns "pid (name)" for
+// each: processes a plugin left behind.
+std::vector<std::string> kill_escaped_children(const std::vector<pid_t> &known = {});
 
 // The path of the running executable (for re-running it as a worker).
 std::string self_executable_path();

@@ -7,13 +7,18 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <boost/dll/runtime_symbol_info.hpp>
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <stdexcept>
 #include <thread>
 
 #include "platform/monotonic_clock.hpp"
+#include "platform/output_capture.hpp"
 
 namespace ipcbench::platform {
 
@@ -31,7 +36,9 @@ std::string self_executable_path() {
 }
 
 child_process::child_process(const std::string &program, const std::vector<std::string> &args,
-                             int child_fd_number) {
+                             int child_fd_number, const std::string &label)
+    : output_(std::make_unique<output_capture>(label)) {
+    const int output_fd = output_->child_fd();
     int fds[2];
     if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0)
         throw std::runtime_error(std::string("socketpair for the worker: ") + std::strerror(errno));
@@ -57,6 +64,7 @@ child_process::child_process(const std::string &program, const std::vector<std::
         prctl(PR_SET_PDEATHSIG, SIGKILL);
         if (getppid() != parent) _exit(127);
         signal(SIGINT, SIG_IGN);  // the parent decides what an interrupt means
+        if (dup2(output_fd, 1) < 0 || dup2(output_fd, 2) < 0) _exit(127);
         if (fds[1] == child_fd_number) {
             fcntl(fds[1], F_SETFD, 0);
         } else if (dup2(fds[1], child_fd_number) < 0) {
@@ -67,6 +75,7 @@ child_process::child_process(const std::string &program, const std::vector<std::
     }
     setpgid(pid, pid);  // also from the parent, so kill_group works whoever runs first
     close(fds[1]);
+    output_->close_child_fd();
     pid_ = pid;
     control_fd_ = fds[0];
 }
@@ -110,6 +119,42 @@ bool child_process::wait(int timeout_ms) {
         if (deadline >= 0 && now_ns() >= deadline) return false;
         if (deadline >= 0) std::this_thread::sleep_for(std::chrono::milliseconds(2));
     }
+}
+
+}  // namespace ipcbench::platform
+
+namespace ipcbench::platform {
+
+void become_subreaper() {
+    prctl(PR_SET_CHILD_SUBREAPER, 1);
+}
+
+std::vector<std::string> kill_escaped_children(const std::vector<pid_t> &known) {
+    std::vector<std::string> killed;
+    const std::string self = std::to_string(getpid());
+    std::error_code ec;
+    for (std::filesystem::directory_iterator it("/proc", ec), end; !ec && it != end;
+         it.increment(ec)) {
+        const std::string name = it->path().filename().string();
+        if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+        std::ifstream in(it->path() / "stat");
+        std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+        // "pid (comm) state ppid ...": comm may hold spaces and parentheses; read after the last
+        // ')'.
+        const auto close = stat.rfind(')');
+        if (close == std::string::npos) continue;
+        std::istringstream rest(stat.substr(close + 1));
+        std::string state, ppid;
+        rest >> state >> ppid;
+        const pid_t pid = static_cast<pid_t>(std::stol(name));
+        if (ppid != self || std::find(known.begin(), known.end(), pid) != known.end()) continue;
+        ::kill(pid, SIGKILL);
+        int ignored = 0;
+        waitpid(pid, &ignored, 0);
+        const auto open = stat.find('(');
+        killed.push_back(name + " (" + stat.substr(open + 1, close - open - 1) + ")");
+    }
+    return killed;
 }
 
 }  // namespace ipcbench::platform

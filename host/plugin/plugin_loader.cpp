@@ -4,6 +4,7 @@
 #include <boost/dll/shared_library.hpp>
 
 #include "plugin/host_services.hpp"
+#include "text/printable_text.hpp"
 
 namespace ipcbench::plugin {
 
@@ -26,6 +27,20 @@ constexpr std::size_t min_transport_size =
 
 std::string safe(const char *text) {
     return text ? text : "";
+}
+
+// A plugin's own text, for reports and terminals: escaped and capped.
+std::string shown(const char *text, std::size_t max_chars = 80) {
+    return text::printable(safe(text), max_chars);
+}
+
+// Option keys reach command lines, JSON keys and CSV headers: [a-z0-9_]+, at most 64.
+bool is_option_key(const char *key) {
+    const std::string k = safe(key);
+    if (k.empty() || k.size() > 64) return false;
+    for (char c : k)
+        if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_')) return false;
+    return true;
 }
 
 // [a-z0-9_-]+
@@ -55,7 +70,7 @@ std::optional<plugin_rejection> check_transport(const std::filesystem::path &fil
     const std::string rebuild = "rebuild the plugin against the ipcbench SDK 1.x header";
     if (t == nullptr)
         return reject(file, "IPCB-LOAD-006", "a transport table pointer is NULL", rebuild);
-    std::string id = safe(t->id);
+    std::string id = shown(t->id);
     if (t->struct_size < min_transport_size)
         return reject(file, "IPCB-LOAD-005",
                       "transport '" + id + "' has struct_size " + std::to_string(t->struct_size) +
@@ -63,7 +78,7 @@ std::optional<plugin_rejection> check_transport(const std::filesystem::path &fil
                       "set struct_size = sizeof(ipcb_transport) and " + rebuild);
     if (!is_transport_id(id, safe(plugin.name)))
         return reject(file, "IPCB-LOAD-007",
-                      "transport id '" + id + "' is not of the form '" + safe(plugin.name) +
+                      "transport id '" + id + "' is not of the form '" + shown(plugin.name) +
                           ".<variant>' ([a-z0-9_-])",
                       "name each transport <plugin>.<variant>");
     const char *missing = !t->open             ? "open"
@@ -90,11 +105,17 @@ std::optional<plugin_rejection> check_transport(const std::filesystem::path &fil
                       "transport '" + id + "' declares " + std::to_string(t->option_count) +
                           " options but the options pointer is NULL",
                       rebuild);
-    for (std::uint32_t i = 0; i < t->option_count; ++i)
+    for (std::uint32_t i = 0; i < t->option_count; ++i) {
         if (t->options[i].key == nullptr)
             return reject(file, "IPCB-LOAD-006",
                           "transport '" + id + "' option " + std::to_string(i) + " has no key",
                           rebuild);
+        if (!is_option_key(t->options[i].key))
+            return reject(file, "IPCB-LOAD-012",
+                          "transport '" + id + "' option key '" + shown(t->options[i].key) +
+                              "' is not [a-z0-9_]+ (at most 64 characters)",
+                          "name options with lower-case letters, digits and '_'");
+    }
     return std::nullopt;
 }
 
@@ -102,17 +123,18 @@ transport_info describe(const std::filesystem::path &file, const ipcb_plugin &pl
                         const ipcb_transport &t) {
     transport_info info;
     info.table = &t;
+    info.table_size = t.struct_size;
     info.id = t.id;
-    info.description = safe(t.description);
+    info.description = shown(t.description, 200);
     info.plugin_name = safe(plugin.name);
-    info.plugin_version = safe(plugin.version);
+    info.plugin_version = shown(plugin.version, 40);
     info.caps = t.caps;
     info.max_message_size = t.max_message_size;
     info.calls = offered_calls(t);
     info.library = file;
     for (std::uint32_t i = 0; i < t.option_count; ++i)
-        info.options.push_back(
-            {t.options[i].key, safe(t.options[i].default_value), safe(t.options[i].help)});
+        info.options.push_back({t.options[i].key, shown(t.options[i].default_value, 200),
+                                shown(t.options[i].help, 400)});
     return info;
 }
 
@@ -159,7 +181,7 @@ load_outcome load_plugin_file(const std::filesystem::path &file) {
                 {},
                 {reject(file, "IPCB-LOAD-003",
                         std::string("the plugin refused this host: ") +
-                            (error.message[0] ? error.message : "no reason given"),
+                            (error.message[0] ? shown(error.message, 400) : "no reason given"),
                         "use a plugin version made for ipchost " IPCBENCH_VERSION)}};
     }
     std::uint32_t major = IPCB_ABI_VERSION_MAJOR(plugin->abi_version);
@@ -183,7 +205,7 @@ load_outcome load_plugin_file(const std::filesystem::path &file) {
         return {nullptr,
                 {},
                 {reject(file, "IPCB-LOAD-007",
-                        "plugin name '" + safe(plugin->name) + "' is not [a-z0-9_-]+",
+                        "plugin name '" + shown(plugin->name) + "' is not [a-z0-9_-]+",
                         "give the plugin a short lower-case name")}};
     if (plugin->transport_count > 0 && plugin->transports == nullptr)
         return {nullptr,
@@ -206,6 +228,24 @@ load_outcome load_plugin_file(const std::filesystem::path &file) {
     if (outcome.transports.empty() && outcome.rejections.empty())
         outcome.rejections.push_back(reject(file, "IPCB-LOAD-010", "the plugin has no transports",
                                             "list at least one transport table"));
+    return outcome;
+}
+
+}  // namespace ipcbench::plugin
+
+namespace ipcbench::plugin {
+
+load_outcome load_transport(const std::filesystem::path &file, const std::string &id) {
+    load_outcome outcome = load_plugin_file(file);
+    std::vector<transport_info> kept;
+    for (auto &t : outcome.transports)
+        if (t.id == id) kept.push_back(std::move(t));
+    if (kept.empty())
+        throw std::runtime_error("cannot load transport " + text::printable(id, 80) + " from " +
+                                 file.string() + ": " +
+                                 (outcome.rejections.empty() ? "it does not provide that id"
+                                                             : outcome.rejections[0].describe()));
+    outcome.transports = std::move(kept);
     return outcome;
 }
 

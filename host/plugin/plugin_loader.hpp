@@ -26,6 +26,11 @@ struct load_outcome {
 // This is where a plugin is rejected. Never throws for a bad file.
 load_outcome load_plugin_file(const std::filesystem::path &file);
 
+// Loads `file` in this process and keeps only transport `id`: what a worker does with the file
+// and id the orchestrator chose. Throws std::runtime_error naming the file and the reason.
+// The main ipchost process never calls it: plugin code runs only in workers and probes.
+load_outcome load_transport(const std::filesystem::path &file, const std::string &id);
+
 // The descriptor of a loaded library.
 const ipcb_plugin *descriptor_of(const loaded_library &library);
 

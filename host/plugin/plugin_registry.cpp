@@ -3,7 +3,9 @@
 #include <spdlog/spdlog.h>
 #include <algorithm>
 
+#include "platform/file_trust.hpp"
 #include "platform/isolated_calls.hpp"
+#include "plugin/plugin_metadata.hpp"
 
 namespace ipcbench::plugin {
 namespace {
@@ -28,57 +30,74 @@ void plugin_registry::scan(const std::vector<std::filesystem::path> &folders) {
             continue;
         }
         std::sort(files.begin(), files.end());
-        // Loading runs the library's constructors and entry point: try them in a child process
-        // first, so a plugin that crashes or hangs there is rejected instead of taking ipchost
-        // down. One fork for the whole folder; a crash costs one more.
-        auto failures = platform::run_isolated(
-            files.size(), [&](std::size_t i) { load_plugin_file(files[i]); }, 5000);
-        for (std::size_t i = 0; i < files.size(); ++i) {
-            if (failures[i].empty()) {
-                add_file(files[i]);
-                continue;
-            }
-            plugin_rejection crashed{files[i], "IPCB-LOAD-011",
-                                     "loading it in a child process failed: " + failures[i],
-                                     "the plugin's constructors or ipcb_plugin_entry crash or "
-                                     "block; fix or remove it"};
-            spdlog::warn("{}", crashed.describe());
-            rejections_.push_back(std::move(crashed));
+        const std::string folder_problem = platform::untrusted_reason(folder);
+        std::vector<std::filesystem::path> trusted;
+        for (const auto &file : files) {
+            std::string problem = folder_problem.empty()
+                                      ? platform::untrusted_reason(file)
+                                      : "its folder " + folder.string() + " is " + folder_problem;
+            if (problem.empty() && !seen(file)) trusted.push_back(file);
+            if (problem.empty()) continue;
+            reject_file({file, "IPCB-LOAD-013", "not loaded: it is " + problem,
+                         "make the file and its folder writable only by their owner (chmod "
+                         "go-w), owned by you or root"});
+        }
+        probe(trusted);
+    }
+}
+
+// Loading runs the library's constructors and entry point: that happens only in isolated
+// children (own session, no stdio, a deadline), which send back what they found. ipchost itself
+// never runs plugin code; workers load the file again for their case.
+void plugin_registry::probe(const std::vector<std::filesystem::path> &files) {
+    auto results = platform::run_isolated(
+        files.size(),
+        [&](std::size_t i) { return metadata_to_json(load_plugin_file(files[i])).dump(); },
+        probe_timeout_ms, probe_parallelism);
+    for (std::size_t i = 0; i < files.size(); ++i) {
+        if (!results[i].failure.empty()) {
+            reject_file({files[i], "IPCB-LOAD-011",
+                         "loading it in a child process failed: " + results[i].failure,
+                         "the plugin's constructors or ipcb_plugin_entry crash or block; fix or "
+                         "remove it"});
+            continue;
+        }
+        try {
+            add_outcome(files[i], metadata_from_json(nlohmann::json::parse(results[i].output)));
+        } catch (const std::exception &e) {
+            reject_file({files[i], "IPCB-LOAD-011",
+                         std::string("its probe sent back unreadable metadata: ") + e.what(),
+                         "report this as an ipchost bug"});
         }
     }
 }
 
-void plugin_registry::add_file(const std::filesystem::path &file) {
+bool plugin_registry::seen(const std::filesystem::path &file) {
     std::error_code ec;
     auto canonical = std::filesystem::weakly_canonical(file, ec);
     if (ec) canonical = file;
-    if (std::find(seen_.begin(), seen_.end(), canonical) != seen_.end()) return;
+    if (std::find(seen_.begin(), seen_.end(), canonical) != seen_.end()) return true;
     seen_.push_back(canonical);
+    return false;
+}
 
-    load_outcome outcome = load_plugin_file(file);
-    for (auto &rejection : outcome.rejections) {
-        spdlog::warn("{}", rejection.describe());
-        rejections_.push_back(std::move(rejection));
-    }
-    if (!outcome.library) return;
-    bool kept = false;
+void plugin_registry::reject_file(plugin_rejection rejection) {
+    spdlog::warn("{}", rejection.describe());
+    rejections_.push_back(std::move(rejection));
+}
+
+void plugin_registry::add_outcome(const std::filesystem::path &file, load_outcome outcome) {
+    for (auto &rejection : outcome.rejections) reject_file(std::move(rejection));
     for (auto &transport : outcome.transports) {
         if (const transport_info *existing = find(transport.id)) {
-            plugin_rejection duplicate{file, "IPCB-LOAD-008",
-                                       "transport id '" + transport.id +
-                                           "' is already provided by " + existing->library.string(),
-                                       "remove one of the two files, or rename the plugin"};
-            spdlog::warn("{}", duplicate.describe());
-            rejections_.push_back(std::move(duplicate));
+            reject_file({file, "IPCB-LOAD-008",
+                         "transport id '" + transport.id + "' is already provided by " +
+                             existing->library.string(),
+                         "remove one of the two files, or rename the plugin"});
             continue;
         }
         transports_.push_back(std::move(transport));
-        kept = true;
     }
-    // A library stays loaded while any of its tables may be used, and until exit otherwise:
-    // unloading code that might still be referenced is the classic plugin crash.
-    libraries_.push_back(outcome.library);
-    (void)kept;
 }
 
 const transport_info *plugin_registry::find(const std::string &id) const {

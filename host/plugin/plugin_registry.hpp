@@ -9,12 +9,15 @@
 namespace ipcbench::plugin {
 
 // All plugins found in the plugin folders, in search order: the first file providing an id wins.
+// Metadata only: the main ipchost process learns what each file offers from an isolated probe
+// child and never loads plugin code itself (transport_info::table stays null here; a worker
+// loads the file with load_transport).
 class plugin_registry {
 public:
-    // Loads every *.so (*.dll on Windows) in each folder, in order. Rejected files are recorded,
-    // never fatal.
+    // Probes every *.so (*.dll on Windows) in each folder, in order, up to probe_parallelism at
+    // once. Files writable by other users, or in such a folder, are refused unloaded. Rejected
+    // files are recorded, never fatal.
     void scan(const std::vector<std::filesystem::path> &folders);
-    void add_file(const std::filesystem::path &file);
 
     const std::vector<transport_info> &transports() const { return transports_; }
     const std::vector<plugin_rejection> &rejections() const { return rejections_; }
@@ -23,8 +26,15 @@ public:
     // Empty when nothing matches.
     std::vector<const transport_info *> select(const std::string &spec) const;
 
+    static constexpr int probe_timeout_ms = 5000;
+    static constexpr int probe_parallelism = 4;
+
 private:
-    std::vector<std::shared_ptr<loaded_library>> libraries_;
+    void probe(const std::vector<std::filesystem::path> &files);
+    bool seen(const std::filesystem::path &file);  // true if already scanned; records it
+    void reject_file(plugin_rejection rejection);
+    void add_outcome(const std::filesystem::path &file, load_outcome outcome);
+
     std::vector<transport_info> transports_;
     std::vector<plugin_rejection> rejections_;
     std::vector<std::filesystem::path> seen_;

@@ -2,6 +2,7 @@
 
 #include <cstdio>
 #include <cstring>
+#include <stdexcept>
 #include <vector>
 
 #include "plugin/host_services.hpp"
@@ -14,6 +15,10 @@ transport_endpoint::transport_endpoint(const transport_info &transport, std::uin
                                        const std::string &address, const std::string &runtime_dir,
                                        std::uint64_t max_message_size)
     : info_(&transport), table_(transport.table) {
+    if (table_ == nullptr)
+        throw std::logic_error("transport " + transport.id +
+                               " is metadata only here: endpoints are opened in workers, which "
+                               "load the plugin with load_transport");
     error_.struct_size = sizeof error_;
     // Members after 1.0 are read only where the loader found them (transport.calls).
     if (transport.calls.zero_copy_send) {

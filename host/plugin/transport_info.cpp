@@ -1,5 +1,7 @@
 #include "plugin/transport_info.hpp"
 
+#include <cstddef>
+
 namespace ipcbench::plugin {
 
 std::string describe_caps(std::uint64_t caps) {
@@ -34,7 +36,8 @@ data_path_calls offered_calls(const ipcb_transport &t) {
 }
 
 std::string describe_data_path(const transport_info &transport) {
-    if (!IPCB_HAS_FIELD(transport.table, ipcb_transport, recv_batch))
+    if (transport.table_size <
+        offsetof(ipcb_transport, recv_batch) + sizeof(transport.table->recv_batch))
         return "send/recv only (ABI 1.0)";
     const data_path_calls &c = transport.calls;
     std::string out;

@@ -27,7 +27,8 @@ data_path_calls offered_calls(const ipcb_transport &table);
 
 // A validated transport table, with copies of its static strings for reporting.
 struct transport_info {
-    const ipcb_transport *table = nullptr;
+    const ipcb_transport *table = nullptr;  // null in the main process (metadata only)
+    std::uint64_t table_size = 0;           // the table's struct_size: which ABI members it has
     std::string id;
     std::string description;
     std::string plugin_name;

@@ -220,7 +220,7 @@ private:
                 platform::self_executable_path(),
                 std::vector<std::string>{"peer", "--control-fd", "3", "--runtime-dir",
                                          s->run_dir.path().string(), "--agent"},
-                3);
+                3, "agent worker");
         } catch (const std::exception &e) {
             return refuse(client.fd, client.peer,
                           std::string("cannot start a worker: ") + e.what());
@@ -279,6 +279,8 @@ private:
                      active_->worker->status().describe());
         active_.reset();
         ++sessions_;
+        for (const auto &escaped : platform::kill_escaped_children())
+            spdlog::warn("a process the session's plugin left behind, {}, was killed", escaped);
     }
 
     const serve_options &options_;

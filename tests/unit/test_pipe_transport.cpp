@@ -16,12 +16,28 @@ using namespace ipcbench::plugin;
 
 namespace {
 
-const plugin_registry &registry() {
-    static plugin_registry r = [] {
-        plugin_registry x;
-        x.scan({PLUGIN_BUILD_DIR});
-        return x;
-    }();
+// The registry knows metadata only; these tests open endpoints in this process, as a worker
+// does, so each transport is loaded here with load_transport (and kept loaded).
+struct in_process_transports {
+    std::map<std::string, load_outcome> loaded;
+    const transport_info *find(const std::string &id) {
+        static plugin_registry registry = [] {
+            plugin_registry x;
+            x.scan({PLUGIN_BUILD_DIR});
+            return x;
+        }();
+        auto it = loaded.find(id);
+        if (it == loaded.end()) {
+            const transport_info *meta = registry.find(id);
+            if (meta == nullptr) return nullptr;
+            it = loaded.emplace(id, load_transport(meta->library, id)).first;
+        }
+        return &it->second.transports.front();
+    }
+};
+
+in_process_transports &registry() {
+    static in_process_transports r;
     return r;
 }
 

@@ -1,0 +1,36 @@
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <string>
+#include <thread>
+
+namespace ipcbench::platform {
+
+// The stdout and stderr of a child (a worker: plugin code may print anything) go into a pipe;
+// a thread forwards what arrives to ipchost's stderr, each line escaped (text/printable_text)
+// and prefixed with `label`, up to max_forwarded bytes, and counts the rest. ipchost's stdout,
+// where results go, never sees a worker's output.
+class output_capture {
+public:
+    explicit output_capture(std::string label);
+    ~output_capture();  // stops forwarding (at most ~100 ms), reports what was dropped
+    output_capture(const output_capture &) = delete;
+    output_capture &operator=(const output_capture &) = delete;
+
+    int child_fd() const { return write_fd_; }  // for the child's descriptors 1 and 2
+    void close_child_fd();                      // in the parent, once the child has it
+
+    static constexpr std::size_t max_forwarded = 64 * 1024;
+
+private:
+    void forward();
+
+    std::string label_;
+    int read_fd_ = -1, write_fd_ = -1;
+    std::atomic<bool> stop_{false};
+    std::size_t forwarded_ = 0, dropped_ = 0;
+    std::thread thread_;
+};
+
+}  // namespace ipcbench::platform
