@@ -2,6 +2,8 @@
 #include <fmt/format.h>
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
+#include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <string>
 
@@ -36,7 +38,23 @@ int peer_main(int argc, char **argv) {
 
 }  // namespace
 
+// Every subcommand prints to stdout; a write that failed (disk full, closed pipe) is an error,
+// whatever the command returned.
+int checked_exit(int code) {
+    if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
+        fmt::print(stderr, "ipchost: error: writing to stdout failed: {}\n", std::strerror(errno));
+        return code == 0 ? 1 : code;
+    }
+    return code;
+}
+
+int run_main(int argc, char **argv);
+
 int main(int argc, char **argv) {
+    return checked_exit(run_main(argc, argv));
+}
+
+int run_main(int argc, char **argv) {
     if (argc > 1 && std::strcmp(argv[1], "peer") == 0) {
         set_up_logging(false);
         return peer_main(argc, argv);

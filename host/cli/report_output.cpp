@@ -1,6 +1,9 @@
 #include "cli/report_output.hpp"
 
 #include <fmt/format.h>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <fstream>
 
 #include "cli/usage_error.hpp"
@@ -33,13 +36,26 @@ void write_report(const report::run_report &report, const std::string &format,
         text = report::to_html(report);
     else
         text = report::to_table(report);
+    write_text(text, path);
+}
+
+void write_text(const std::string &text, const std::string &path) {
     if (path.empty()) {
-        fmt::print("{}", text);
+        // Flushed here, so a full disk or a closed pipe is an error now, not a lost buffer at
+        // exit with status 0.
+        const bool written = std::fwrite(text.data(), 1, text.size(), stdout) == text.size();
+        if (!written || std::fflush(stdout) != 0)
+            throw std::runtime_error(std::string("writing the results to stdout failed: ") +
+                                     std::strerror(errno));
         return;
     }
     std::ofstream out(path, std::ios::trunc);
     out << text;
-    if (!out) throw std::runtime_error("writing " + path + " failed");
+    out.close();
+    if (!out)
+        throw std::runtime_error("writing " + path +
+                                 " failed (disk full, or no longer writable?); nothing "
+                                 "complete was written");
 }
 
 }  // namespace ipcbench::cli

@@ -13,4 +13,8 @@ void check_output_file(const std::string &path);
 void write_report(const report::run_report &report, const std::string &format,
                   const std::string &path);
 
+// Writes `text` to `path` (stdout when empty) and flushes; throws std::runtime_error naming the
+// destination when any byte could not be written (exit code 1).
+void write_text(const std::string &text, const std::string &path);
+
 }  // namespace ipcbench::cli

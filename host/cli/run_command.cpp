@@ -195,7 +195,7 @@ int run_command(const command_line &cmd, const plugin::plugin_registry &registry
 
     write_report(report, cmd.format, cmd.output);
     if (!cmd.histogram_file.empty()) {
-        std::ofstream(cmd.histogram_file) << report::histograms_to_csv(report);
+        write_text(report::histograms_to_csv(report), cmd.histogram_file);
     }
     if (platform::interrupted()) {
         spdlog::warn("interrupted: {} of {} cases were run; results above are partial",

@@ -52,7 +52,8 @@ void output_capture::forward() {
             dropped_ += bytes - std::min(bytes, room);
         }
         const bool done = (rc > 0 && n <= 0) || (rc == 0 && stop_.load());
-        for (std::size_t eol; (eol = pending.find('\n')) != std::string::npos || (done && !pending.empty());) {
+        for (std::size_t eol;
+             (eol = pending.find('\n')) != std::string::npos || (done && !pending.empty());) {
             const std::size_t end = eol == std::string::npos ? pending.size() : eol;
             fmt::print(stderr, "[{}] {}\n", label_, text::printable(pending.substr(0, end), 4096));
             pending.erase(0, end == pending.size() ? end : end + 1);

@@ -34,7 +34,8 @@ std::vector<std::string> remove_addresses_isolated(const transport_info &transpo
     };
     const auto results = platform::run_isolated(1, work, remove_address_timeout_ms);
     if (!results[0].failure.empty())
-        return {"remove_address " + results[0].failure + " (in an isolated process; ipchost "
+        return {"remove_address " + results[0].failure +
+                " (in an isolated process; ipchost "
                 "went on)"};
     std::vector<std::string> failures;
     try {

@@ -18,8 +18,8 @@ json metadata_to_json(const load_outcome &outcome) {
                               {"table_size", t.table_size},
                               {"max_message_size", t.max_message_size},
                               {"calls",
-                               {t.calls.zero_copy_send, t.calls.zero_copy_recv,
-                                t.calls.send_batch, t.calls.recv_batch}},
+                               {t.calls.zero_copy_send, t.calls.zero_copy_recv, t.calls.send_batch,
+                                t.calls.recv_batch}},
                               {"options", options},
                               {"library", t.library.string()}});
     }
@@ -44,17 +44,15 @@ load_outcome metadata_from_json(const json &document) {
         t.calls = {calls.at(0).get<bool>(), calls.at(1).get<bool>(), calls.at(2).get<bool>(),
                    calls.at(3).get<bool>()};
         for (const auto &o : j.at("options"))
-            t.options.push_back({o.at("key").get<std::string>(),
-                                 o.at("default").get<std::string>(),
+            t.options.push_back({o.at("key").get<std::string>(), o.at("default").get<std::string>(),
                                  o.at("help").get<std::string>()});
         t.library = j.at("library").get<std::string>();
         outcome.transports.push_back(std::move(t));
     }
     for (const auto &r : document.at("rejections"))
-        outcome.rejections.push_back({r.at("file").get<std::string>(),
-                                      r.at("code").get<std::string>(),
-                                      r.at("reason").get<std::string>(),
-                                      r.at("fix").get<std::string>()});
+        outcome.rejections.push_back(
+            {r.at("file").get<std::string>(), r.at("code").get<std::string>(),
+             r.at("reason").get<std::string>(), r.at("fix").get<std::string>()});
     return outcome;
 }
 

@@ -76,6 +76,7 @@ std::string to_html(const run_report &report) {
     std::string html =
         fmt::format(R"(<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">
 <title>ipcbench report {}</title>
 <style>
 body {{ font-family: sans-serif; margin: 2em; color: #222; }}
@@ -123,8 +124,8 @@ of the recorded values.</p>
         html += "<h2>Not measured</h2>\n<ul>\n";
         for (const auto *r : bad)
             html += fmt::format("<li>{} {} {}: {}: {}</li>\n", html_escape(r->transport),
-                                format_size(r->message_size), r->mode, r->status,
-                                html_escape(r->error));
+                                format_size(r->message_size), html_escape(r->mode),
+                                html_escape(r->status), html_escape(r->error));
         html += "</ul>\n";
     }
     return html + "</body></html>\n";

@@ -62,7 +62,25 @@ std::string html_escape(const std::string &text) {
     return out;
 }
 
-std::string svg_line_chart(const chart_axes &axes, const std::vector<chart_series> &series) {
+// Only points a chart can place: finite, within +-1e300 (so doubling or a log stays finite),
+// positive on a log axis. A result file may hold anything (size 0, 1e308 MB/s, NaN).
+std::vector<chart_series> drawable(const chart_axes &axes, const std::vector<chart_series> &in) {
+    auto fits = [](double v, bool log) {
+        return std::isfinite(v) && std::fabs(v) <= 1e300 && (!log || v >= 1e-300);
+    };
+    std::vector<chart_series> out = in;
+    for (auto &s : out)
+        s.points.erase(std::remove_if(s.points.begin(), s.points.end(),
+                                      [&](const std::pair<double, double> &p) {
+                                          return !fits(p.first, axes.x_log) ||
+                                                 !fits(p.second, axes.y_log);
+                                      }),
+                       s.points.end());
+    return out;
+}
+
+std::string svg_line_chart(const chart_axes &axes, const std::vector<chart_series> &raw_series) {
+    const std::vector<chart_series> series = drawable(axes, raw_series);
     double x_lo = 1e300, x_hi = -1e300, y_lo = 1e300, y_hi = -1e300;
     for (const auto &s : series)
         for (auto [x, y] : s.points) {

@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <regex>
 
 #include "support/process_runner.hpp"
@@ -42,4 +43,38 @@ TEST_CASE("the HTML report renders in headless Chromium with non-empty charts", 
     const std::regex empty_polyline("points=\"\\s*\"");
     CHECK_FALSE(std::regex_search(dom.out, empty_polyline));
     CHECK(dom.out.find("class=\"bar\"") != std::string::npos);
+}
+
+TEST_CASE("a forged result file cannot inject markup or stall the report", "[report]") {
+    ipcbench::test::temp_dir dir;
+    const std::string results = dir.path() + "/r.json", forged = dir.path() + "/forged.json",
+                      page = dir.path() + "/page.html";
+    auto run =
+        run_ipchost({"--plugin", "pipe.fifo", "--size", "64", "--mode", "throughput", "--duration",
+                     "0.1", "--warmup", "0", "--format", "json", "--output", results});
+    REQUIRE(run.exit_code == 0);
+    std::ifstream in(results);
+    nlohmann::json doc = nlohmann::json::parse(in);
+    REQUIRE(doc.at("results").size() == 1);
+    nlohmann::json ok = doc["results"][0], bad = ok, zero = ok, huge = ok;
+    bad["status"] = "<script>alert(1)</script>";
+    bad["mode"] = "<img src=x onerror=alert(2)>";
+    bad["error"] = "<b>";
+    zero["message_size"] = 0;
+    huge["throughput"]["bytes_per_sec"] = 1e308;
+    huge["throughput"]["messages_per_sec"] = 1e308;
+    doc["results"] = {ok, bad, zero, huge};
+    std::ofstream(forged) << doc.dump();
+    auto report = run_ipchost({"report", forged, "--output", page}, {}, 30);
+    INFO(report.err);
+    REQUIRE_FALSE(report.timed_out);
+    REQUIRE(report.exit_code == 0);
+    std::ifstream html_in(page);
+    const std::string html((std::istreambuf_iterator<char>(html_in)),
+                           std::istreambuf_iterator<char>());
+    CHECK(html.find("<script") == std::string::npos);
+    CHECK(html.find("<img") == std::string::npos);
+    CHECK_THAT(html, Catch::Contains("&lt;script&gt;") &&
+                         Catch::Contains("Content-Security-Policy") &&
+                         Catch::Contains("default-src 'none'"));
 }

@@ -150,3 +150,21 @@ TEST_CASE("bad input: one line naming the problem, exit code 2", "[e2e][cli]") {
         CHECK(std::count(run.err.begin(), run.err.end(), '\n') == 1);
     }
 }
+
+TEST_CASE("a failed write of results is an error, not a silent exit 0", "[cli]") {
+    const std::vector<std::string> run = {"--plugin", "pipe.fifo",  "--size",     "64",
+                                          "--mode",   "throughput", "--duration", "0.05",
+                                          "--warmup", "0"};
+    for (const std::string flag : {"--output", "--histogram"}) {
+        std::vector<std::string> args = run;
+        args.insert(args.end(), {flag, "/dev/full"});
+        auto r = ipcbench::test::run_ipchost(args);
+        INFO(flag << ": " << r.err);
+        CHECK(r.exit_code == 1);
+        CHECK_THAT(r.err, Catch::Contains("/dev/full") && Catch::Contains("failed"));
+    }
+    auto listed = ipcbench::test::run_process(
+        {"/bin/sh", "-c", std::string("exec '") + IPCHOST_PATH + "' --list >/dev/full"});
+    CHECK(listed.exit_code == 1);
+    CHECK_THAT(listed.err, Catch::Contains("writing to stdout failed"));
+}

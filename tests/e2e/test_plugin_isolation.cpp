@@ -17,9 +17,13 @@ using nlohmann::json;
 
 namespace {
 
-const std::vector<std::string> hostile_run = {
-    "--plugin-dir", HOSTILE_PLUGIN_DIR, "--plugin", "hostile.stream", "--size", "64",
-    "--mode",       "throughput",       "--duration", "0.1", "--warmup", "0", "--format", "json"};
+const std::vector<std::string> hostile_run = {"--plugin-dir", HOSTILE_PLUGIN_DIR,
+                                              "--plugin",     "hostile.stream",
+                                              "--size",       "64",
+                                              "--mode",       "throughput",
+                                              "--duration",   "0.1",
+                                              "--warmup",     "0",
+                                              "--format",     "json"};
 
 // Processes whose command line names `needle` (scoped to this test's own marker).
 std::size_t processes_with(const std::string &needle) {
@@ -68,8 +72,7 @@ TEST_CASE("a plugin changing directory or closing stdio in its entry touches onl
 TEST_CASE("processes a plugin leaves behind are killed and named", "[isolation]") {
     const std::string tag = "IPCB_TEST_TAG=escape-" + std::to_string(getpid());
     auto run = run_ipchost({"--plugin-dir", HOSTILE_PLUGIN_DIR, "--list"},
-                           {{"IPCB_HOSTILE", "fork_entry"}, {"IPCB_TEST_TAG", tag.substr(14)}},
-                           60);
+                           {{"IPCB_HOSTILE", "fork_entry"}, {"IPCB_TEST_TAG", tag.substr(14)}}, 60);
     INFO(run.err);
     CHECK(run.exit_code == 0);
     CHECK_THAT(run.err, Catch::Contains("left process") && Catch::Contains("killed"));
@@ -83,7 +86,8 @@ TEST_CASE("remove_address crashing or hanging costs a warning, not the run", "[i
         // The receiver dies in the timed phase, so ipchost cleans up with remove_address.
         std::vector<std::string> args = hostile_run;
         args.insert(args.end(), {"--timeout", "3"});
-        auto run = run_ipchost(args, {{"IPCB_HOSTILE", attack + ",kill_receiver"}, {"TMPDIR", tmp.path()}}, 60);
+        auto run = run_ipchost(
+            args, {{"IPCB_HOSTILE", attack + ",kill_receiver"}, {"TMPDIR", tmp.path()}}, 60);
         INFO(run.err);
         CHECK(run.signal == 0);
         REQUIRE(run.exit_code <= 1);
@@ -101,8 +105,8 @@ TEST_CASE("plugin files or folders others can write are refused unloaded", "[iso
     chmod(copy.c_str(), 0777);
     auto run = run_ipchost({"--plugin-dir", dir.path(), "--list", "--verbose"},
                            {{"IPCB_HOSTILE", "marker"}, {"IPCB_HOSTILE_MARKER", marker}}, 60);
-    CHECK_THAT(run.out + run.err, Catch::Contains("IPCB-LOAD-013") &&
-                                      Catch::Contains("writable by every user"));
+    CHECK_THAT(run.out + run.err,
+               Catch::Contains("IPCB-LOAD-013") && Catch::Contains("writable by every user"));
     CHECK_FALSE(std::filesystem::exists(marker));
     chmod(copy.c_str(), 0755);
     chmod(dir.path().c_str(), 0777);
