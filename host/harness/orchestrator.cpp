@@ -65,6 +65,7 @@ void fill_throughput(report::case_result &r, const json &sent, const json &recei
     r.integrity.lost = n_sent > unique ? n_sent - unique : 0;
     r.integrity.out_of_order = received.at("out_of_order");
     r.integrity.duplicated = duplicates;
+    r.integrity.beyond_window = received.value("beyond_window", std::uint64_t{0});
     r.integrity.corrupted = received.value("corrupted", 0);
     const double bytes = static_cast<double>(n_received) * r.message_size;
     r.sender = figures_from(sent, n_sent, static_cast<double>(n_sent) * r.message_size);

@@ -65,12 +65,10 @@ json aggregate(const std::string &role, const std::vector<const json *> &parts) 
     out["first_ns"] = first == INT64_MAX ? 0 : first;
     out["end_ns"] = end;
     out["usage"] = usage_to_json(usage);
-    static const char *counters[] = {"messages_sent",     "warmup_messages",
-                                     "messages_received", "duplicates",
-                                     "out_of_order",      "corrupted",
-                                     "counted_messages",  "round_trips",
-                                     "pings_sent",        "lost",
-                                     "mismatched",        "echoed"};
+    static const char *counters[] = {
+        "messages_sent", "warmup_messages",  "messages_received", "duplicates", "out_of_order",
+        "corrupted",     "counted_messages", "round_trips",       "pings_sent", "lost",
+        "mismatched",    "echoed",           "beyond_window"};
     for (const char *key : counters) {
         bool present = false;
         for (const json *p : parts) present |= p->contains(key);

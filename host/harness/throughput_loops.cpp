@@ -202,6 +202,7 @@ nlohmann::json run_receiver(plugin::transport_endpoint &in, const job &j, stream
                              {"warmup_messages", warm},
                              {"duplicates", sequences.duplicates()},
                              {"out_of_order", sequences.out_of_order()},
+                             {"beyond_window", sequences.beyond_window()},
                              {"corrupted", corrupted},
                              {"first_ns", first},
                              {"end_ns", received ? end : first},

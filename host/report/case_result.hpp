@@ -44,6 +44,9 @@ struct integrity_figures {
     std::uint64_t out_of_order = 0;
     std::uint64_t duplicated = 0;
     std::uint64_t corrupted = 0;  // --verify
+    // Late arrivals older than the receiver's duplicate-detection window (65,536 messages):
+    // counted as out of order; a duplicate among them would not be seen.
+    std::uint64_t beyond_window = 0;
 };
 
 struct stream_figures {

@@ -58,7 +58,8 @@ json result_json(const case_result &r) {
                       {"lost", r.integrity.lost},
                       {"out_of_order", r.integrity.out_of_order},
                       {"duplicated", r.integrity.duplicated},
-                      {"corrupted", r.integrity.corrupted}};
+                      {"corrupted", r.integrity.corrupted},
+                      {"beyond_window", r.integrity.beyond_window}};
     j["sender"] = process_json(r.sender);
     j["receiver"] = process_json(r.receiver);
     json streams = json::array();
@@ -132,7 +133,8 @@ case_result result_from(const json &j) {
                    i.at("lost"),
                    i.at("out_of_order"),
                    i.value("duplicated", std::uint64_t{0}),
-                   i.value("corrupted", std::uint64_t{0})};
+                   i.value("corrupted", std::uint64_t{0}),
+                   i.value("beyond_window", std::uint64_t{0})};
     r.sender = process_from(j.at("sender"));
     r.receiver = process_from(j.at("receiver"));
     for (const auto &s : j.value("per_stream", json::array()))

@@ -93,6 +93,7 @@ void summarize_repetitions(case_result &r, double cv_warning) {
         r.integrity.out_of_order += rep->integrity.out_of_order;
         r.integrity.duplicated += rep->integrity.duplicated;
         r.integrity.corrupted += rep->integrity.corrupted;
+        r.integrity.beyond_window += rep->integrity.beyond_window;
         senders.push_back(&rep->sender);
         receivers.push_back(&rep->receiver);
     }

@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -261,4 +262,30 @@ TEST_CASE("compare: a run against itself shows no difference, a slower one is fl
     auto gate = run_ipchost({"compare", base, slower, "--fail-on-regression", "10"});
     CHECK(gate.exit_code == 1);
     CHECK_THAT(gate.err, Catch::Contains("significantly worse"));
+}
+
+TEST_CASE("soak: a worker's memory stays flat whatever the run length", "[soak]") {
+    // 32 B on shm.ring is the most messages per second (the old per-message bitmap grew ~1 MiB
+    // per 8 M messages); 64 KiB over a pipe is the most bytes. After warm-up, a run eight times
+    // longer must not need more than a fixed bound more memory on either side.
+    for (const auto &[transport, size] :
+         {std::pair<std::string, std::string>{"shm.ring", "32"}, {"pipe.fifo", "64K"}}) {
+        std::map<std::string, long> rss_short, rss_long;
+        for (const std::string duration : {"0.5", "4"}) {
+            auto run = run_ipchost({"--plugin", transport, "--size", size, "--mode", "throughput",
+                                    "--duration", duration, "--warmup", "0.2", "--format", "json"});
+            INFO(transport << " " << duration << " s: " << run.err);
+            REQUIRE(run.exit_code == 0);
+            const json r = json::parse(run.out).at("results").at(0);
+            REQUIRE(r.at("status") == "ok");
+            auto &into = duration == "4" ? rss_long : rss_short;
+            into["sender"] = r.at("sender").at("max_rss_kib").get<long>();
+            into["receiver"] = r.at("receiver").at("max_rss_kib").get<long>();
+        }
+        for (const std::string side : {"sender", "receiver"}) {
+            INFO(transport << " " << side << ": " << rss_short[side] << " KiB after 0.5 s, "
+                           << rss_long[side] << " KiB after 4 s");
+            CHECK(rss_long[side] - rss_short[side] < 1024);
+        }
+    }
 }
