@@ -9,6 +9,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/usage_error.hpp"
+#include "harness/stale_runs.hpp"
 #include "harness/worker.hpp"
 #include "platform/child_process.hpp"
 #include "plugin/plugin_search_path.hpp"
@@ -96,6 +97,7 @@ int run_main(int argc, char **argv) {
         registry.scan(plugin::plugin_search_path(cmd.plugin_dirs));
         for (const auto &escaped : platform::kill_escaped_children())
             spdlog::error("a plugin's probe left process {} behind; it was killed", escaped);
+        for (const auto &line : harness::clean_stale_runs(registry)) spdlog::warn("{}", line);
         if (cmd.list) return cli::list_command(cmd, registry);
         if (!cmd.describe.empty()) return cli::describe_command(cmd, registry);
         if (cmd.check) return cli::check_command(cmd, registry);

@@ -7,6 +7,7 @@
 #include <cerrno>
 
 #include "control/control_channel.hpp"
+#include "harness/stale_runs.hpp"
 #include "platform/child_process.hpp"
 #include "platform/monotonic_clock.hpp"
 #include "platform/signals.hpp"
@@ -14,6 +15,7 @@
 #include "remote/agent_client.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -206,6 +208,8 @@ std::pair<json, json> worker_pair::connect(const std::map<std::string, std::stri
         setup_message("creator", server_dirs_, creator_addresses(), options, max_message_size));
     auto opened = collect({server_.get()}, "opened", now_ns() + setup_timeout_ns);
     addresses_ = opened[0].at("addresses").get<std::vector<std::string>>();
+    if (!remote_) write_run_manifest(run_dir_.path(), transport_.id, addresses_);
+    spdlog::debug("{}: the creator's addresses: {}", transport_.id, fmt::join(addresses_, " "));
     client_->channel.send(
         setup_message("connector", client_dirs_, addresses_, options, max_message_size));
     collect({client_.get()}, "opened", now_ns() + setup_timeout_ns);

@@ -15,6 +15,10 @@ public:
 
     const std::filesystem::path &path() const { return path_; }
 
+    static constexpr const char *prefix = "ipcbench-run-";
+    static constexpr const char *owner_file = ".owner";  // process_identity() of the maker
+    static constexpr const char *manifest_file = ".cleanup.json";  // named OS objects to remove
+
 private:
     std::filesystem::path path_;
 };

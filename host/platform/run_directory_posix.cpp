@@ -1,5 +1,9 @@
 #include "platform/run_directory.hpp"
 
+#include <fstream>
+
+#include "platform/process_identity.hpp"
+
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -10,12 +14,14 @@
 namespace ipcbench::platform {
 
 run_directory::run_directory() {
-    const char *tmp = std::getenv("TMPDIR");
-    std::string pattern = std::string(tmp && *tmp ? tmp : "/tmp") + "/ipcbench-run-XXXXXX";
+    std::string pattern = (temp_root() / "ipcbench-run-XXXXXX").string();
     if (mkdtemp(pattern.data()) == nullptr)  // mkdtemp creates it with mode 0700
         throw std::runtime_error("cannot create a private run directory from " + pattern + ": " +
                                  std::strerror(errno) + " (set TMPDIR to a writable directory)");
     path_ = pattern;
+    // Who made it: a later ipchost removes it (and what its manifest names) once this process is
+    // gone without having done so itself (SIGKILL).
+    std::ofstream(path_ / owner_file) << self_identity() << "\n";
 }
 
 run_directory::~run_directory() {

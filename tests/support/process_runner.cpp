@@ -1,5 +1,13 @@
 #include "support/process_runner.hpp"
 
+#include <iterator>
+
+#include <sstream>
+
+#include <set>
+
+#include <regex>
+
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -96,27 +104,62 @@ process_output run_process_signalled(const std::vector<std::string> &argv, doubl
     return run(argv, {}, timeout_s, signal_after_s, signal_number, exit_s);
 }
 
+namespace {
+
+// Every process this test binary starts inherits the tag, so checks for leftovers see only
+// this test's own processes, never another ipchost running beside it.
+const std::string &test_tag() {
+    static const std::string tag = [] {
+        std::string t = "ipcbench-tests-" + std::to_string(getpid());
+        setenv("IPCBENCH_TEST_TAG", t.c_str(), 1);
+        return t;
+    }();
+    return tag;
+}
+const bool tag_set_at_start = !test_tag().empty();
+
+std::string read_all(const std::filesystem::path &file) {
+    std::ifstream in(file);
+    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+}  // namespace
+
 std::vector<int> leftover_workers() {
+    (void)tag_set_at_start;
+    const std::string marker = "IPCBENCH_TEST_TAG=" + test_tag() + std::string(1, '\0');
     std::vector<int> pids;
     for (const auto &entry : std::filesystem::directory_iterator("/proc")) {
         const std::string name = entry.path().filename().string();
         if (name.find_first_not_of("0123456789") != std::string::npos) continue;
-        std::ifstream in(entry.path() / "cmdline");
-        std::string cmdline((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-        if (cmdline.find(std::string("peer\0--control-fd", 17)) != std::string::npos)
+        const std::string cmdline = read_all(entry.path() / "cmdline");
+        if (cmdline.find(std::string("peer\0--control-fd", 17)) == std::string::npos) continue;
+        if (read_all(entry.path() / "environ").find(marker) != std::string::npos)
             pids.push_back(std::stoi(name));
     }
     return pids;
 }
 
-std::size_t sysv_queue_count() {
+std::set<std::string> named_addresses(const std::string &verbose_log, const std::string &scheme) {
+    std::set<std::string> out;
+    const std::regex pattern(scheme + ":[0-9A-Za-z_./-]+");
+    for (std::sregex_iterator it(verbose_log.begin(), verbose_log.end(), pattern), end; it != end;
+         ++it)
+        out.insert(it->str());
+    return out;
+}
+
+std::set<std::string> sysv_queue_ids() {
+    std::set<std::string> ids;
     std::ifstream in("/proc/sysvipc/msg");
     std::string line;
-    std::size_t n = 0;
     std::getline(in, line);
-    while (std::getline(in, line))
-        if (!line.empty()) ++n;
-    return n;
+    while (std::getline(in, line)) {
+        std::istringstream fields(line);
+        std::string key, id;
+        if (fields >> key >> id) ids.insert(id);
+    }
+    return ids;
 }
 
 process_output run_ipchost(const std::vector<std::string> &args,

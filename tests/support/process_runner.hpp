@@ -1,6 +1,7 @@
 #pragma once
 
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -25,10 +26,14 @@ process_output run_process(const std::vector<std::string> &argv,
 process_output run_process_signalled(const std::vector<std::string> &argv, double signal_after_s,
                                      int signal, double *exit_s, double timeout_s = 60);
 
-// Processes still alive that run `ipchost peer` (leftover workers).
+// Workers (`ipchost peer`) still alive that this test binary's own runs started (they carry its
+// IPCBENCH_TEST_TAG), never another ipchost's on the machine.
 std::vector<int> leftover_workers();
-// System V message queues in the system.
-std::size_t sysv_queue_count();
+// The addresses of one scheme ("sysv") that ipchost -v logged for its creators: the objects this
+// test's runs made, to check that none is left.
+std::set<std::string> named_addresses(const std::string &verbose_log, const std::string &scheme);
+// The ids of the System V message queues that exist now.
+std::set<std::string> sysv_queue_ids();
 
 // The ipchost binary under test.
 process_output run_ipchost(const std::vector<std::string> &args,

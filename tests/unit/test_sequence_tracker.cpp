@@ -19,9 +19,9 @@ TEST_CASE("in order: every message unique, nothing reordered", "[sequence]") {
 TEST_CASE("duplicates and reordering inside the window are exact", "[sequence]") {
     sequence_tracker t;
     for (std::uint64_t s : {0, 1, 3, 2, 2, 5, 4, 1, 10, 9, 10}) t.record(s);
-    CHECK(t.unique() == 8);       // 0 1 2 3 4 5 9 10
-    CHECK(t.duplicates() == 3);   // 2, 1, 10 again
-    CHECK(t.out_of_order() == 3); // 2 after 3, 4 after 5, 9 after 10
+    CHECK(t.unique() == 8);        // 0 1 2 3 4 5 9 10
+    CHECK(t.duplicates() == 3);    // 2, 1, 10 again
+    CHECK(t.out_of_order() == 3);  // 2 after 3, 4 after 5, 9 after 10
     CHECK(t.highest_plus_one() == 11);
 }
 
@@ -37,12 +37,11 @@ TEST_CASE("a gap clears the window: numbers skipped are new when they come late"
     CHECK(t.duplicates() == 1);
 }
 
-TEST_CASE("arrivals older than the window are counted apart, never as duplicates",
-          "[sequence]") {
+TEST_CASE("arrivals older than the window are counted apart, never as duplicates", "[sequence]") {
     sequence_tracker t;
     t.record(0);
     t.record(5 * sequence_tracker::window);  // a long jump: the window moved past 0
-    CHECK(t.record(0));                       // cannot be told from a first arrival
+    CHECK(t.record(0));                      // cannot be told from a first arrival
     CHECK(t.beyond_window() == 1);
     CHECK(t.out_of_order() == 1);
     CHECK_FALSE(t.record(5 * sequence_tracker::window));  // the recent one still is exact

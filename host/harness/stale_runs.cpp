@@ -1,0 +1,71 @@
+#include "harness/stale_runs.hpp"
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "platform/process_identity.hpp"
+#include "platform/run_directory.hpp"
+#include "plugin/address_cleanup.hpp"
+
+namespace ipcbench::harness {
+namespace {
+
+std::string first_line(const std::filesystem::path &file) {
+    std::ifstream in(file);
+    std::string line;
+    std::getline(in, line);
+    return line;
+}
+
+// True when the directory's maker is gone (its recorded identity no longer matches).
+bool owner_gone(const std::filesystem::path &dir) {
+    const std::string owner = first_line(dir / platform::run_directory::owner_file);
+    const auto colon = owner.find(':');
+    if (owner.empty() || colon == std::string::npos) return false;  // not ours to judge
+    long pid = 0;
+    try {
+        pid = std::stol(owner.substr(0, colon));
+    } catch (const std::exception &) {
+        return false;
+    }
+    return pid > 0 && platform::process_identity(pid) != owner;
+}
+
+std::vector<std::string> remove_named_objects(const std::filesystem::path &dir,
+                                              const plugin::plugin_registry &registry) {
+    std::ifstream in(dir / platform::run_directory::manifest_file);
+    if (!in) return {};
+    try {
+        const auto manifest = nlohmann::json::parse(in);
+        const auto *transport = registry.find(manifest.at("transport").get<std::string>());
+        if (transport == nullptr) return {"its transport is no longer installed"};
+        return plugin::remove_addresses_isolated(
+            *transport, manifest.at("addresses").get<std::vector<std::string>>());
+    } catch (const std::exception &e) {
+        return {std::string("unreadable manifest: ") + e.what()};
+    }
+}
+
+}  // namespace
+
+void write_run_manifest(const std::filesystem::path &run_dir, const std::string &transport_id,
+                        const std::vector<std::string> &addresses) {
+    std::ofstream(run_dir / platform::run_directory::manifest_file)
+        << nlohmann::json{{"transport", transport_id}, {"addresses", addresses}}.dump() << "\n";
+}
+
+std::vector<std::string> clean_stale_runs(const plugin::plugin_registry &registry) {
+    std::vector<std::string> report;
+    for (const auto &dir : platform::own_private_folders(platform::run_directory::prefix)) {
+        if (!owner_gone(dir)) continue;
+        for (const auto &problem : remove_named_objects(dir, registry))
+            report.push_back(dir.string() + ": " + problem);
+        std::error_code ec;
+        std::filesystem::remove_all(dir, ec);
+        report.push_back("removed " + dir.string() + ", left by an ipchost that was killed" +
+                         (ec ? " (incompletely: " + ec.message() + ")" : ""));
+    }
+    return report;
+}
+
+}  // namespace ipcbench::harness

@@ -1,0 +1,21 @@
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace ipcbench::platform {
+
+// A running process's identity that survives pid reuse: "<pid>:<start time>"; "" when no such
+// process runs. A recorded identity that no longer matches means that process is gone.
+std::string process_identity(long pid);
+std::string self_identity();
+
+// The folder private run directories go in: $TMPDIR, else /tmp.
+std::filesystem::path temp_root();
+
+// Folders `temp_root()/<prefix>*` owned by this user with mode 0700 (the only ones this user's
+// ipchost could have made; anything else is never touched).
+std::vector<std::filesystem::path> own_private_folders(const std::string &prefix);
+
+}  // namespace ipcbench::platform
