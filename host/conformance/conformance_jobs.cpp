@@ -1,5 +1,7 @@
 #include "conformance/conformance_jobs.hpp"
 
+#include "conformance/leak_snapshot.hpp"
+
 #include "conformance/check_verdict.hpp"
 
 #include <dirent.h>
@@ -165,47 +167,7 @@ json close_wait(plugin::transport_endpoint &in, const json &job) {
                                              : ""));
 }
 
-namespace {
-
-std::size_t count_entries(const std::string &dir) {
-    std::error_code ec;
-    std::size_t n = 0;
-    for (std::filesystem::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec))
-        ++n;
-    return n;
-}
-
-std::size_t count_sysv_queues() {
-    std::ifstream in("/proc/sysvipc/msg");
-    std::string line;
-    std::size_t n = 0;
-    std::getline(in, line);  // header
-    while (std::getline(in, line))
-        if (!line.empty()) ++n;
-    return n;
-}
-
-struct leak_snapshot {
-    std::size_t fds, sysv, mqueue, shm, runtime;
-    static leak_snapshot take(const std::string &runtime_dir) {
-        return {count_entries("/proc/self/fd"), count_sysv_queues(), count_entries("/dev/mqueue"),
-                count_entries("/dev/shm"), count_entries(runtime_dir)};
-    }
-    std::string diff(const leak_snapshot &after) const {
-        std::string out;
-        auto add = [&](const char *what, std::size_t a, std::size_t b) {
-            if (b > a) out += fmt::format("{}{}: {} -> {}", out.empty() ? "" : ", ", what, a, b);
-        };
-        add("descriptors", fds, after.fds);
-        add("System V queues", sysv, after.sysv);
-        add("/dev/mqueue entries", mqueue, after.mqueue);
-        add("/dev/shm entries", shm, after.shm);
-        add("run directory entries", runtime, after.runtime);
-        return out;
-    }
-};
-
-}  // namespace
+namespace {}  // namespace
 
 json probe(const plugin::transport_info &transport, const json &job,
            const std::string &runtime_dir) {
@@ -276,25 +238,28 @@ json probe(const plugin::transport_info &transport, const json &job,
                                           runtime_dir, size);
         }
         const auto before = leak_snapshot::take(runtime_dir);
+        std::vector<std::string> addresses;  // what the checked endpoints made, by name
         for (int i = 0; i < opens; ++i) {
             plugin::transport_endpoint ep(transport, IPCB_ROLE_CREATOR, creator_dir, options, "",
                                           runtime_dir, size);
+            addresses.push_back(ep.export_address());
         }
         for (int i = 0; i < connections; ++i) {
             auto creator = std::make_unique<plugin::transport_endpoint>(
                 transport, IPCB_ROLE_CREATOR, creator_dir, options, "", runtime_dir, size);
+            addresses.push_back(creator->export_address());
             auto connector = std::make_unique<plugin::transport_endpoint>(
-                transport, IPCB_ROLE_CONNECTOR, connector_dir, options, creator->export_address(),
+                transport, IPCB_ROLE_CONNECTOR, connector_dir, options, addresses.back(),
                 runtime_dir, size);
             auto other = std::async(std::launch::async, [&] { connector->connect(5'000'000'000); });
             creator->connect(5'000'000'000);
             other.get();
         }
         // Libraries that tear down asynchronously (ZeroMQ's I/O thread) get up to 2 s.
-        std::string leaked = before.diff(leak_snapshot::take(runtime_dir));
+        std::string leaked = before.leaked_in(leak_snapshot::take(runtime_dir), addresses);
         for (int i = 0; i < 40 && !leaked.empty(); ++i) {
             std::this_thread::sleep_for(std::chrono::milliseconds(50));
-            leaked = before.diff(leak_snapshot::take(runtime_dir));
+            leaked = before.leaked_in(leak_snapshot::take(runtime_dir), addresses);
         }
         if (!leaked.empty()) return verdict(false, "left behind: " + leaked);
         return verdict(true, fmt::format("{} opens and {} connections: no descriptor, queue, "
