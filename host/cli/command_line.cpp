@@ -1,5 +1,6 @@
 #include "cli/command_line.hpp"
 
+#include <fmt/format.h>
 #include <boost/program_options.hpp>
 #include <sstream>
 
@@ -11,6 +12,28 @@
 namespace ipcbench::cli {
 
 namespace po = boost::program_options;
+
+// A paced run must send at least one message in its window, and a counted one must end within a
+// day: otherwise the schedule overflows or the run waits far past --duration.
+static void check_pacing(const command_line &cmd) {
+    for (auto size : cmd.sizes) {
+        const double rate =
+            cmd.bitrate > 0 ? cmd.bitrate / (8.0 * static_cast<double>(size)) : cmd.rate;
+        const std::string given =
+            cmd.bitrate > 0 ? fmt::format("--bitrate {:g} with --size {} is {:.3g} messages/s",
+                                          cmd.bitrate, size, rate)
+                            : fmt::format("--rate {:g}", rate);
+        if (cmd.count == 0 && rate * cmd.duration_s < 1)
+            throw usage_error(given + ": fewer than one message in --duration " +
+                              fmt::format("{:g}", cmd.duration_s) +
+                              " s; raise the rate, send smaller messages or run longer");
+        if (cmd.count > 0 && static_cast<double>(cmd.count) / rate > 86400)
+            throw usage_error(given + fmt::format(": --count {} would take {:.3g} s (more than a "
+                                                  "day); raise the rate or lower the count",
+                                                  cmd.count,
+                                                  static_cast<double>(cmd.count) / rate));
+    }
+}
 
 command_line parse_command_line(int argc, const char *const argv[]) {
     command_line cmd;
@@ -215,6 +238,7 @@ command_line parse_command_line(int argc, const char *const argv[]) {
                     "and the scheduled send time); --size " +
                     std::to_string(size) + " is smaller");
         if (!vm.count("mode")) cmd.modes = {"throughput"};
+        check_pacing(cmd);
     }
     if (!token_file.empty()) {
         if (!cmd.token.empty()) throw usage_error("--token and --token-file exclude each other");

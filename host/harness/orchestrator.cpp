@@ -189,9 +189,12 @@ void measure(const plugin::transport_info &transport, const case_spec &spec,
     client_job.cpu = client_sends ? spec.sender_cpu : spec.receiver_cpu;
     server_job.cpu = client_sends ? spec.receiver_cpu : spec.sender_cpu;
 
+    // The watchdog follows the schedule: a paced count takes count / rate seconds.
     const double watchdog_s = spec.timeout_s > 0 ? spec.timeout_s
-                              : spec.count > 0   ? 300.0
-                                                 : spec.warmup_s + spec.duration_s + 20.0;
+                              : spec.count > 0 && spec.rate > 0
+                                  ? spec.warmup_s + spec.count / spec.rate + 20.0
+                              : spec.count > 0 ? 300.0
+                                               : spec.warmup_s + spec.duration_s + 20.0;
     auto [server_result, client_result] = pair.run(
         to_json(server_job), to_json(client_job), watchdog_s,
         [&](bool from_client, const json &event) {

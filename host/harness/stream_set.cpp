@@ -1,5 +1,7 @@
 #include "harness/stream_set.hpp"
 
+#include <cstdlib>
+
 #include <deque>
 #include <string>
 #include <thread>
@@ -81,6 +83,31 @@ json aggregate(const std::string &role, const std::vector<const json *> &parts) 
 
 }  // namespace
 
+namespace {
+
+// A stream that failed while others still run: they may wait forever on peers that depend on it.
+const json *first_failure(const std::deque<stream_task> &tasks) {
+    for (const auto &t : tasks)
+        if (t.progress.finished.load(std::memory_order_acquire) && t.result.contains("error"))
+            return &t.result;
+    return nullptr;
+}
+
+// Tells the orchestrator at once (a result with the error ends the case, and both workers with
+// it) instead of joining threads blocked in plugin calls; then waits to be ended.
+[[noreturn]] void report_failure_and_wait(const json &failure, control::control_channel &channel) {
+    json result = failure;
+    result["type"] = "result";
+    channel.send(result);
+    try {
+        for (;;) channel.receive(-1);  // until the orchestrator closes the channel or kills us
+    } catch (const std::exception &) {
+    }
+    std::_Exit(1);
+}
+
+}  // namespace
+
 json run_streams(const job &j, const endpoint_lookup &endpoint_for,
                  control::control_channel &channel) {
     if (j.cpu >= 0) {
@@ -158,6 +185,7 @@ json run_streams(const job &j, const endpoint_lookup &endpoint_for,
             sent_reported = true;
         }
         if (all_done) break;
+        if (const json *failure = first_failure(tasks)) report_failure_and_wait(*failure, channel);
         const std::int64_t now = platform::now_ns();
         if (now >= next_interval) {
             // Receivers report what arrived; the pinger round trips. Sums over the streams.

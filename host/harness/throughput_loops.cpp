@@ -89,6 +89,7 @@ nlohmann::json run_sender(plugin::transport_endpoint &out, const job &j, stream_
             // The schedule, not the actual send time, goes into the message: a stall delays
             // every later message and the receiver sees it (no coordinated omission).
             scheduled = start + static_cast<std::int64_t>(static_cast<double>(seq) * period_ns);
+            if (!j.count && scheduled >= end) break;  // the next slot is past the window
             wait_until(scheduled);
         }
         status = path.send(

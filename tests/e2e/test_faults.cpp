@@ -242,3 +242,35 @@ TEST_CASE("SIGKILL of ipchost: the next run removes its queues and run directori
     for (const auto &q : queues) CHECK(after.count(q) == 0);
     CHECK(tmp.entries().empty());
 }
+
+TEST_CASE("one failing stream fails the case at once, with its cause", "[faults]") {
+    // The 51st recv (in one of 4 receiving streams) returns a status no ABI has, once; its
+    // sender then blocks on a full buffer. The case must end with that cause, long before the
+    // 30 s duration and the watchdog.
+    ipcbench::test::temp_dir tmp;
+    const auto started = std::chrono::steady_clock::now();
+    auto run = run_ipchost({"--plugin-dir", FAULT_PLUGIN_DIR,
+                            "--plugin",     "faulty",
+                            "--streams",    "4",
+                            "--size",       "64",
+                            "--mode",       "throughput",
+                            "--duration",   "30",
+                            "--warmup",     "0",
+                            "--timeout",    "60",
+                            "--format",     "json",
+                            "--opt",        "faulty.stream:fault=bad_status",
+                            "--opt",        "faulty.stream:at=recv",
+                            "--opt",        "faulty.stream:side=creator",
+                            "--opt",        "faulty.stream:after=50",
+                            "--opt",        "faulty.stream:times=1"},
+                           {{"TMPDIR", tmp.path()}}, 90);
+    const auto took = std::chrono::steady_clock::now() - started;
+    INFO(run.err);
+    CHECK(run.exit_code == 1);
+    const json r = json::parse(run.out).at("results").at(0);
+    CHECK(r.at("status") == "failed");
+    CHECK_THAT(r.at("error").get<std::string>(), Catch::Contains("unknown status 42"));
+    CHECK(took < std::chrono::seconds(20));
+    CHECK(ipcbench::test::leftover_workers().empty());
+    CHECK(tmp.entries().empty());
+}
