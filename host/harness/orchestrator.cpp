@@ -30,6 +30,8 @@ report::process_figures figures_from(const json &side, std::uint64_t messages, d
     f.max_rss_kib = u.max_rss_kib;
     f.voluntary_ctx_switches = u.voluntary_ctx_switches;
     f.involuntary_ctx_switches = u.involuntary_ctx_switches;
+    for (int cpu = 0; cpu < 64; ++cpu)
+        if (u.cpus_seen & (std::uint64_t{1} << cpu)) f.cpus.push_back(cpu);
     return f;
 }
 

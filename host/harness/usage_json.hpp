@@ -12,7 +12,8 @@ inline nlohmann::json usage_to_json(const platform::resource_usage &u) {
             {"cpu_sys_s", u.cpu_sys_s},
             {"max_rss_kib", u.max_rss_kib},
             {"voluntary_ctx_switches", u.voluntary_ctx_switches},
-            {"involuntary_ctx_switches", u.involuntary_ctx_switches}};
+            {"involuntary_ctx_switches", u.involuntary_ctx_switches},
+            {"cpus_seen", u.cpus_seen}};
 }
 
 inline platform::resource_usage usage_from_json(const nlohmann::json &j) {
@@ -22,6 +23,7 @@ inline platform::resource_usage usage_from_json(const nlohmann::json &j) {
     u.max_rss_kib = j.at("max_rss_kib");
     u.voluntary_ctx_switches = j.at("voluntary_ctx_switches");
     u.involuntary_ctx_switches = j.at("involuntary_ctx_switches");
+    u.cpus_seen = j.value("cpus_seen", std::uint64_t{0});
     return u;
 }
 

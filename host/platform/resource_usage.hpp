@@ -11,6 +11,9 @@ struct resource_usage {
     std::int64_t max_rss_kib = 0;  // peak over the process lifetime, not a difference
     std::int64_t voluntary_ctx_switches = 0;
     std::int64_t involuntary_ctx_switches = 0;
+    // CPUs the sampling thread was seen on (bit n = CPU n, up to 63), OR-ed over samples and
+    // threads: where a process ran when its timed windows began and ended.
+    std::uint64_t cpus_seen = 0;
 };
 
 resource_usage sample_resource_usage();

@@ -1,5 +1,6 @@
 #include "platform/resource_usage.hpp"
 
+#include <sched.h>
 #include <sys/resource.h>
 
 #include <algorithm>
@@ -17,6 +18,8 @@ resource_usage sample(int who) {
     usage.max_rss_kib = ru.ru_maxrss;  // Linux reports KiB
     usage.voluntary_ctx_switches = ru.ru_nvcsw;
     usage.involuntary_ctx_switches = ru.ru_nivcsw;
+    const int cpu = sched_getcpu();
+    if (cpu >= 0 && cpu < 64) usage.cpus_seen = std::uint64_t{1} << cpu;
     if (who != RUSAGE_SELF) {
         rusage self{};
         getrusage(RUSAGE_SELF, &self);
@@ -41,6 +44,7 @@ void accumulate(resource_usage &a, const resource_usage &b) {
     a.max_rss_kib = std::max(a.max_rss_kib, b.max_rss_kib);
     a.voluntary_ctx_switches += b.voluntary_ctx_switches;
     a.involuntary_ctx_switches += b.involuntary_ctx_switches;
+    a.cpus_seen |= b.cpus_seen;
 }
 
 resource_usage usage_between(const resource_usage &before, const resource_usage &after) {
@@ -51,6 +55,7 @@ resource_usage usage_between(const resource_usage &before, const resource_usage 
     delta.voluntary_ctx_switches = after.voluntary_ctx_switches - before.voluntary_ctx_switches;
     delta.involuntary_ctx_switches =
         after.involuntary_ctx_switches - before.involuntary_ctx_switches;
+    delta.cpus_seen = before.cpus_seen | after.cpus_seen;
     return delta;
 }
 

@@ -21,6 +21,7 @@ struct process_figures {
     std::int64_t max_rss_kib = 0;
     std::int64_t voluntary_ctx_switches = 0;
     std::int64_t involuntary_ctx_switches = 0;
+    std::vector<int> cpus;  // the CPUs it was seen on when its timed windows began and ended
 };
 
 struct throughput_figures {

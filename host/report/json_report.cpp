@@ -15,7 +15,8 @@ json process_json(const process_figures &p) {
             {"cpu_us_per_message", p.cpu_us_per_message},
             {"max_rss_kib", p.max_rss_kib},
             {"voluntary_ctx_switches", p.voluntary_ctx_switches},
-            {"involuntary_ctx_switches", p.involuntary_ctx_switches}};
+            {"involuntary_ctx_switches", p.involuntary_ctx_switches},
+            {"cpus", p.cpus}};
 }
 
 process_figures process_from(const json &j) {
@@ -28,6 +29,7 @@ process_figures process_from(const json &j) {
     p.max_rss_kib = j.value("max_rss_kib", std::int64_t{0});
     p.voluntary_ctx_switches = j.value("voluntary_ctx_switches", std::int64_t{0});
     p.involuntary_ctx_switches = j.value("involuntary_ctx_switches", std::int64_t{0});
+    p.cpus = j.value("cpus", std::vector<int>{});
     return p;
 }
 

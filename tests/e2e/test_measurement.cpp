@@ -6,6 +6,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <tuple>
 
 #include "support/process_runner.hpp"
 
@@ -111,6 +112,35 @@ TEST_CASE("interval reports: one one report per interval", "[measurement]") {
     CHECK(lines >= 3);
 }
 
+TEST_CASE("reverse: the server process really sends", "[measurement]") {
+    // The creator (server) side exits on its first send. Forward, it only receives: the run is
+    // fine. Reversed, it is the sender and must be reported dead as the sender.
+    const std::vector<std::string> base = {"--plugin-dir", FAULT_PLUGIN_DIR,
+                                           "--plugin",     "faulty",
+                                           "--size",       "64",
+                                           "--mode",       "throughput",
+                                           "--duration",   "0.2",
+                                           "--warmup",     "0",
+                                           "--timeout",    "20",
+                                           "--format",     "json",
+                                           "--opt",        "faulty.stream:fault=exit",
+                                           "--opt",        "faulty.stream:at=send",
+                                           "--opt",        "faulty.stream:side=creator"};
+    auto forward = run_ipchost(base);
+    INFO(forward.err);
+    REQUIRE(forward.exit_code == 0);
+    CHECK(json::parse(forward.out).at("results").at(0).at("status") == "ok");
+    std::vector<std::string> args = base;
+    args.push_back("--reverse");
+    auto reverse = run_ipchost(args);
+    INFO(reverse.err);
+    CHECK(reverse.exit_code == 1);
+    const json r = json::parse(reverse.out).at("results").at(0);
+    CHECK(r.at("direction") == "reverse");
+    CHECK_THAT(r.at("error").get<std::string>(),
+               Catch::Contains("sender process died (exit code 7)"));
+}
+
 TEST_CASE("reverse and bidir run the other and both directions", "[measurement]") {
     auto reverse =
         run_json({"--plugin", "socket.unix", "--mode", "throughput", "--size", "1K", "--reverse",
@@ -130,9 +160,24 @@ TEST_CASE("reverse and bidir run the other and both directions", "[measurement]"
 
 TEST_CASE("affinity pins the processes, a CPU that does not exist fails the case",
           "[measurement]") {
-    auto ok = run_ipchost({"--plugin", "pipe.fifo", "--size", "64", "--affinity", "0,1",
-                           "--duration", "0.1", "--warmup", "0"});
-    CHECK(ok.exit_code == 0);
+    // Where each process actually ran, not the label: the sender on S, the receiver on R, in
+    // both orders and with --reverse (the server process then sends).
+    for (const auto &[affinity, sender, receiver] :
+         {std::tuple<std::string, int, int>{"0,1", 0, 1}, {"1,0", 1, 0}}) {
+        for (const bool reverse : {false, true}) {
+            std::vector<std::string> args = {"--plugin",   "pipe.fifo",  "--size",     "64",
+                                             "--mode",     "throughput", "--affinity", affinity,
+                                             "--duration", "0.1",        "--warmup",   "0",
+                                             "--format",   "json"};
+            if (reverse) args.push_back("--reverse");
+            auto ok = run_ipchost(args);
+            INFO(affinity << (reverse ? " reverse" : "") << ": " << ok.err);
+            REQUIRE(ok.exit_code == 0);
+            const json r = json::parse(ok.out).at("results").at(0);
+            CHECK(r.at("sender").at("cpus") == json::array({sender}));
+            CHECK(r.at("receiver").at("cpus") == json::array({receiver}));
+        }
+    }
     auto bad = run_ipchost({"--plugin", "pipe.fifo", "--mode", "throughput", "--size", "64",
                             "--affinity", "0,4000", "--duration", "0.1", "--format", "json"});
     CHECK(bad.exit_code == 1);
