@@ -6,6 +6,7 @@
 #include "platform/file_trust.hpp"
 #include "platform/isolated_calls.hpp"
 #include "plugin/plugin_metadata.hpp"
+#include "plugin/probe_cache.hpp"
 
 namespace ipcbench::plugin {
 namespace {
@@ -50,10 +51,26 @@ void plugin_registry::scan(const std::vector<std::filesystem::path> &folders) {
 // children (own session, no stdio, a deadline), which send back what they found. ipchost itself
 // never runs plugin code; workers load the file again for their case.
 void plugin_registry::probe(const std::vector<std::filesystem::path> &files) {
-    auto results = platform::run_isolated(
-        files.size(),
-        [&](std::size_t i) { return metadata_to_json(load_plugin_file(files[i])).dump(); },
+    probe_cache cache;
+    std::vector<platform::isolated_result> results(files.size());
+    std::vector<std::size_t> fresh;  // files without a cached verdict
+    for (std::size_t i = 0; i < files.size(); ++i) {
+        if (auto cached = cache.find(files[i]))
+            results[i] = {cached->failure, cached->output};
+        else
+            fresh.push_back(i);
+    }
+    const auto probed = platform::run_isolated(
+        fresh.size(),
+        [&](std::size_t k) { return metadata_to_json(load_plugin_file(files[fresh[k]])).dump(); },
         probe_timeout_ms, probe_parallelism);
+    for (std::size_t k = 0; k < fresh.size(); ++k) {
+        results[fresh[k]] = probed[k];
+        // A crash or a hang is the file's; a failed fork or pipe is this machine's moment.
+        if (probed[k].failure.rfind("cannot ", 0) != 0)
+            cache.store(files[fresh[k]], {probed[k].failure, probed[k].output});
+    }
+    cache.save();
     for (std::size_t i = 0; i < files.size(); ++i) {
         if (!results[i].failure.empty()) {
             reject_file({files[i], "IPCB-LOAD-011",

@@ -6,9 +6,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
+#include <thread>
 
 #include "support/process_runner.hpp"
 
@@ -123,4 +126,68 @@ TEST_CASE("the main process never loads a plugin", "[isolation]") {
     INFO(run.err);
     CHECK_FALSE(run.timed_out);
     CHECK(run.exit_code == 0);
+}
+
+TEST_CASE("probe verdicts are cached by file identity: a slow plugin costs its time once",
+          "[isolation]") {
+    ipcbench::test::temp_dir state, dir;
+    const std::string copy = dir.path() + "/ipcb-hostile.so", marker = dir.path() + "/loads";
+    std::filesystem::copy_file(std::string(HOSTILE_PLUGIN_DIR) + "/ipcb-hostile.so", copy);
+    const std::map<std::string, std::string> env = {{"IPCBENCH_PROBE_CACHE", "1"},
+                                                    {"XDG_RUNTIME_DIR", state.path()},
+                                                    {"IPCB_HOSTILE", "marker,slow_entry"},
+                                                    {"IPCB_HOSTILE_MARKER", marker}};
+    auto count_loads = [&] {
+        std::ifstream in(marker);
+        std::size_t n = 0;
+        for (std::string line; std::getline(in, line);) ++n;
+        return n;
+    };
+    for (int run = 0; run < 2; ++run) {
+        auto listed = run_ipchost({"--plugin-dir", dir.path(), "--list"}, env, 60);
+        INFO(listed.err);
+        REQUIRE(listed.exit_code == 0);
+        CHECK_THAT(listed.out, Catch::Contains("hostile.stream"));
+    }
+    CHECK(count_loads() == 1);  // the second --list used the cached metadata
+    // A changed file is probed again.
+    std::filesystem::last_write_time(copy, std::filesystem::file_time_type::clock::now());
+    auto again = run_ipchost({"--plugin-dir", dir.path(), "--list"}, env, 60);
+    CHECK(again.exit_code == 0);
+    CHECK(count_loads() == 2);
+    struct stat st {};
+    REQUIRE(stat((state.path() + "/ipcbench/probe-cache.json").c_str(), &st) == 0);
+    CHECK((st.st_mode & 0777) == 0600);
+}
+
+TEST_CASE("a plugin's text is escaped and capped, bad option keys are refused", "[isolation]") {
+    auto ansi = run_ipchost({"--plugin-dir", HOSTILE_PLUGIN_DIR, "--list"},
+                            {{"IPCB_HOSTILE", "ansi_text"}}, 60);
+    INFO(ansi.err);
+    REQUIRE(ansi.exit_code == 0);
+    CHECK(ansi.out.find('\x1b') == std::string::npos);
+    CHECK_THAT(ansi.out, Catch::Contains("\\x1b[31mred\\x0asecond line"));
+    CHECK(ansi.out.size() < 16 * 1024);  // not 100 KB of description
+    auto described =
+        run_ipchost({"--plugin-dir", HOSTILE_PLUGIN_DIR, "--describe", "hostile.stream"},
+                    {{"IPCB_HOSTILE", "ansi_text"}}, 60);
+    CHECK(described.out.find('\x1b') == std::string::npos);
+    auto key = run_ipchost({"--plugin-dir", HOSTILE_PLUGIN_DIR, "--list", "--verbose"},
+                           {{"IPCB_HOSTILE", "bad_option_key"}}, 60);
+    CHECK_THAT(key.out, Catch::Contains("IPCB-LOAD-012") && Catch::Contains("'Bad Key'"));
+}
+
+TEST_CASE("SIGTERM during discovery leaves no probe behind", "[isolation]") {
+    // The probes sleep in their entry point; ipchost is terminated while they do.
+    auto run = ipcbench::test::run_process(
+        {"/bin/sh", "-c",
+         std::string("IPCB_HOSTILE=slow_entry '") + IPCHOST_PATH + "' --plugin-dir '" +
+             HOSTILE_PLUGIN_DIR +
+             "' --list & host=$!; sleep 0.3; kill -TERM $host; wait $host; "
+             "exit 0"});
+    CHECK(run.exit_code == 0);
+    // Probes are forked copies of ipchost carrying this test's tag; none may outlive it.
+    for (int i = 0; i < 100 && !ipcbench::test::tagged_processes().empty(); ++i)
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    CHECK(ipcbench::test::tagged_processes().empty());
 }

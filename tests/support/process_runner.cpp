@@ -112,6 +112,9 @@ const std::string &test_tag() {
     static const std::string tag = [] {
         std::string t = "ipcbench-tests-" + std::to_string(getpid());
         setenv("IPCBENCH_TEST_TAG", t.c_str(), 1);
+        // Fixture plugins change behaviour with the environment, not the file: no cached
+        // verdicts, except where a test turns the cache on to test it.
+        setenv("IPCBENCH_PROBE_CACHE", "0", 0);
         return t;
     }();
     return tag;
@@ -134,6 +137,25 @@ std::vector<int> leftover_workers() {
         if (name.find_first_not_of("0123456789") != std::string::npos) continue;
         const std::string cmdline = read_all(entry.path() / "cmdline");
         if (cmdline.find(std::string("peer\0--control-fd", 17)) == std::string::npos) continue;
+        if (read_all(entry.path() / "environ").find(marker) != std::string::npos)
+            pids.push_back(std::stoi(name));
+    }
+    return pids;
+}
+
+std::vector<int> tagged_processes() {
+    const std::string marker = "IPCBENCH_TEST_TAG=" + test_tag() + std::string(1, '\0');
+    const std::string self = std::to_string(getpid());
+    std::vector<int> pids;
+    for (const auto &entry : std::filesystem::directory_iterator("/proc")) {
+        const std::string name = entry.path().filename().string();
+        if (name.find_first_not_of("0123456789") != std::string::npos || name == self) continue;
+        std::ifstream stat(entry.path() / "stat");
+        std::string line;
+        std::getline(stat, line);
+        const auto close = line.rfind(')');
+        if (close != std::string::npos && line.size() > close + 2 && line[close + 2] == 'Z')
+            continue;  // a zombie is already dead
         if (read_all(entry.path() / "environ").find(marker) != std::string::npos)
             pids.push_back(std::stoi(name));
     }

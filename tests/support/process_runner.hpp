@@ -29,6 +29,9 @@ process_output run_process_signalled(const std::vector<std::string> &argv, doubl
 // Workers (`ipchost peer`) still alive that this test binary's own runs started (they carry its
 // IPCBENCH_TEST_TAG), never another ipchost's on the machine.
 std::vector<int> leftover_workers();
+// Processes other than this one that carry this test binary's IPCBENCH_TEST_TAG (everything its
+// runs started), still alive.
+std::vector<int> tagged_processes();
 // The addresses of one scheme ("sysv") that ipchost -v logged for its creators: the objects this
 // test's runs made, to check that none is left.
 std::set<std::string> named_addresses(const std::string &verbose_log, const std::string &scheme);

@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# Mutation check: does the test suite fail when a promise breaks? Each line of the table below is
+# a one-line breakage (a literal replacement in one file) and the tests that must then fail. The
+# script copies the tracked tree to a scratch folder, builds it once, checks that those tests pass
+# unmutated, then applies each mutation alone, rebuilds, runs its tests and restores the file.
+# A mutation the tests do not catch, or one that no longer applies (the code moved), is a failure.
+#
+#   scripts/mutate.sh [WORK_DIR]      (default /tmp/ipcbench-mutate; kept for a faster rerun)
+#
+# Not a CI stage: a rebuild per mutation costs about a minute on the 2-core machine, ~25 min in
+# all. Run it once per issue (the closing note says when it last ran and what it caught).
+set -uo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+work="${1:-/tmp/ipcbench-mutate}"
+jobs="$(nproc)"
+
+# file | literal text | replacement | ctest -R regex of the tests that must fail
+mutations=(
+  "host/harness/orchestrator.cpp|client_job.cpu = client_sends ? spec.sender_cpu : spec.receiver_cpu;|client_job.cpu = client_sends ? spec.receiver_cpu : spec.sender_cpu;|affinity pins"
+  "host/harness/orchestrator.cpp|const bool reverse = !latency && spec.direction == \"reverse\";|const bool reverse = false;|the server process really sends"
+  "host/report/csv_report.cpp|seen += count;|seen += count + 1;|histogram CSV"
+  "host/cli/compare_command.cpp|std::fabs(ratio - 1) * 100 > cmd.fail_on_regression|std::fabs(ratio - 1) * 100 >= 0|compare: a run against itself"
+  "host/report/repetition_summary.cpp|it->second.first.cv > cv_warning|it->second.first.cv > 1e9|cv-warn warns"
+  "host/conformance/conformance_suite.cpp|if (!stream && max >= 64) {|if (false) {|conformance.udp.inet"
+  "host/report/json_report.cpp|{\"messages_received\", r.integrity.messages_received},||deliver every message"
+  "host/stats/sequence_tracker.hpp|            ++duplicates_;||duplicates and reordering"
+  "host/stats/sequence_tracker.hpp|bits_[(s / 64) % words] &= ~(std::uint64_t{1} << (s % 64));||a gap clears the window"
+  "host/remote/agent_policy.cpp|if (!transport.has(IPCB_CAP_CROSS_HOST))|if (false)|only cross-host transports"
+  "host/remote/agent_hello.cpp|if (!token->is_string()) return wrong_type(\"token\", \"a string\", *token);||malformed hellos"
+  "host/remote/agent_server.cpp|!tokens_equal(options_.token, hello.token)|false|wrong token"
+  "host/harness/worker.cpp|if (agent_mode_) return load_for_agent(id);||library of its choosing"
+  "host/platform/isolated_calls_posix.cpp|    setsid();  // its own session|    // no session of its own|signalling its process group"
+  "host/platform/child_process_posix.cpp|if (dup2(output_fd, 1) < 0 \|\| dup2(output_fd, 2) < 0) _exit(127);||output never reaches"
+  "host/platform/file_trust_posix.cpp|if (st.st_mode & S_IWOTH)|if (false)|others can write"
+  "host/report/html_report.cpp|html_escape(r->mode),|r->mode,|forged result file"
+  "host/main.cpp|if (std::fflush(stdout) != 0 \|\| std::ferror(stdout)) {|if (false) {|failed write of results"
+  "host/harness/stale_runs.cpp|if (!owner_gone(dir)) continue;|continue;|SIGKILL of ipchost"
+  "host/harness/stream_set.cpp|if (const json *failure = first_failure(tasks)) report_failure_and_wait(*failure, channel);||one failing stream"
+  "host/cli/command_line.cpp|        check_pacing(cmd);||pacing: impossible"
+  "plugins/shm/shm_ring.c|return pid > 0 && kill(pid, 0) != 0 && errno == ESRCH;|return 0;|conformance.shm.ring"
+  "plugins/udp/udp_endpoint.c|ipcb_fail(error, IPCB_E_TRUNCATED, 0,|ipcb_fail(error, IPCB_E_SYSTEM, 0,|conformance.udp.inet"
+  "host/harness/throughput_loops.cpp|if (sequences.record(seq) && j.verify && !pattern.matches(m, seq)) ++corrupted;|sequences.record(seq);|verify finds nothing"
+  "host/stats/sequence_tracker.hpp|if (highest_ - seq >= window) {|if (false) {|older than the window"
+)
+
+echo "mutate: copying the tracked tree to $work"
+mkdir -p "$work/src"
+(cd "$root" && git ls-files -z | tar --null -c -T -) | tar -x -C "$work/src"
+cmake -S "$work/src" -B "$work/build" -DIPCBENCH_BUILD_TESTS=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  >/dev/null || exit 1
+echo "mutate: building once"
+cmake --build "$work/build" -j"$jobs" >"$work/build.log" 2>&1 || { tail -30 "$work/build.log"; exit 1; }
+
+run_tests() {  # run_tests REGEX: ctest's exit code
+  (cd "$work/build" && ctest -R "$1" -j"$jobs" --timeout 180 >"$work/ctest.log" 2>&1)
+}
+
+all_tests="$(printf '%s\n' "${mutations[@]}" | cut -d'|' -f4 | paste -sd'|')"
+echo "mutate: the targeted tests, unmutated"
+if ! run_tests "$all_tests"; then
+  echo "mutate: the tests fail without any mutation; fix that first"
+  tail -30 "$work/ctest.log"
+  exit 1
+fi
+
+caught=0
+missed=0
+start=$SECONDS
+for m in "${mutations[@]}"; do
+  IFS='|' read -r file from to tests <<<"$(sed 's/\\|/\x01/g' <<<"$m")"
+  from="${from//$'\x01'/|}"
+  to="${to//$'\x01'/|}"
+  target="$work/src/$file"
+  cp "$target" "$work/original"
+  FROM="$from" TO="$to" perl -0pi -e 's/\Q$ENV{FROM}\E/$ENV{TO}/' "$target"
+  if cmp -s "$target" "$work/original"; then
+    echo "STALE  $file: '$from' not found (update the table)"
+    missed=$((missed + 1))
+    continue
+  fi
+  if ! cmake --build "$work/build" -j"$jobs" >"$work/build.log" 2>&1; then
+    echo "NOBUILD $file: '$from' -> '$to' does not compile (a mutation must)"
+    missed=$((missed + 1))
+  elif run_tests "$tests"; then
+    echo "MISSED $file: '$from' -> '$to'; '$tests' still pass"
+    missed=$((missed + 1))
+  else
+    echo "caught $file: '$from' -> '$to' ($(grep -c 'Failed\|\*\*\*' "$work/ctest.log" || true) failing lines in '$tests')"
+    caught=$((caught + 1))
+  fi
+  cp "$work/original" "$target"
+done
+cmake --build "$work/build" -j"$jobs" >/dev/null 2>&1  # leave the scratch build unmutated
+echo "mutate: $caught caught, $missed missed of ${#mutations[@]} in $((SECONDS - start)) s"
+[ "$missed" -eq 0 ]
