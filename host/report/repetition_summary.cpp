@@ -2,6 +2,8 @@
 
 #include "report/case_result.hpp"
 
+#include <set>
+
 namespace ipcbench::report {
 
 std::map<std::string, double> comparable_figures(const case_result &r) {
@@ -51,6 +53,9 @@ process_figures median_process(const std::vector<const process_figures *> &ps) {
         static_cast<std::int64_t>(med(&process_figures::voluntary_ctx_switches));
     out.involuntary_ctx_switches =
         static_cast<std::int64_t>(med(&process_figures::involuntary_ctx_switches));
+    std::set<int> cpus;  // where it ran in any repetition
+    for (const auto *p : ps) cpus.insert(p->cpus.begin(), p->cpus.end());
+    out.cpus.assign(cpus.begin(), cpus.end());
     return out;
 }
 

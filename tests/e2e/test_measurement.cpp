@@ -217,6 +217,7 @@ TEST_CASE("repeat reports median and spread, JSON, CSV and Markdown agree", "[me
     REQUIRE(results.size() == 4);
     for (const auto &r : results) {
         CHECK(r.at("repetitions") == 3);
+        CHECK_FALSE(r.at("sender").at("cpus").empty());  // where it ran, over the repetitions
         const auto figure = r.at("mode") == "throughput" ? "bytes_per_sec" : "latency_p50_ns";
         const auto &s = r.at("statistics").at(figure);
         CHECK(s.at("samples").size() == 3);
