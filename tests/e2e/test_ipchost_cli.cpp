@@ -37,6 +37,7 @@ TEST_CASE("ipchost --plugin pipe --format json: two processes, every byte counte
     const auto &results = doc.at("results");
     REQUIRE(results.size() == 2 * (3 + 1));  // 2 transports x (3 throughput sizes + 1 latency)
     int throughput = 0, latency = 0;
+    REQUIRE_FALSE(results.empty());  // a loop over nothing asserts nothing
     for (const auto &r : results) {
         INFO(r.dump());
         CHECK(r.at("plugin") == "pipe");
@@ -96,6 +97,7 @@ TEST_CASE("a plugin written in plain C loads and runs, beside rejected files", "
     std::ifstream in(out_file);
     json doc = json::parse(in);
     REQUIRE(doc.at("results").size() == 4);
+    REQUIRE_FALSE(doc.at("results").empty());  // a loop over nothing asserts nothing
     for (const auto &r : doc.at("results")) {
         CHECK(r.at("transport") == "cplug.stream");
         CHECK(r.at("status") == "ok");

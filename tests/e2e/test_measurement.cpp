@@ -36,6 +36,7 @@ TEST_CASE("streams: 3 streams move exactly --count messages on every stream", "[
     auto doc =
         run_json({"--plugin", "pipe.fifo,socket.seqpacket", "--mode", "throughput", "--size", "64",
                   "--streams", "3", "--count", "5000", "--warmup", "0", "--format", "json"});
+    REQUIRE_FALSE(doc.at("results").empty());  // a loop over nothing asserts nothing
     for (const auto &r : doc.at("results")) {
         INFO(r.dump());
         REQUIRE(r.at("status") == "ok");
@@ -79,6 +80,7 @@ TEST_CASE("verify finds nothing on a sound transport and counts a corrupting one
           "[measurement]") {
     auto good = run_json({"--plugin", "pipe.fifo,udp.unix", "--size", "256", "--verify",
                           "--duration", "0.2", "--warmup", "0", "--format", "json"});
+    REQUIRE(good.at("results").size() == 2);
     for (const auto &r : good.at("results")) CHECK(r.at("integrity").at("corrupted") == 0);
     auto bad = run_json({"--plugin-dir", BAD_PLUGIN_DIR, "--plugin", "badplug", "--mode",
                          "throughput", "--size", "256", "--verify", "--count", "2000", "--warmup",
@@ -152,6 +154,7 @@ TEST_CASE("reverse and bidir run the other and both directions", "[measurement]"
     REQUIRE(results.size() == 2);
     CHECK(results.at(0).at("direction") == "forward");
     CHECK(results.at(1).at("direction") == "reverse");
+    REQUIRE_FALSE(results.empty());  // a loop over nothing asserts nothing
     for (const auto &r : results) {
         CHECK(r.at("bidir") == true);
         CHECK(r.at("integrity").at("messages_received") == 3000);
@@ -215,6 +218,7 @@ TEST_CASE("repeat reports median and spread, JSON, CSV and Markdown agree", "[me
     json doc = json::parse(in);
     const auto &results = doc.at("results");
     REQUIRE(results.size() == 4);
+    REQUIRE_FALSE(results.empty());  // a loop over nothing asserts nothing
     for (const auto &r : results) {
         CHECK(r.at("repetitions") == 3);
         CHECK_FALSE(r.at("sender").at("cpus").empty());  // where it ran, over the repetitions

@@ -3,8 +3,8 @@
 #include <catch2/catch.hpp>
 
 #include <fstream>
-#include <set>
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "support/json_schema.hpp"
 #include "support/process_runner.hpp"
@@ -39,7 +39,8 @@ TEST_CASE("the schema check itself catches a dropped, an extra and a mistyped fi
     extra["results"][0]["receiver"]["surprise"] = 1;
     mistyped["results"][0]["message_size"] = "64";
     CHECK_THAT(joined(schema_problems(s, dropped)), Catch::Contains("'lost' is missing"));
-    CHECK_THAT(joined(schema_problems(s, extra)), Catch::Contains("'surprise' is not in the schema"));
+    CHECK_THAT(joined(schema_problems(s, extra)),
+               Catch::Contains("'surprise' is not in the schema"));
     CHECK_FALSE(schema_problems(s, mistyped).empty());
 }
 
@@ -52,14 +53,14 @@ TEST_CASE("every result kind matches docs/result.schema.json", "[schema]") {
         // latency (round trip) and a size above the transport's limit (skipped)
         {"--plugin", "udp.inet", "--size", "64,100K", "--duration", "0.05", "--warmup", "0"},
         // paced: one-way latency from the schedule
-        {"--plugin", "udp.unix", "--rate", "500", "--size", "64", "--duration", "0.1",
-         "--warmup", "0"},
+        {"--plugin", "udp.unix", "--rate", "500", "--size", "64", "--duration", "0.1", "--warmup",
+         "0"},
         // repeated: statistics and the repetition count
         {"--plugin", "pipe.fifo", "--size", "64", "--mode", "throughput", "--repeat", "2",
          "--duration", "0.05", "--warmup", "0"},
         // both directions at once
-        {"--plugin", "pipe.fifo", "--size", "64", "--mode", "throughput", "--bidir",
-         "--duration", "0.05", "--warmup", "0"},
+        {"--plugin", "pipe.fifo", "--size", "64", "--mode", "throughput", "--bidir", "--duration",
+         "0.05", "--warmup", "0"},
         // a failed case
         {"--plugin-dir", FAULT_PLUGIN_DIR, "--plugin", "faulty", "--size", "64", "--mode",
          "throughput", "--duration", "0.1", "--timeout", "20", "--opt", "faulty.stream:fault=exit",

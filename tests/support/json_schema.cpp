@@ -42,9 +42,12 @@ public:
         }
         if (schema.contains("type")) {
             bool ok = false;
-            for (const auto &t : schema["type"].is_array() ? schema["type"] : json::array({schema["type"]}))
+            for (const auto &t :
+                 schema["type"].is_array() ? schema["type"] : json::array({schema["type"]}))
                 ok |= has_type(v, t);
-            if (!ok) return problems.push_back(at + ": expected " + schema["type"].dump() + ", got " + v.type_name());
+            if (!ok)
+                return problems.push_back(at + ": expected " + schema["type"].dump() + ", got " +
+                                          v.type_name());
         }
         if (schema.contains("enum") &&
             std::find(schema["enum"].begin(), schema["enum"].end(), v) == schema["enum"].end())
@@ -60,7 +63,9 @@ public:
 private:
     void check_object(const json &schema, const json &v, const std::string &at) {
         for (const auto &name : schema.value("required", json::array()))
-            if (!v.contains(name)) problems.push_back(at + ": required field '" + name.get<std::string>() + "' is missing");
+            if (!v.contains(name))
+                problems.push_back(at + ": required field '" + name.get<std::string>() +
+                                   "' is missing");
         const json properties = schema.value("properties", json::object());
         for (const auto &[name, value] : v.items()) {
             if (properties.contains(name)) {
