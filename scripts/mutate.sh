@@ -5,12 +5,18 @@
 # unmutated, then applies each mutation alone, rebuilds, runs its tests and restores the file.
 # A mutation the tests do not catch, or one that no longer applies (the code moved), is a failure.
 #
-#   scripts/mutate.sh [WORK_DIR]      (default /tmp/ipcbench-mutate; kept for a faster rerun)
+#   scripts/mutate.sh [--from N] [WORK_DIR]   (default /tmp/ipcbench-mutate, kept for a faster
+#                                              rerun; --from N starts at the Nth mutation, 1-based)
 #
 # Not a CI stage: a rebuild per mutation costs about a minute on the 2-core machine, ~25 min in
 # all. Run it once per issue (the closing note says when it last ran and what it caught).
 set -uo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
+first=1
+if [ "${1:-}" = "--from" ]; then
+  first="$2"
+  shift 2
+fi
 work="${1:-/tmp/ipcbench-mutate}"
 jobs="$(nproc)"
 
@@ -52,7 +58,9 @@ echo "mutate: building once"
 cmake --build "$work/build" -j"$jobs" >"$work/build.log" 2>&1 || { tail -30 "$work/build.log"; exit 1; }
 
 run_tests() {  # run_tests REGEX: ctest's exit code
-  (cd "$work/build" && ctest -R "$1" -j"$jobs" --timeout 180 >"$work/ctest.log" 2>&1)
+  # In a session of its own: a mutation that lets a plugin signal its process group must not
+  # take this script down with the tests.
+  (cd "$work/build" && setsid --wait ctest -R "$1" -j"$jobs" --timeout 180 >"$work/ctest.log" 2>&1)
 }
 
 all_tests="$(printf '%s\n' "${mutations[@]}" | cut -d'|' -f4 | paste -sd'|')"
@@ -66,7 +74,10 @@ fi
 caught=0
 missed=0
 start=$SECONDS
+index=0
 for m in "${mutations[@]}"; do
+  index=$((index + 1))
+  [ "$index" -lt "$first" ] && continue
   IFS='|' read -r file from to tests <<<"$(sed 's/\\|/\x01/g' <<<"$m")"
   from="${from//$'\x01'/|}"
   to="${to//$'\x01'/|}"
@@ -91,5 +102,5 @@ for m in "${mutations[@]}"; do
   cp "$work/original" "$target"
 done
 cmake --build "$work/build" -j"$jobs" >/dev/null 2>&1  # leave the scratch build unmutated
-echo "mutate: $caught caught, $missed missed of ${#mutations[@]} in $((SECONDS - start)) s"
+echo "mutate: $caught caught, $missed missed of $((${#mutations[@]} - first + 1)) in $((SECONDS - start)) s"
 [ "$missed" -eq 0 ]

@@ -128,7 +128,8 @@ report::interval_figures interval_from(const json &e) {
 }
 
 void measure(const plugin::transport_info &transport, const case_spec &spec,
-             std::vector<report::case_result> &results, const interval_sink &on_interval) {
+             std::vector<report::case_result> &results, const interval_sink &on_interval,
+             worker_outputs &outputs) {
     const bool latency = spec.mode == "latency";
     const bool bidir = !latency && spec.direction == "bidir";
     const bool reverse = !latency && spec.direction == "reverse";
@@ -152,7 +153,7 @@ void measure(const plugin::transport_info &transport, const case_spec &spec,
                                     : reverse ? "receiver"
                                               : "sender";
     worker_pair pair(transport, repeat(per_stream, spec.streams), server_side, client_side,
-                     spec.peer);
+                     spec.peer, &outputs);
     auto [server_settings, client_settings] =
         pair.connect(spec.options, spec.size, connect_timeout_ns);
     auto &first = results.front();
@@ -261,12 +262,13 @@ std::vector<report::case_result> run_case(const plugin::transport_info &transpor
         results = {base};
     }
     std::string status = "ok", error;
+    worker_outputs outputs;  // outlives the pair inside measure(), whatever happens there
     try {
         if (spec.zero_copy == "on" && !transport.calls.zero_copy_send)
             throw std::runtime_error(transport.id +
                                      " has no zero-copy send (borrow/publish, ABI 1.1); use "
                                      "--zero-copy auto or off");
-        measure(transport, spec, results, on_interval);
+        measure(transport, spec, results, on_interval, outputs);
     } catch (const pair_interrupted &e) {
         status = "interrupted";
         error = e.what();
@@ -279,6 +281,9 @@ std::vector<report::case_result> run_case(const plugin::transport_info &transpor
         status = "failed";
         error = e.what();
     }
+    for (const auto &[side, printed] : outputs)
+        if (printed.bytes > 0)
+            for (auto &r : results) r.worker_output[side] = {printed.bytes, printed.text};
     if (status != "ok")
         for (auto &r : results) {
             r.status = status;

@@ -38,12 +38,12 @@ std::string direction_name(std::uint32_t d) {
 // One side: a local worker process, or a worker an `ipchost serve` agent runs on another host
 // (then only the connection is ours: "killing" it closes the connection and the agent kills it).
 struct worker_pair::process {
-    explicit process(std::string side)
+    process(std::string side, platform::captured_output *keep)
         : side(std::move(side)),
           child(std::make_unique<platform::child_process>(
               platform::self_executable_path(),
               std::vector<std::string>{"peer", "--control-fd", std::to_string(worker_fd)},
-              worker_fd, this->side + " worker")),
+              worker_fd, this->side + " worker", keep)),
           channel(child->control_fd()) {}
     process(std::string side, int remote_fd)
         : side(std::move(side)), remote_fd(remote_fd), channel(remote_fd) {}
@@ -77,9 +77,11 @@ struct worker_pair::process {
 
 worker_pair::worker_pair(const plugin::transport_info &transport,
                          std::vector<std::uint32_t> server_dirs, std::string server_side,
-                         std::string client_side, const remote::peer_agent *remote)
+                         std::string client_side, const remote::peer_agent *remote,
+                         worker_outputs *outputs)
     : transport_(transport),
       remote_(remote),
+      outputs_(outputs),
       server_dirs_(std::move(server_dirs)),
       server_side_(std::move(server_side)),
       client_side_(std::move(client_side)) {
@@ -256,9 +258,10 @@ std::vector<std::string> worker_pair::creator_addresses() const {
 
 void worker_pair::start() {
     if (server_) return;
+    auto keep = [this](const std::string &side) { return outputs_ ? &(*outputs_)[side] : nullptr; };
     server_ = remote_ ? std::make_unique<process>(server_side_, remote::connect_agent(*remote_, 10))
-                      : std::make_unique<process>(server_side_);
-    client_ = std::make_unique<process>(client_side_);
+                      : std::make_unique<process>(server_side_, keep(server_side_));
+    client_ = std::make_unique<process>(client_side_, keep(client_side_));
     collect({server_.get(), client_.get()}, "hello", now_ns() + setup_timeout_ns);
 }
 

@@ -1,12 +1,14 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "platform/output_capture.hpp"
 #include "platform/run_directory.hpp"
 #include "plugin/transport_info.hpp"
 #include "remote/agent_client.hpp"
@@ -29,14 +31,19 @@ struct pair_interrupted : std::runtime_error {
 // the server creates the endpoints, the client connects to them. Every wait is bounded and
 // watches both processes, so a crash or hang becomes a pair_failure naming the side, never a hang
 // of ipchost. The destructor kills what is still running and removes what a killed creator left.
+// What each worker printed, by side ("sender", "receiver"...).
+using worker_outputs = std::map<std::string, platform::captured_output>;
+
 class worker_pair {
 public:
     // server_dirs: the server's endpoint directions in order (IPCB_DIR_*); the client gets the
     // mirror image. `server_side`/`client_side` name the processes in messages.
     // With `remote`, the server side runs on that `ipchost serve` agent instead of here.
+    // With `outputs`, what each local worker prints is also kept there, by side (it must
+    // outlive the pair: the result is built after the pair is gone).
     worker_pair(const plugin::transport_info &transport, std::vector<std::uint32_t> server_dirs,
                 std::string server_side, std::string client_side,
-                const remote::peer_agent *remote = nullptr);
+                const remote::peer_agent *remote = nullptr, worker_outputs *outputs = nullptr);
     ~worker_pair();
     worker_pair(const worker_pair &) = delete;
     worker_pair &operator=(const worker_pair &) = delete;
@@ -85,6 +92,7 @@ private:
 
     const plugin::transport_info &transport_;
     const remote::peer_agent *remote_;
+    worker_outputs *outputs_ = nullptr;
     std::vector<std::uint32_t> server_dirs_, client_dirs_;
     std::string server_side_, client_side_;
     platform::run_directory run_dir_;

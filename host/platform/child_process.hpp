@@ -8,6 +8,7 @@
 namespace ipcbench::platform {
 
 class output_capture;
+struct captured_output;
 
 // How a child process ended.
 struct exit_status {
@@ -26,8 +27,10 @@ public:
     // Starts `program args...`; the child gets its end of a socketpair as descriptor
     // `child_fd_number` (args should tell it so). Throws std::runtime_error on failure.
     // Its stdout and stderr go through an output_capture labelled `label`, never to ours.
+    // `keep`, when given, also receives that output for the result (see output_capture).
     child_process(const std::string &program, const std::vector<std::string> &args,
-                  int child_fd_number, const std::string &label = "worker");
+                  int child_fd_number, const std::string &label = "worker",
+                  captured_output *keep = nullptr);
     ~child_process();
     child_process(const child_process &) = delete;
     child_process &operator=(const child_process &) = delete;

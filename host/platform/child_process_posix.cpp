@@ -36,8 +36,8 @@ std::string self_executable_path() {
 }
 
 child_process::child_process(const std::string &program, const std::vector<std::string> &args,
-                             int child_fd_number, const std::string &label)
-    : output_(std::make_unique<output_capture>(label)) {
+                             int child_fd_number, const std::string &label, captured_output *keep)
+    : output_(std::make_unique<output_capture>(label, keep)) {
     const int output_fd = output_->child_fd();
     int fds[2];
     if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0)

@@ -11,9 +11,18 @@ namespace ipcbench::platform {
 // a thread forwards what arrives to ipchost's stderr, each line escaped (text/printable_text)
 // and prefixed with `label`, up to max_forwarded bytes, and counts the rest. ipchost's stdout,
 // where results go, never sees a worker's output.
+// What a child printed, kept for its case's result: every byte counted, the first max_kept bytes
+// of text (escaped, line by line). Written by the capture thread only, read after it is gone.
+struct captured_output {
+    std::size_t bytes = 0;
+    std::string text;
+    static constexpr std::size_t max_kept = 4096;
+};
+
 class output_capture {
 public:
-    explicit output_capture(std::string label);
+    // `keep`, when given, receives what the child printed (it must outlive this object).
+    explicit output_capture(std::string label, captured_output *keep = nullptr);
     ~output_capture();  // stops forwarding (at most ~100 ms), reports what was dropped
     output_capture(const output_capture &) = delete;
     output_capture &operator=(const output_capture &) = delete;
@@ -27,6 +36,7 @@ private:
     void forward();
 
     std::string label_;
+    captured_output *keep_ = nullptr;
     int read_fd_ = -1, write_fd_ = -1;
     std::atomic<bool> stop_{false};
     std::size_t forwarded_ = 0, dropped_ = 0;

@@ -13,7 +13,8 @@
 
 namespace ipcbench::platform {
 
-output_capture::output_capture(std::string label) : label_(std::move(label)) {
+output_capture::output_capture(std::string label, captured_output *keep)
+    : label_(std::move(label)), keep_(keep) {
     int fds[2];
     if (pipe2(fds, O_CLOEXEC) != 0) throw std::runtime_error("pipe for a worker's output");
     read_fd_ = fds[0];
@@ -46,6 +47,7 @@ void output_capture::forward() {
         if (rc > 0) n = read(read_fd_, buf, sizeof buf);
         if (n > 0) {
             const auto bytes = static_cast<std::size_t>(n);
+            if (keep_) keep_->bytes += bytes;
             const std::size_t room = max_forwarded - std::min(max_forwarded, forwarded_);
             pending.append(buf, std::min(bytes, room));
             forwarded_ += std::min(bytes, room);
@@ -55,7 +57,11 @@ void output_capture::forward() {
         for (std::size_t eol;
              (eol = pending.find('\n')) != std::string::npos || (done && !pending.empty());) {
             const std::size_t end = eol == std::string::npos ? pending.size() : eol;
-            fmt::print(stderr, "[{}] {}\n", label_, text::printable(pending.substr(0, end), 4096));
+            const std::string line = text::printable(pending.substr(0, end), 4096);
+            fmt::print(stderr, "[{}] {}\n", label_, line);
+            if (keep_ && keep_->text.size() < captured_output::max_kept)
+                keep_->text +=
+                    line.substr(0, captured_output::max_kept - keep_->text.size()) + "\n";
             pending.erase(0, end == pending.size() ? end : end + 1);
         }
         if (done) break;

@@ -24,6 +24,13 @@ struct process_figures {
     std::vector<int> cpus;  // the CPUs it was seen on when its timed windows began and ended
 };
 
+// What a worker printed during the case (plugin output, its warnings): every byte counted, the
+// first 4 KiB kept, escaped. Only for sides that printed anything.
+struct printed_output {
+    std::uint64_t bytes = 0;
+    std::string text;
+};
+
 struct throughput_figures {
     double bytes_per_sec = 0;
     double messages_per_sec = 0;
@@ -94,6 +101,7 @@ struct case_result {
     std::map<std::string, std::string> options;  // effective, including defaults
     stats::latency_histogram histogram;          // latency, or one-way latency when paced
     // --repeat: each repetition, and the spread of each figure over them.
+    std::map<std::string, printed_output> worker_output;  // by side ("sender", "receiver"...)
     std::vector<case_result> repetitions;
     int repeat_count = 1;  // repetitions behind the figures (kept when read back from JSON)
     std::map<std::string, std::pair<stats::summary, std::vector<double>>> statistics;

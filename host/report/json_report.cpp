@@ -33,6 +33,14 @@ process_figures process_from(const json &j) {
     return p;
 }
 
+// Only sides that printed: {"receiver": {"bytes": 4194304, "text": "first 4 KiB..."}}.
+json worker_output_json(const case_result &r) {
+    json out = json::object();
+    for (const auto &[side, printed] : r.worker_output)
+        out[side] = {{"bytes", printed.bytes}, {"text", printed.text}};
+    return out;
+}
+
 json result_json(const case_result &r) {
     json j = {
         {"plugin", r.plugin},       {"transport", r.transport}, {"mode", r.mode},
@@ -41,6 +49,7 @@ json result_json(const case_result &r) {
         {"data_path", r.data_path}, {"status", r.status},       {"duration_s", r.duration_s},
         {"options", r.options},     {"warnings", r.warnings}};
     if (!r.error.empty()) j["error"] = r.error;
+    if (!r.worker_output.empty()) j["worker_output"] = worker_output_json(r);
     if (r.status != "ok") return j;
     j["throughput"] = nullptr;
     j["latency_ns"] = nullptr;
@@ -110,6 +119,10 @@ case_result result_from(const json &j) {
     r.duration_s = j.value("duration_s", 0.0);
     r.options = j.value("options", std::map<std::string, std::string>{});
     r.warnings = j.value("warnings", std::vector<std::string>{});
+    if (const auto printed_by = j.find("worker_output"); printed_by != j.end())
+        for (const auto &[side, printed] : printed_by->items())
+            r.worker_output[side] = {printed.at("bytes").get<std::uint64_t>(),
+                                     printed.at("text").get<std::string>()};
     r.repeat_count = j.value("repetitions", 1);
     if (r.status != "ok") return r;
     if (j.contains("throughput") && !j["throughput"].is_null())

@@ -60,6 +60,13 @@ TEST_CASE("a plugin's output never reaches ipchost's stdout", "[isolation]") {
     const json doc = json::parse(run.out);  // 4 MiB of 'S' would make this throw
     REQUIRE(doc.at("results").size() == 1);
     CHECK(doc.at("results")[0].at("status") == "ok");
+    // Named in the result: every byte counted, the first 4 KiB kept.
+    for (const char *side : {"sender", "receiver"}) {
+        const auto &printed = doc.at("results")[0].at("worker_output").at(side);
+        CHECK(printed.at("bytes") == 8 * 1024 * 1024);  // 4 MiB on stdout, 4 MiB on stderr
+        CHECK(printed.at("text").get<std::string>().size() <= 4097);
+        CHECK_THAT(printed.at("text").get<std::string>(), Catch::StartsWith("SSSS"));
+    }
     CHECK(run.err.size() < 512 * 1024);  // forwarded, but capped per worker
     CHECK_THAT(run.err, Catch::Contains("more bytes of output dropped"));
 }
