@@ -26,7 +26,7 @@ mutations=(
   "host/harness/orchestrator.cpp|const bool reverse = !latency && spec.direction == \"reverse\";|const bool reverse = false;|the server process really sends"
   "host/report/csv_report.cpp|seen += count;|seen += count + 1;|histogram CSV"
   "host/cli/compare_command.cpp|std::fabs(ratio - 1) * 100 > cmd.fail_on_regression|std::fabs(ratio - 1) * 100 >= 0|compare: a run against itself"
-  "host/report/repetition_summary.cpp|it->second.first.cv > cv_warning|it->second.first.cv > 1e9|cv-warn warns"
+  "host/report/repetition_summary.cpp|it->second.first.cv > cv_warning|it->second.first.cv > 1e9|cv-warn: warns"
   "host/conformance/conformance_suite.cpp|if (!stream && max >= 64) {|if (false) {|conformance.udp.inet"
   "host/report/json_report.cpp|{\"messages_received\", r.integrity.messages_received},||deliver every message"
   "host/stats/sequence_tracker.hpp|            ++duplicates_;||duplicates and reordering"
@@ -63,6 +63,15 @@ run_tests() {  # run_tests REGEX: ctest's exit code
   (cd "$work/build" && setsid --wait ctest -R "$1" -j"$jobs" --timeout 180 >"$work/ctest.log" 2>&1)
 }
 
+# Every mutation's regex must name at least one test: a regex matching nothing would let ctest
+# "fail" for the wrong reason and count as caught.
+for m in "${mutations[@]}"; do
+  tests="${m##*|}"
+  if ! (cd "$work/build" && ctest -N -R "$tests" | grep -q "Total Tests: [1-9]"); then
+    echo "mutate: no test matches '$tests' (update the table)"
+    exit 1
+  fi
+done
 all_tests="$(printf '%s\n' "${mutations[@]}" | cut -d'|' -f4 | paste -sd'|')"
 echo "mutate: the targeted tests, unmutated"
 if ! run_tests "$all_tests"; then

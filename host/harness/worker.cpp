@@ -12,6 +12,7 @@
 #include "control/control_channel.hpp"
 #include "harness/job.hpp"
 #include "harness/stream_set.hpp"
+#include "platform/last_words.hpp"
 #include "platform/signals.hpp"
 #include "plugin/plugin_loader.hpp"
 #include "plugin/plugin_registry.hpp"
@@ -22,6 +23,23 @@
 
 namespace ipcbench::harness {
 namespace {
+
+// What a dying worker removes (platform/last_words): the addresses its creator endpoints
+// exported, with the transport's remove_address. Prepared outside the signal handler.
+struct created_objects {
+    const ipcb_transport *table = nullptr;
+    std::vector<std::string> addresses;
+};
+created_objects created;
+
+void remove_created_objects() {
+    if (created.table == nullptr || created.table->remove_address == nullptr) return;
+    for (const auto &address : created.addresses) {
+        ipcb_error error{};
+        error.struct_size = sizeof error;
+        created.table->remove_address(address.c_str(), &error);
+    }
+}
 
 // Endpoints one setup may open: streams (up to 1024) times two directions.
 constexpr std::size_t max_endpoints = 2048;
@@ -76,6 +94,7 @@ public:
                     channel_.send(result);
                 } else if (type == "close") {
                     endpoints_.clear();
+                    created = {};  // closed: a later id of the same number is someone else's
                     channel_.send({{"type", "closed"}});
                     return 0;
                 } else if (type == "sender_done") {
@@ -138,6 +157,11 @@ private:
                 runtime_dir, max_size));
             addresses.push_back(role == IPCB_ROLE_CREATOR ? endpoints_.back()->export_address()
                                                           : address);
+        }
+        if (role == IPCB_ROLE_CREATOR) {
+            std::vector<std::string> made = addresses.get<std::vector<std::string>>();
+            created_objects next{transport_->table, std::move(made)};
+            std::swap(created, next);  // complete before the handler could see it
         }
         channel_.send({{"type", "opened"}, {"addresses", addresses}});
     }
@@ -215,6 +239,7 @@ private:
         if (kind == "check_close_endpoints") {
             std::this_thread::sleep_for(std::chrono::milliseconds(job.at("delay_ms").get<long>()));
             endpoints_.clear();
+            created = {};
             return {{"ok", true}, {"detail", "closed"}};
         }
         throw control::protocol_error("unknown check job '" + kind + "'");
@@ -235,6 +260,7 @@ private:
 
 int worker_main(int control_fd, const std::string &runtime_dir, bool agent_mode) {
     platform::ignore_sigpipe();
+    platform::on_termination(remove_created_objects);
     try {
         return worker(control_fd, runtime_dir, agent_mode).run();
     } catch (const std::exception &e) {

@@ -61,7 +61,9 @@ child_process::child_process(const std::string &program, const std::vector<std::
     if (pid == 0) {
         // Child: only async-signal-safe calls until exec.
         setpgid(0, 0);
-        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        // SIGTERM, not SIGKILL: a worker removes the IPC objects it made (platform/last_words)
+        // before it dies with its parent.
+        prctl(PR_SET_PDEATHSIG, SIGTERM);
         if (getppid() != parent) _exit(127);
         signal(SIGINT, SIG_IGN);  // the parent decides what an interrupt means
         if (dup2(output_fd, 1) < 0 || dup2(output_fd, 2) < 0) _exit(127);

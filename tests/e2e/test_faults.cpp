@@ -191,56 +191,90 @@ TEST_CASE("junk in a plugin folder is rejected file by file", "[faults]") {
     CHECK_THAT(run.out, Catch::Contains("pipe.fifo"));  // the default folder still loads
 }
 
-TEST_CASE("SIGKILL of ipchost: the next run removes its queues and run directories", "[faults]") {
-    ipcbench::test::temp_dir tmp;
-    const pid_t pid = fork();
-    if (pid == 0) {
-        setenv("TMPDIR", tmp.path().c_str(), 1);
-        const int null_fd = open("/dev/null", O_WRONLY);
-        dup2(null_fd, 1);
-        dup2(null_fd, 2);
-        execl(IPCHOST_PATH, IPCHOST_PATH, "--plugin", "mq.sysv", "--streams", "4", "--size", "64",
-              "--mode", "throughput", "--duration", "30", "--timeout", "60", nullptr);
-        _exit(127);
-    }
-    // Wait (bounded) until the creator has made its queues and the manifest names them.
-    std::vector<std::string> queues;
-    for (int i = 0; i < 300 && queues.empty(); ++i) {
-        std::this_thread::sleep_for(std::chrono::milliseconds(50));
-        for (const auto &e : std::filesystem::directory_iterator(tmp.path())) {
-            std::ifstream in(e.path() / ".cleanup.json");
-            if (!in) continue;
-            const json manifest = json::parse(in);  // kept alive across the loop
-            for (const auto &a : manifest.at("addresses"))
-                queues.push_back(a.get<std::string>().substr(5));  // "sysv:ID"
-        }
-    }
-    int status = 0;
-    const bool ended_early = waitpid(pid, &status, WNOHANG) == pid;
-    kill(pid, SIGKILL);
-    if (!ended_early) waitpid(pid, &status, 0);
-    std::string listing;
-    for (const auto &e : std::filesystem::recursive_directory_iterator(tmp.path()))
-        listing += e.path().string() + " ";
-    INFO("ipchost ended early: " << ended_early << ", status " << status << ", " << listing);
-    REQUIRE(queues.size() == 4);  // one per stream
-    // The workers died with it (PR_SET_PDEATHSIG) and could not remove them.
-    std::this_thread::sleep_for(std::chrono::milliseconds(200));
-    auto before = ipcbench::test::sysv_queue_ids();
-    std::size_t left = 0;
-    for (const auto &q : queues) left += before.count(q);
-    CHECK(left > 0);
-    CHECK_FALSE(tmp.entries().empty());
+namespace {
 
-    auto next = run_ipchost({"--plugin", "pipe.fifo", "--size", "64", "--mode", "throughput",
-                             "--duration", "0.05", "--warmup", "0"},
-                            {{"TMPDIR", tmp.path()}});
-    INFO(next.err);
-    CHECK(next.exit_code == 0);
-    CHECK_THAT(next.err, Catch::Contains("left by an ipchost that was killed"));
-    const auto after = ipcbench::test::sysv_queue_ids();
-    for (const auto &q : queues) CHECK(after.count(q) == 0);
-    CHECK(tmp.entries().empty());
+// Children of `parent` (from /proc): the workers of an ipchost.
+std::vector<pid_t> children_of(pid_t parent) {
+    std::vector<pid_t> out;
+    for (const auto &e : std::filesystem::directory_iterator("/proc")) {
+        const std::string name = e.path().filename().string();
+        if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+        std::ifstream in(e.path() / "stat");
+        std::string stat;
+        std::getline(in, stat);
+        const auto close = stat.rfind(')');
+        if (close == std::string::npos) continue;
+        std::istringstream rest(stat.substr(close + 2));
+        std::string state;
+        long ppid = 0;
+        rest >> state >> ppid;
+        if (ppid == parent) out.push_back(static_cast<pid_t>(std::stol(name)));
+    }
+    return out;
+}
+
+}  // namespace
+
+TEST_CASE("SIGKILL of ipchost: its workers, or the next run, remove what it made", "[faults]") {
+    for (const bool workers_too : {false, true}) {
+        INFO((workers_too ? "ipchost and its workers SIGKILLed" : "ipchost SIGKILLed"));
+        ipcbench::test::temp_dir tmp;
+        const pid_t pid = fork();
+        if (pid == 0) {
+            setenv("TMPDIR", tmp.path().c_str(), 1);
+            const int null_fd = open("/dev/null", O_WRONLY);
+            dup2(null_fd, 1);
+            dup2(null_fd, 2);
+            execl(IPCHOST_PATH, IPCHOST_PATH, "--plugin", "mq.sysv", "--streams", "4", "--size",
+                  "64", "--mode", "throughput", "--duration", "30", "--timeout", "60", nullptr);
+            _exit(127);
+        }
+        // Wait (bounded) until the creator has made its queues and the manifest names them.
+        std::vector<std::string> queues;
+        for (int i = 0; i < 300 && queues.empty(); ++i) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(50));
+            for (const auto &e : std::filesystem::directory_iterator(tmp.path())) {
+                std::ifstream in(e.path() / ".cleanup.json");
+                if (!in) continue;
+                const json manifest = json::parse(in);  // kept alive across the loop
+                for (const auto &a : manifest.at("addresses"))
+                    queues.push_back(a.get<std::string>().substr(5));  // "sysv:ID"
+            }
+        }
+        std::vector<pid_t> workers = children_of(pid);
+        kill(pid, SIGKILL);
+        if (workers_too)
+            for (pid_t w : workers) kill(w, SIGKILL);
+        waitpid(pid, nullptr, 0);
+        REQUIRE(queues.size() == 4);  // one per stream
+        auto ours_left = [&queues] {
+            const auto now = ipcbench::test::sysv_queue_ids();
+            std::size_t left = 0;
+            for (const auto &q : queues) left += now.count(q);
+            return left;
+        };
+        if (!workers_too) {
+            // The workers get SIGTERM when ipchost dies (PR_SET_PDEATHSIG) and remove the
+            // queues they made themselves.
+            for (int i = 0; i < 250 && ours_left() > 0; ++i)
+                std::this_thread::sleep_for(std::chrono::milliseconds(20));
+            CHECK(ours_left() == 0);
+        } else {
+            for (int i = 0; i < 50 && !children_of(pid).empty(); ++i)
+                std::this_thread::sleep_for(std::chrono::milliseconds(20));
+            CHECK(ours_left() == 4);  // nobody could remove them
+        }
+        CHECK_FALSE(tmp.entries().empty());  // the run directory is the next run's to remove
+
+        auto next = run_ipchost({"--plugin", "pipe.fifo", "--size", "64", "--mode", "throughput",
+                                 "--duration", "0.05", "--warmup", "0"},
+                                {{"TMPDIR", tmp.path()}});
+        INFO(next.err);
+        CHECK(next.exit_code == 0);
+        CHECK_THAT(next.err, Catch::Contains("left by an ipchost that was killed"));
+        CHECK(ours_left() == 0);
+        CHECK(tmp.entries().empty());
+    }
 }
 
 TEST_CASE("one failing stream fails the case at once, with its cause", "[faults]") {

@@ -80,7 +80,7 @@ TEST_CASE("verify finds nothing on a sound transport and counts a corrupting one
           "[measurement]") {
     auto good = run_json({"--plugin", "pipe.fifo,udp.unix", "--size", "256", "--verify",
                           "--duration", "0.2", "--warmup", "0", "--format", "json"});
-    REQUIRE(good.at("results").size() == 2);
+    REQUIRE(good.at("results").size() == 4);  // two transports, throughput and latency
     for (const auto &r : good.at("results")) CHECK(r.at("integrity").at("corrupted") == 0);
     auto bad = run_json({"--plugin-dir", BAD_PLUGIN_DIR, "--plugin", "badplug", "--mode",
                          "throughput", "--size", "256", "--verify", "--count", "2000", "--warmup",

@@ -33,7 +33,7 @@ bool warns_about(const case_result &r, const std::string &figure) {
 
 }  // namespace
 
-TEST_CASE("--cv-warn warns exactly when the spread passes the threshold", "[report]") {
+TEST_CASE("cv-warn: warns exactly when the spread passes the threshold", "[report]") {
     // 0.8, 1.0, 1.2 GB/s: mean 1.0, sample sd 0.2, cv 20 %.
     auto noisy = repeated({0.8e9, 1.0e9, 1.2e9});
     summarize_repetitions(noisy, 0.19);

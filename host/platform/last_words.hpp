@@ -1,0 +1,12 @@
+#pragma once
+
+namespace ipcbench::platform {
+
+// When this process gets SIGTERM (which a worker's parent death delivers: PR_SET_PDEATHSIG),
+// calls `last_words` and exits with status 143. It runs in a signal handler, interrupting
+// whatever the process was doing: it must only remove OS objects (a transport's
+// remove_address), and an alarm ends the process if it has not returned within 5 s. Used by
+// workers, which hold named IPC objects that must not outlive a killed ipchost.
+void on_termination(void (*last_words)());
+
+}  // namespace ipcbench::platform
