@@ -43,7 +43,7 @@ mutations=(
   "host/harness/stale_runs.cpp|if (!owner_gone(dir)) continue;|continue;|SIGKILL of ipchost"
   "host/harness/stream_set.cpp|if (const json *failure = first_failure(tasks)) report_failure_and_wait(*failure, channel);||one failing stream"
   "host/cli/command_line.cpp|        check_pacing(cmd);||pacing: impossible"
-  "plugins/shm/shm_ring.c|return pid > 0 && kill(pid, 0) != 0 && errno == ESRCH;|return 0;|conformance.shm.ring"
+  "plugins/shm/shm_ring.c|return pid > 0 && kill(pid, 0) != 0 && errno == ESRCH;|return 0;|a receiver waiting on a crashed sender"
   "plugins/udp/udp_endpoint.c|ipcb_fail(error, IPCB_E_TRUNCATED, 0,|ipcb_fail(error, IPCB_E_SYSTEM, 0,|conformance.udp.inet"
   "host/harness/throughput_loops.cpp|if (sequences.record(seq) && j.verify && !pattern.matches(m, seq)) ++corrupted;|sequences.record(seq);|verify finds nothing"
   "host/stats/sequence_tracker.hpp|if (highest_ - seq >= window) {|if (false) {|older than the window"
