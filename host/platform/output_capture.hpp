@@ -30,7 +30,7 @@ public:
     int child_fd() const { return write_fd_; }  // for the child's descriptors 1 and 2
     void close_child_fd();                      // in the parent, once the child has it
 
-    static constexpr std::size_t max_forwarded = 64 * 1024;
+    static constexpr std::size_t max_forwarded = std::size_t{64} * 1024;
 
 private:
     void forward();

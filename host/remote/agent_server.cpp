@@ -206,10 +206,10 @@ private:
             return refuse(client.fd, client.peer,
                           "busy: this agent serves one benchmark at a time and is serving " +
                               active_->peer + "; try again later");
-        start_session(std::move(client), hello);
+        start_session(client, hello);
     }
 
-    void start_session(pending_client client, const agent_hello &hello) {
+    void start_session(const pending_client &client, const agent_hello &hello) {
         auto s = std::make_unique<session>();
         s->fd = client.fd;
         s->peer = client.peer;
