@@ -51,7 +51,7 @@ mutations=(
 
 echo "mutate: copying the tracked tree to $work"
 mkdir -p "$work/src"
-(cd "$root" && git ls-files -z | tar --null -c -T -) | tar -x -C "$work/src"
+(cd "$root" && git ls-files -z | tar --null -c -T -) | tar -x -m -C "$work/src"  # -m: newer than any old object
 cmake -S "$work/src" -B "$work/build" -DIPCBENCH_BUILD_TESTS=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   >/dev/null || exit 1
 echo "mutate: building once"
