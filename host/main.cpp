@@ -10,11 +10,11 @@
 #include "cli/commands.hpp"
 #include "cli/usage_error.hpp"
 #include "harness/stale_runs.hpp"
-#include "harness/worker.hpp"
 #include "platform/child_process.hpp"
 #include "plugin/plugin_search_path.hpp"
 #include "remote/agent_protocol.hpp"
 #include "remote/agent_server.hpp"
+#include "worker/worker.hpp"
 
 namespace {
 
@@ -34,7 +34,7 @@ int peer_main(int argc, char **argv) {
         fmt::print(stderr, "ipchost peer: internal command, started by ipchost itself\n");
         return 2;
     }
-    return ipcbench::harness::worker_main(std::atoi(argv[3]), with_dir ? argv[5] : "", agent_mode);
+    return ipcbench::worker::worker_main(std::atoi(argv[3]), with_dir ? argv[5] : "", agent_mode);
 }
 
 }  // namespace

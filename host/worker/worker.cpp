@@ -1,4 +1,4 @@
-#include "harness/worker.hpp"
+#include "worker/worker.hpp"
 
 #include <unistd.h>
 
@@ -21,7 +21,7 @@
 #include "remote/agent_policy.hpp"
 #include "text/printable_text.hpp"
 
-namespace ipcbench::harness {
+namespace ipcbench::worker {
 namespace {
 
 // What a dying worker removes (platform/last_words): the addresses its creator endpoints
@@ -197,11 +197,11 @@ private:
             streams_ = 1;
             result = run_check_job(kind, m.at("job"));
         } else {
-            const job j = job_from_json(m.at("job"));
+            const harness::job j = harness::job_from_json(m.at("job"));
             if (directions_.size() != endpoints_.size() || endpoints_.size() % j.streams != 0)
                 throw control::protocol_error("endpoint layout does not match the job");
             streams_ = j.streams;
-            result = run_streams(
+            result = harness::run_streams(
                 j,
                 [this](int stream, std::uint32_t dir) -> plugin::transport_endpoint & {
                     return endpoint_for(stream, dir);
@@ -269,4 +269,4 @@ int worker_main(int control_fd, const std::string &runtime_dir, bool agent_mode)
     }
 }
 
-}  // namespace ipcbench::harness
+}  // namespace ipcbench::worker

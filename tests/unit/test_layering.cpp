@@ -1,0 +1,86 @@
+// The folders of host/ form layers (docs/architecture.md): no folder may include one that
+// includes it back, directly or through others. Computed from the sources, so a new include
+// that closes a cycle fails here, naming it.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <filesystem>
+#include <functional>
+#include <fstream>
+#include <map>
+#include <regex>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace {
+
+using graph = std::map<std::string, std::set<std::string>>;
+
+// folder -> folders its files include ("harness" -> {"plugin", "platform", ...}).
+graph folder_includes(const std::filesystem::path &host) {
+    graph g;
+    const std::regex include(R"re(#include "([a-z_]+)/)re");
+    for (const auto &entry : std::filesystem::recursive_directory_iterator(host)) {
+        const auto ext = entry.path().extension();
+        if (ext != ".cpp" && ext != ".hpp") continue;
+        const auto relative = std::filesystem::relative(entry.path(), host);
+        if (relative.begin() == relative.end() || std::next(relative.begin()) == relative.end())
+            continue;  // main.cpp: above every layer
+        const std::string from = relative.begin()->string();
+        g[from];
+        std::ifstream in(entry.path());
+        for (std::string line; std::getline(in, line);) {
+            std::smatch m;
+            if (std::regex_search(line, m, include) && m[1] != from &&
+                std::filesystem::is_directory(host / m[1].str()))
+                g[from].insert(m[1]);
+        }
+    }
+    return g;
+}
+
+// A cycle as "a -> b -> a", or "" when there is none.
+std::string find_cycle(const graph &g) {
+    std::map<std::string, int> state;  // 0 new, 1 on the path, 2 done
+    std::vector<std::string> path;
+    std::string cycle;
+    std::function<bool(const std::string &)> visit = [&](const std::string &node) {
+        state[node] = 1;
+        path.push_back(node);
+        const auto it = g.find(node);
+        if (it != g.end())
+            for (const auto &next : it->second) {
+                if (state[next] == 1) {
+                    auto start = std::find(path.begin(), path.end(), next);
+                    for (auto p = start; p != path.end(); ++p) cycle += *p + " -> ";
+                    cycle += next;
+                    return true;
+                }
+                if (state[next] == 0 && visit(next)) return true;
+            }
+        path.pop_back();
+        state[node] = 2;
+        return false;
+    };
+    for (const auto &[node, edges] : g)
+        if (state[node] == 0 && visit(node)) return cycle;
+    return "";
+}
+
+}  // namespace
+
+TEST_CASE("host folders include each other without cycles", "[layering]") {
+    const graph g = folder_includes(HOST_SOURCE_DIR);
+    REQUIRE(g.size() >= 10);  // cli, conformance, control, harness, platform, plugin, ...
+    CHECK(g.at("harness").count("conformance") == 0);
+    CHECK(g.at("stats").empty());
+    CHECK(g.at("text").empty());
+    INFO("cycle: " << find_cycle(g));
+    CHECK(find_cycle(g).empty());
+}
+
+TEST_CASE("the cycle finder finds cycles", "[layering]") {
+    CHECK(find_cycle({{"a", {"b"}}, {"b", {"c"}}, {"c", {}}}).empty());
+    CHECK(find_cycle({{"a", {"b"}}, {"b", {"c"}}, {"c", {"a"}}}) == "a -> b -> c -> a");
+}
