@@ -43,6 +43,7 @@ report::latency_figures latency_from(const stats::latency_histogram &h, const ch
     l.p99 = h.percentile(99);
     l.p999 = h.percentile(99.9);
     l.p9999 = h.percentile(99.99);
+    l.min = h.min();
     l.max = h.max();
     l.mean = h.mean();
     l.samples = h.count();

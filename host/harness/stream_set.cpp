@@ -93,6 +93,66 @@ const json *first_failure(const std::deque<stream_task> &tasks) {
     return nullptr;
 }
 
+// Live --interval reports: what the receivers (or pingers) counted in each interval since the
+// end of the warm-up, and at the end the part after the last full interval (so the lines add
+// up to the run: its `seconds` is then shorter than the interval).
+class interval_reporter {
+public:
+    interval_reporter(const job &j, const std::deque<stream_task> &tasks,
+                      control::control_channel &channel)
+        : j_(j),
+          tasks_(tasks),
+          channel_(channel),
+          start_(platform::now_ns() + j.warmup_ns),
+          last_end_(start_),
+          next_(j.interval_ns > 0 ? start_ + j.interval_ns : INT64_MAX) {}
+
+    std::int64_t next_due() const { return next_; }
+
+    void report_due() {
+        const std::int64_t now = platform::now_ns();
+        if (now < next_) return;
+        send(now, next_);
+        next_ += j_.interval_ns;
+    }
+
+    void report_last() {
+        const std::int64_t now = platform::now_ns();
+        // Not a sliver: the part after the last full interval, if it is 1 % of one or more.
+        if (j_.interval_ns > 0 && (now - last_end_) * 100 >= j_.interval_ns) send(now, now);
+    }
+
+private:
+    void send(std::int64_t now, std::int64_t end) {
+        std::uint64_t messages = 0, expected = 0;
+        bool reporting = false;
+        for (const auto &t : tasks_)
+            if (t.role == "receive" || t.role == "ping") {
+                reporting = true;
+                messages += t.progress.messages.load(std::memory_order_relaxed);
+                expected += t.progress.expected_next.load(std::memory_order_relaxed);
+            }
+        if (!reporting) return;
+        const std::uint64_t lost = expected > messages ? expected - messages : 0;
+        channel_.send({{"type", "interval"},
+                       {"end_s", static_cast<double>(now - start_) / 1e9},
+                       {"seconds", static_cast<double>(end - last_end_) / 1e9},
+                       {"messages", messages - last_messages_},
+                       {"bytes", (messages - last_messages_) * j_.size},
+                       {"lost", lost > last_lost_ ? lost - last_lost_ : 0}});
+        last_messages_ = messages;
+        last_lost_ = lost;
+        last_end_ = end;
+    }
+
+    const job &j_;
+    const std::deque<stream_task> &tasks_;
+    control::control_channel &channel_;
+    const std::int64_t start_;
+    std::int64_t last_end_, next_;
+    std::uint64_t last_messages_ = 0, last_lost_ = 0;
+};
+
 // Tells the orchestrator at once (a result with the error ends the case, and both workers with
 // it) instead of joining threads blocked in plugin calls; then waits to be ended.
 [[noreturn]] void report_failure_and_wait(const json &failure, control::control_channel &channel) {
@@ -166,10 +226,7 @@ json run_streams(const job &j, const endpoint_lookup &endpoint_for,
     // Serve the control channel until every stream is done.
     const bool has_senders = j.kind == "send" || j.kind == "bidir";
     bool sent_reported = false;
-    // Intervals count from the end of the warm-up, when the timed phase starts.
-    const std::int64_t start = platform::now_ns() + j.warmup_ns;
-    std::int64_t next_interval = j.interval_ns > 0 ? start + j.interval_ns : INT64_MAX;
-    std::uint64_t last_messages = 0, last_lost = 0;
+    interval_reporter intervals(j, tasks, channel);
     for (;;) {
         bool all_done = true, senders_done = true;
         for (auto &t : tasks) {
@@ -184,33 +241,14 @@ json run_streams(const job &j, const endpoint_lookup &endpoint_for,
             channel.send({{"type", "sent"}, {"streams", counts}});
             sent_reported = true;
         }
-        if (all_done) break;
-        if (const json *failure = first_failure(tasks)) report_failure_and_wait(*failure, channel);
-        const std::int64_t now = platform::now_ns();
-        if (now >= next_interval) {
-            // Receivers report what arrived; the pinger round trips. Sums over the streams.
-            std::uint64_t messages = 0, expected = 0;
-            bool reporting = false;
-            for (auto &t : tasks)
-                if (t.role == "receive" || t.role == "ping") {
-                    reporting = true;
-                    messages += t.progress.messages.load(std::memory_order_relaxed);
-                    expected += t.progress.expected_next.load(std::memory_order_relaxed);
-                }
-            if (reporting) {
-                const std::uint64_t lost = expected > messages ? expected - messages : 0;
-                channel.send({{"type", "interval"},
-                              {"end_s", static_cast<double>(now - start) / 1e9},
-                              {"seconds", static_cast<double>(j.interval_ns) / 1e9},
-                              {"messages", messages - last_messages},
-                              {"bytes", (messages - last_messages) * j.size},
-                              {"lost", lost > last_lost ? lost - last_lost : 0}});
-                last_messages = messages;
-                last_lost = lost;
-            }
-            next_interval += j.interval_ns;
+        if (all_done) {
+            intervals.report_last();  // the part after the last full interval, if any
+            break;
         }
-        const std::int64_t wait_until = std::min(platform::now_ns() + 20'000'000, next_interval);
+        if (const json *failure = first_failure(tasks)) report_failure_and_wait(*failure, channel);
+        intervals.report_due();
+        const std::int64_t wait_until =
+            std::min(platform::now_ns() + 20'000'000, intervals.next_due());
         if (auto message = channel.receive(wait_until)) handle_control(*message);
     }
     for (auto &t : threads) t.join();

@@ -40,6 +40,7 @@ struct throughput_figures {
 // arrival minus the time the message was scheduled to be sent).
 struct latency_figures {
     std::string kind = "round_trip";
+    std::uint64_t min = 0;  // exact, as max
     std::uint64_t p50 = 0, p90 = 0, p99 = 0, p999 = 0, p9999 = 0, max = 0;
     double mean = 0;
     std::uint64_t samples = 0;

@@ -60,10 +60,11 @@ json result_json(const case_result &r) {
                            {"mib_per_sec", r.throughput->bytes_per_sec / (1024.0 * 1024.0)},
                            {"mbit_per_sec", r.throughput->bytes_per_sec * 8 / 1e6}};
     if (r.latency)
-        j["latency_ns"] = {
-            {"kind", r.latency->kind}, {"p50", r.latency->p50},   {"p90", r.latency->p90},
-            {"p99", r.latency->p99},   {"p999", r.latency->p999}, {"p9999", r.latency->p9999},
-            {"max", r.latency->max},   {"mean", r.latency->mean}, {"samples", r.latency->samples}};
+        j["latency_ns"] = {{"kind", r.latency->kind},       {"p50", r.latency->p50},
+                           {"p90", r.latency->p90},         {"p99", r.latency->p99},
+                           {"p999", r.latency->p999},       {"p9999", r.latency->p9999},
+                           {"max", r.latency->max},         {"mean", r.latency->mean},
+                           {"samples", r.latency->samples}, {"min", r.latency->min}};
     j["integrity"] = {{"messages_sent", r.integrity.messages_sent},
                       {"messages_received", r.integrity.messages_received},
                       {"lost", r.integrity.lost},
@@ -138,6 +139,7 @@ case_result result_from(const json &j) {
         f.p999 = l.at("p999");
         f.p9999 = l.value("p9999", l.at("p999").get<std::uint64_t>());
         f.max = l.at("max");
+        f.min = l.value("min", std::uint64_t{0});
         f.mean = l.at("mean");
         f.samples = l.value("samples", std::uint64_t{0});
         r.latency = f;

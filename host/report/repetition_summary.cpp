@@ -115,6 +115,7 @@ void summarize_repetitions(case_result &r, double cv_warning) {
         l.p99 = r.histogram.percentile(99);
         l.p999 = r.histogram.percentile(99.9);
         l.p9999 = r.histogram.percentile(99.99);
+        l.min = r.histogram.min();
         l.max = r.histogram.max();
         l.mean = r.histogram.mean();
         l.samples = r.histogram.count();

@@ -77,6 +77,11 @@ TEST_CASE("every result kind matches docs/result.schema.json", "[schema]") {
         for (const auto &r : doc.at("results")) {
             statuses.insert(r.at("status").get<std::string>());
             modes.insert(r.at("mode").get<std::string>());
+            if (r.at("status") != "ok" || r.at("latency_ns").is_null()) continue;
+            const auto &l = r.at("latency_ns");  // min is exact, and the smallest
+            CHECK(l.at("min").get<double>() > 0);
+            CHECK(l.at("min").get<double>() <= l.at("p50").get<double>());
+            CHECK(l.at("p50").get<double>() <= l.at("max").get<double>());
         }
         const auto problems = schema_problems(s, doc);
         INFO(joined(problems));
