@@ -112,6 +112,8 @@ void fill_latency(report::case_result &r, const json &pinger, const json &ponger
         f.messages = s.value("round_trips", 0);
         const double w = window_s(s);
         if (w > 0) f.messages_per_sec = static_cast<double>(f.messages) / w;
+        // Both directions, as for CPU per MB: each round trip moves the message there and back.
+        f.bytes_per_sec = f.messages_per_sec * 2.0 * static_cast<double>(r.message_size);
         f.lost = s.value("lost", 0);
         r.per_stream.push_back(f);
     }

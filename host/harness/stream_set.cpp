@@ -109,14 +109,14 @@ public:
 
     std::int64_t next_due() const { return next_; }
 
+    // Every full interval that has ended (more than one only after a stall).
     void report_due() {
-        const std::int64_t now = platform::now_ns();
-        if (now < next_) return;
-        send(now, next_);
-        next_ += j_.interval_ns;
+        for (std::int64_t now = platform::now_ns(); now >= next_; next_ += j_.interval_ns)
+            send(now, next_);
     }
 
     void report_last() {
+        report_due();  // so the remainder below is shorter than an interval
         const std::int64_t now = platform::now_ns();
         // Not a sliver: the part after the last full interval, if it is 1 % of one or more.
         if (j_.interval_ns > 0 && (now - last_end_) * 100 >= j_.interval_ns) send(now, now);

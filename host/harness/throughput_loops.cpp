@@ -194,6 +194,10 @@ nlohmann::json run_receiver(plugin::transport_endpoint &in, const job &j, stream
     }
 
     auto usage = platform::usage_between(usage_before, platform::sample_thread_usage());
+    // The last batch too (the loop may leave on the marker or a close before storing it): the
+    // final --interval line is read from these.
+    p.messages.store(received, std::memory_order_relaxed);
+    p.expected_next.store(sequences.highest_plus_one(), std::memory_order_relaxed);
     // The window runs from the arrival of the first timed message to the end marker, which covers
     // `received` message intervals; without a marker it ends at the last arrival, covering one
     // fewer.

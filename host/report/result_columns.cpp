@@ -14,8 +14,9 @@ std::string rate(double per_sec) {
 std::string micros(double ns) {
     return fmt::format("{:.2f}", ns / 1e3);
 }
+// Peak RSS in binary units, said so: the table's MB is 10^6 B.
 std::string rss(std::int64_t kib) {
-    return fmt::format("{:.1f}M", kib / 1024.0);
+    return fmt::format("{:.1f}MiB", kib / 1024.0);
 }
 std::string percent(double p) {
     return fmt::format("{:.0f}%", p);
@@ -141,8 +142,9 @@ std::vector<column> latency_columns(const run_report &report) {
     c.push_back({"trips", [](const case_result &r) {
                      return rate(static_cast<double>(r.latency->samples));
                  }});
-    c.push_back({"png CPU", [](const case_result &r) { return percent(r.sender.cpu_percent); }});
-    c.push_back({"pog CPU", [](const case_result &r) { return percent(r.receiver.cpu_percent); }});
+    c.push_back({"pinger CPU", [](const case_result &r) { return percent(r.sender.cpu_percent); }});
+    c.push_back(
+        {"ponger CPU", [](const case_result &r) { return percent(r.receiver.cpu_percent); }});
     c.push_back({"CPU us/trip", [](const case_result &r) {
                      return fmt::format(
                          "{:.1f}", r.sender.cpu_us_per_message + r.receiver.cpu_us_per_message);

@@ -170,3 +170,13 @@ TEST_CASE("a failed write of results is an error, not a silent exit 0", "[cli]")
     CHECK(listed.exit_code == 1);
     CHECK_THAT(listed.err, Catch::Contains("writing to stdout failed"));
 }
+
+TEST_CASE("table headers read as words, and RSS says its binary unit", "[cli]") {
+    auto run = ipcbench::test::run_ipchost(
+        {"--plugin", "pipe.fifo", "--size", "64", "--duration", "0.05", "--warmup", "0"});
+    INFO(run.out << run.err);
+    REQUIRE(run.exit_code == 0);
+    CHECK_THAT(run.out, Catch::Contains("pinger CPU") && Catch::Contains("ponger CPU") &&
+                            Catch::Contains("MiB"));  // peak RSS, e.g. 5.4MiB
+    CHECK(run.out.find("png CPU") == std::string::npos);
+}

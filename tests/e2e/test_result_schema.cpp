@@ -78,6 +78,11 @@ TEST_CASE("every result kind matches docs/result.schema.json", "[schema]") {
             statuses.insert(r.at("status").get<std::string>());
             modes.insert(r.at("mode").get<std::string>());
             if (r.at("status") != "ok" || r.at("latency_ns").is_null()) continue;
+            const auto &stream = r.at("per_stream").at(0);
+            const double per_message = r.at("mode") == "latency" ? 2 : 1;  // there and back
+            CHECK(stream.at("bytes_per_sec").get<double>() ==
+                  Approx(stream.at("messages_per_sec").get<double>() * per_message *
+                         r.at("message_size").get<double>()));
             const auto &l = r.at("latency_ns");  // min is exact, and the smallest
             CHECK(l.at("min").get<double>() > 0);
             CHECK(l.at("min").get<double>() <= l.at("p50").get<double>());
