@@ -12,13 +12,12 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <stdexcept>
 #include <thread>
 
 #include "platform/monotonic_clock.hpp"
 #include "platform/output_capture.hpp"
+#include "platform/process_identity.hpp"
 
 namespace ipcbench::platform {
 
@@ -133,28 +132,21 @@ void become_subreaper() {
 
 std::vector<std::string> kill_escaped_children(const std::vector<pid_t> &known) {
     std::vector<std::string> killed;
-    const std::string self = std::to_string(getpid());
+    const long self = getpid();
     std::error_code ec;
     for (std::filesystem::directory_iterator it("/proc", ec), end; !ec && it != end;
          it.increment(ec)) {
         const std::string name = it->path().filename().string();
         if (name.find_first_not_of("0123456789") != std::string::npos) continue;
-        std::ifstream in(it->path() / "stat");
-        std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-        // "pid (comm) state ppid ...": comm may hold spaces and parentheses; read after the last
-        // ')'.
-        const auto close = stat.rfind(')');
-        if (close == std::string::npos) continue;
-        std::istringstream rest(stat.substr(close + 1));
-        std::string state, ppid;
-        rest >> state >> ppid;
         const pid_t pid = static_cast<pid_t>(std::stol(name));
-        if (ppid != self || std::find(known.begin(), known.end(), pid) != known.end()) continue;
+        const auto status = read_process_status(pid);
+        if (!status || status->parent != self ||
+            std::find(known.begin(), known.end(), pid) != known.end())
+            continue;
         ::kill(pid, SIGKILL);
         int ignored = 0;
         waitpid(pid, &ignored, 0);
-        const auto open = stat.find('(');
-        killed.push_back(name + " (" + stat.substr(open + 1, close - open - 1) + ")");
+        killed.push_back(name + " (" + status->name + ")");
     }
     return killed;
 }

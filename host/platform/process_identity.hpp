@@ -1,10 +1,20 @@
 #pragma once
 
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace ipcbench::platform {
+
+// What /proc/PID/stat says of a process (nullopt when there is no such process).
+struct process_status {
+    std::string name;        // its command name (may hold spaces and parentheses)
+    char state = '?';        // 'R', 'S', ... 'Z' for a zombie
+    long parent = 0;         // its parent's pid
+    std::string start_time;  // clock ticks after boot: with the pid, unique over time
+};
+std::optional<process_status> read_process_status(long pid);
 
 // A running process's identity that survives pid reuse: "<pid>:<start time>"; "" when no such
 // process runs. A recorded identity that no longer matches means that process is gone.

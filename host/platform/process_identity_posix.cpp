@@ -10,19 +10,30 @@
 
 namespace ipcbench::platform {
 
-std::string process_identity(long pid) {
+std::optional<process_status> read_process_status(long pid) {
     std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
     const std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    const auto close = stat.rfind(')');  // the name may hold spaces and parentheses
-    if (close == std::string::npos) return "";
-    std::istringstream fields(stat.substr(close + 2));
-    std::string field, state;
-    fields >> state;
-    if (state == "Z" || state == "X") return "";  // dead, not yet reaped
-    // Field 22 of /proc/PID/stat is the start time; after ')' come fields 3, 4, ...
-    for (int i = 4; i <= 22 && fields >> field; ++i) {
+    // "pid (name) state ppid ... starttime ...": the name may hold spaces and parentheses, so
+    // the fields are read after the last ')'.
+    const auto open = stat.find('('), close = stat.rfind(')');
+    if (open == std::string::npos || close == std::string::npos || close < open)
+        return std::nullopt;
+    process_status status;
+    status.name = stat.substr(open + 1, close - open - 1);
+    std::istringstream fields(stat.substr(close + 1));
+    std::string field;
+    fields >> status.state >> status.parent;
+    for (int i = 5; i <= 22 && fields >> field; ++i) {  // field 22 is the start time
     }
-    return field.empty() ? "" : std::to_string(pid) + ":" + field;
+    status.start_time = field;
+    if (!fields) return std::nullopt;
+    return status;
+}
+
+std::string process_identity(long pid) {
+    const auto status = read_process_status(pid);
+    if (!status || status->state == 'Z' || status->state == 'X') return "";  // gone or dying
+    return std::to_string(pid) + ":" + status->start_time;
 }
 
 std::string self_identity() {
