@@ -20,6 +20,7 @@ constexpr const char *library_suffix = ".so";
 }  // namespace
 
 void plugin_registry::scan(const std::vector<std::filesystem::path> &folders) {
+    probe_cache cache;  // read once, written once, whatever the number of folders
     for (const auto &folder : folders) {
         std::error_code ec;
         std::vector<std::filesystem::path> files;
@@ -43,15 +44,15 @@ void plugin_registry::scan(const std::vector<std::filesystem::path> &folders) {
                          "make the file and its folder writable only by their owner (chmod "
                          "go-w), owned by you or root"});
         }
-        probe(trusted);
+        probe(trusted, cache);
     }
+    cache.save();
 }
 
 // Loading runs the library's constructors and entry point: that happens only in isolated
 // children (own session, no stdio, a deadline), which send back what they found. ipchost itself
 // never runs plugin code; workers load the file again for their case.
-void plugin_registry::probe(const std::vector<std::filesystem::path> &files) {
-    probe_cache cache;
+void plugin_registry::probe(const std::vector<std::filesystem::path> &files, probe_cache &cache) {
     std::vector<platform::isolated_result> results(files.size());
     std::vector<std::size_t> fresh;  // files without a cached verdict
     for (std::size_t i = 0; i < files.size(); ++i) {
@@ -70,7 +71,6 @@ void plugin_registry::probe(const std::vector<std::filesystem::path> &files) {
         if (probed[k].failure.rfind("cannot ", 0) != 0)
             cache.store(files[fresh[k]], {probed[k].failure, probed[k].output});
     }
-    cache.save();
     for (std::size_t i = 0; i < files.size(); ++i) {
         if (!results[i].failure.empty()) {
             reject_file({files[i], "IPCB-LOAD-011",

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "plugin/plugin_loader.hpp"
+#include "plugin/probe_cache.hpp"
 
 namespace ipcbench::plugin {
 
@@ -30,7 +31,7 @@ public:
     static constexpr int probe_parallelism = 4;
 
 private:
-    void probe(const std::vector<std::filesystem::path> &files);
+    void probe(const std::vector<std::filesystem::path> &files, probe_cache &cache);
     bool seen(const std::filesystem::path &file);  // true if already scanned; records it
     void reject_file(plugin_rejection rejection);
     void add_outcome(const std::filesystem::path &file, load_outcome outcome);
