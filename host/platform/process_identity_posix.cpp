@@ -10,9 +10,23 @@
 
 namespace ipcbench::platform {
 
+namespace {
+
+// The whole of a /proc file, or "" when it cannot be read: a process that exits while it is read
+// makes read() fail with ESRCH, which std::filebuf turns into an exception.
+std::string read_proc_file(const std::string &path) {
+    try {
+        std::ifstream in(path);
+        return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    } catch (const std::exception &) {
+        return "";
+    }
+}
+
+}  // namespace
+
 std::optional<process_status> read_process_status(long pid) {
-    std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
-    const std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const std::string stat = read_proc_file("/proc/" + std::to_string(pid) + "/stat");
     // "pid (name) state ppid ... starttime ...": the name may hold spaces and parentheses, so
     // the fields are read after the last ')'.
     const auto open = stat.find('('), close = stat.rfind(')');

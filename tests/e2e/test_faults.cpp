@@ -15,6 +15,7 @@
 #include <sstream>
 #include <thread>
 
+#include "platform/process_identity.hpp"
 #include "support/process_runner.hpp"
 
 using ipcbench::test::run_ipchost;
@@ -199,16 +200,8 @@ std::vector<pid_t> children_of(pid_t parent) {
     for (const auto &e : std::filesystem::directory_iterator("/proc")) {
         const std::string name = e.path().filename().string();
         if (name.find_first_not_of("0123456789") != std::string::npos) continue;
-        std::ifstream in(e.path() / "stat");
-        std::string stat;
-        std::getline(in, stat);
-        const auto close = stat.rfind(')');
-        if (close == std::string::npos) continue;
-        std::istringstream rest(stat.substr(close + 2));
-        std::string state;
-        long ppid = 0;
-        rest >> state >> ppid;
-        if (ppid == parent) out.push_back(static_cast<pid_t>(std::stol(name)));
+        const auto status = ipcbench::platform::read_process_status(std::stol(name));
+        if (status && status->parent == parent) out.push_back(static_cast<pid_t>(std::stol(name)));
     }
     return out;
 }
@@ -249,13 +242,8 @@ TEST_CASE("SIGKILL of ipchost: its workers, or the next run, remove what it made
             for (pid_t w : workers) kill(w, SIGKILL);
             auto any_alive = [&workers] {  // a zombie is dead: its stopped parent cannot reap it
                 for (pid_t w : workers) {
-                    std::ifstream in("/proc/" + std::to_string(w) + "/stat");
-                    std::string stat;
-                    std::getline(in, stat);
-                    const auto close = stat.rfind(')');
-                    if (close != std::string::npos && stat.size() > close + 2 &&
-                        stat[close + 2] != 'Z')
-                        return true;
+                    const auto status = ipcbench::platform::read_process_status(w);
+                    if (status && status->state != 'Z') return true;
                 }
                 return false;
             };

@@ -32,9 +32,12 @@ const std::vector<std::string> hostile_run = {"--plugin-dir", HOSTILE_PLUGIN_DIR
 std::size_t processes_with(const std::string &needle) {
     std::size_t n = 0;
     for (const auto &e : std::filesystem::directory_iterator("/proc")) {
-        std::ifstream in(e.path() / "environ");
-        std::string env((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-        if (env.find(needle) != std::string::npos) ++n;
+        try {  // a process exiting while it is read makes std::filebuf throw
+            std::ifstream in(e.path() / "environ");
+            std::string env((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+            if (env.find(needle) != std::string::npos) ++n;
+        } catch (const std::exception &) {
+        }
     }
     return n;
 }

@@ -124,9 +124,14 @@ const std::string &test_tag() {
 }
 const bool tag_set_at_start = !test_tag().empty();
 
+// "" when unreadable: a process exiting while its /proc file is read makes std::filebuf throw.
 std::string read_all(const std::filesystem::path &file) {
-    std::ifstream in(file);
-    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    try {
+        std::ifstream in(file);
+        return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    } catch (const std::exception &) {
+        return "";
+    }
 }
 
 }  // namespace
@@ -153,9 +158,7 @@ std::vector<int> tagged_processes() {
     for (const auto &entry : std::filesystem::directory_iterator("/proc")) {
         const std::string name = entry.path().filename().string();
         if (name.find_first_not_of("0123456789") != std::string::npos || name == self) continue;
-        std::ifstream stat(entry.path() / "stat");
-        std::string line;
-        std::getline(stat, line);
+        const std::string line = read_all(entry.path() / "stat");
         const auto close = line.rfind(')');
         if (close != std::string::npos && line.size() > close + 2 && line[close + 2] == 'Z')
             continue;  // a zombie is already dead
