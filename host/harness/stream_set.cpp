@@ -118,12 +118,14 @@ public:
     void report_last() {
         report_due();  // so the remainder below is shorter than an interval
         const std::int64_t now = platform::now_ns();
-        // Not a sliver: the part after the last full interval, if it is 1 % of one or more.
-        if (j_.interval_ns > 0 && (now - last_end_) * 100 >= j_.interval_ns) send(now, now);
+        // The part after the last full interval: always when it holds messages (the lines add up
+        // to the run), otherwise only when it is not a sliver (1 % of an interval or more).
+        if (j_.interval_ns > 0 && now > last_end_)
+            send(now, now, (now - last_end_) * 100 < j_.interval_ns);
     }
 
 private:
-    void send(std::int64_t now, std::int64_t end) {
+    void send(std::int64_t now, std::int64_t end, bool only_if_new = false) {
         std::uint64_t messages = 0, expected = 0;
         bool reporting = false;
         for (const auto &t : tasks_)
@@ -132,7 +134,7 @@ private:
                 messages += t.progress.messages.load(std::memory_order_relaxed);
                 expected += t.progress.expected_next.load(std::memory_order_relaxed);
             }
-        if (!reporting) return;
+        if (!reporting || (only_if_new && messages == last_messages_)) return;
         const std::uint64_t lost = expected > messages ? expected - messages : 0;
         channel_.send({{"type", "interval"},
                        {"end_s", static_cast<double>(now - start_) / 1e9},
