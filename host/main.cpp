@@ -75,16 +75,7 @@ int run_main(int argc, char **argv) {
             return 0;
         }
         if (cmd.subcommand == "compare") return cli::compare_command(cmd);
-        if (cmd.subcommand == "serve") {
-            remote::serve_options options;
-            options.bind = remote::parse_host_port(cmd.bind, remote::default_port);
-            options.token = cmd.token;
-            options.insecure = cmd.insecure;
-            options.allow_root = cmd.allow_root;
-            options.once = cmd.once;
-            options.idle_timeout_s = cmd.idle_timeout_s;
-            return remote::serve(options);
-        }
+        if (cmd.subcommand == "serve") return remote::serve(cmd.serve);
         if (cmd.subcommand == "report") return cli::report_command(cmd);
         for (const auto &dir : cmd.plugin_dirs) {
             std::error_code ec;
@@ -100,7 +91,7 @@ int run_main(int argc, char **argv) {
         for (const auto &line : harness::clean_stale_runs(registry)) spdlog::warn("{}", line);
         if (cmd.list) return cli::list_command(cmd, registry);
         if (!cmd.describe.empty()) return cli::describe_command(cmd, registry);
-        if (cmd.check) return cli::check_command(cmd, registry);
+        if (cmd.subcommand == "check") return cli::check_command(cmd, registry);
         return cli::run_command(cmd, registry, argc, argv);
     } catch (const cli::usage_error &e) {
         fmt::print(stderr, "ipchost: error: {}\n", e.what());

@@ -13,149 +13,354 @@ namespace ipcbench::cli {
 
 namespace po = boost::program_options;
 
+namespace {
+
+// The options as typed, before they are checked and turned into the command_line.
+struct typed_options {
+    std::string mode = "both", sizes = "32,1K,64K", duration = "0.5", warmup = "0.2", count,
+                timeout, streams, rate, affinity, repeat, cv_warn, interval, regression,
+                token_file, data_port, idle_timeout, bitrate, batch, zero_copy = "auto",
+                format = "table", peer, token, bind = "127.0.0.1";
+    std::vector<std::string> plugin_lists, dirs;
+};
+
+po::options_description general_options(typed_options &t, command_line &cmd) {
+    po::options_description d(
+        "Usage: ipchost [options]\n\nRuns every transport plugin found (or those named) between "
+        "two processes and reports throughput, latency, CPU and memory.\n\nOptions");
+    auto add = d.add_options();
+    add("help,h", "show this help");
+    add("version", "show the version");
+    add("list", "list the plugins and transports found");
+    add("verbose,v", "with --list: also rejected plugin files and why; otherwise debug logs");
+    add("describe", po::value(&cmd.describe)->value_name("ID"),
+        "show a transport's options, defaults and help");
+    add("plugin,p", po::value(&t.plugin_lists)->value_name("ID[,ID...]"),
+        "transports to run: an id (pipe.fifo) or a plugin name (pipe: all of its transports); "
+        "repeatable; default: all");
+    add("plugin-dir", po::value(&t.dirs)->value_name("DIR"),
+        "also load plugins from DIR (searched first); repeatable");
+    add("opt,o", po::value(&cmd.option_assignments)->value_name("[ID:]KEY=VALUE"),
+        "transport option, for every selected transport that takes KEY (or only ID); "
+        "repeatable; see --describe");
+    return d;
+}
+
+po::options_description case_options(typed_options &t) {
+    po::options_description d("What each case measures");
+    auto add = d.add_options();
+    add("mode,m", po::value(&t.mode)->value_name("MODE"),
+        "throughput, latency or both (default both)");
+    add("size,s", po::value(&t.sizes)->value_name("BYTES[,BYTES...]"),
+        "message sizes, suffixes K M G, at least 8 (default: 32,1K,64K for throughput and 32 "
+        "for latency, where size matters little)");
+    add("duration,d", po::value(&t.duration)->value_name("SECONDS"),
+        "timed phase of each case (default 0.5)");
+    add("warmup,w", po::value(&t.warmup)->value_name("SECONDS"),
+        "untimed traffic before each case (default 0.2)");
+    add("count,n", po::value(&t.count)->value_name("N"),
+        "time exactly N messages (round trips) per case instead of --duration");
+    add("timeout", po::value(&t.timeout)->value_name("SECONDS"),
+        "watchdog per case (default: warm-up + duration + 20 s; 300 s with --count)");
+    add("streams,P", po::value(&t.streams)->value_name("N"),
+        "N parallel streams: a thread and an endpoint (set) per stream in each process");
+    add("rate", po::value(&t.rate)->value_name("R"),
+        "throughput: send R messages/s per stream, evenly paced; adds one-way latency measured "
+        "from each message's scheduled send time (no coordinated omission); needs --size >= 16");
+    add("bitrate", po::value(&t.bitrate)->value_name("BITS"),
+        "like --rate, as bits/s per stream (suffixes k, M, G: 100M); the message rate follows "
+        "from each size");
+    add("reverse,R", "throughput: the server process sends, the client receives");
+    add("bidir", "throughput: both directions at once (two endpoints per stream)");
+    add("affinity", po::value(&t.affinity)->value_name("SENDER_CPU,RECEIVER_CPU"),
+        "pin the sending (pinging) process to one CPU and the other to another");
+    add("batch", po::value(&t.batch)->value_name("N"),
+        "throughput: hand N messages to the transport per call (send_batch/recv_batch: writev, "
+        "sendmmsg, recvmmsg; stream receivers read N messages' worth per recv); default 1");
+    add("zero-copy", po::value(&t.zero_copy)->value_name("WHEN"),
+        "auto (default): write and read messages in the transport's memory (borrow/publish, "
+        "take/release) where it offers that; on: only such transports; off: always copy");
+    add("verify", "check every payload byte of every message; mismatches count as corrupted");
+    add("interval,i", po::value(&t.interval)->value_name("SECONDS"),
+        "report MB/s, Mbit/s, messages/s and losses every SECONDS while a case runs");
+    return d;
+}
+
+po::options_description output_options(typed_options &t, command_line &cmd) {
+    po::options_description d("Repetitions and output");
+    auto add = d.add_options();
+    add("repeat", po::value(&t.repeat)->value_name("N"),
+        "run each case N times, fresh processes each time; report the median repetition and "
+        "the spread");
+    add("cv-warn", po::value(&t.cv_warn)->value_name("PERCENT"),
+        "warn when a figure's coefficient of variation over repetitions exceeds this (10)");
+    add("histogram", po::value(&cmd.histogram_file)->value_name("FILE"),
+        "write every case's full latency distribution to FILE as CSV");
+    add("quiet,q", "no progress line on stderr");
+    add("format,f", po::value(&t.format)->value_name("FORMAT"),
+        (report::run_format_names() + " (default table)").c_str());
+    add("output", po::value(&cmd.output)->value_name("FILE"),
+        "write the results to FILE instead of stdout");
+    add("fail-on-regression", po::value(&t.regression)->value_name("PERCENT"),
+        "compare: exit 1 when a figure got significantly worse by more than PERCENT");
+    return d;
+}
+
+po::options_description remote_options(typed_options &t) {
+    po::options_description d("Two hosts");
+    auto add = d.add_options();
+    add("peer", po::value(&t.peer)->value_name("HOST:PORT"),
+        "run the server side of each case on the `ipchost serve` agent at HOST:PORT (numeric "
+        "address; default port 7451); only cross-host transports");
+    add("token", po::value(&t.token)->value_name("TOKEN"),
+        "--peer / serve: the shared secret the agent requires");
+    add("token-file", po::value(&t.token_file)->value_name("FILE"),
+        "--peer / serve: read the token from FILE (keeps it out of ps and shell history)");
+    add("data-port", po::value(&t.data_port)->value_name("PORT[-LAST]"),
+        "--peer: the agent's data endpoints listen on these ports (one per endpoint), for "
+        "firewalls; default: any free port");
+    add("bind", po::value(&t.bind)->value_name("ADDR[:PORT]"),
+        "serve: where to listen (default 127.0.0.1:7451)");
+    add("once", "serve: exit when the first client's run is over");
+    add("insecure",
+        "serve: require no token at all (without --token/--token-file the agent generates one, "
+        "prints it and writes it to a file only you can read)");
+    add("allow-root", "serve: run although the user is root (the benchmarks run as root too)");
+    add("idle-timeout", po::value(&t.idle_timeout)->value_name("SECONDS"),
+        "serve: end a session silent for SECONDS with no request outstanding, and drop a "
+        "connection without a handshake after min(SECONDS, 5) (default 10)");
+    return d;
+}
+
+const char *const subcommand_help =
+    "\nipchost compare BASE.json NEW.json [--fail-on-regression PERCENT]: per matching case, "
+    "the ratio of each figure and a verdict from a Mann-Whitney U test over the repetitions "
+    "(use --repeat when measuring).\n"
+    "ipchost report RESULTS.json --output report.html: one self-contained HTML page with SVG "
+    "charts.\n"
+    "ipchost serve [--bind ADDR:PORT] [--token TOKEN | --token-file FILE | --insecure] [--once] "
+    "[--allow-root]: an agent for runs from another host (ipchost --peer ADDR:PORT ...); it runs "
+    "only cross-host transports from its own plugin folders.\n"
+    "ipchost check [--plugin ID] [--plugin-dir DIR] [--opt KEY=VALUE]: runs the conformance "
+    "suite (payload byte for byte, message boundaries, timeouts, peer close, option and address "
+    "errors, leaks) against each transport; one line per check, then 'N passed, N failed'; exit "
+    "code 0 only if all pass.\n"
+    "\nPlugin folders, in search order: every --plugin-dir, then IPCBENCH_PLUGIN_PATH "
+    "(':'-separated), then <ipchost dir>/../lib/ipcbench/plugins.\n"
+    "Exit codes: 0 all cases measured, 1 a case failed, 2 bad usage, 130 interrupted.\n";
+
+double parse_bitrate(const std::string &text) {
+    std::string digits = text;
+    double unit = 1;
+    const char last = digits.empty() ? 0 : digits.back();
+    if (last == 'k' || last == 'K') unit = 1e3;
+    if (last == 'm' || last == 'M') unit = 1e6;
+    if (last == 'g' || last == 'G') unit = 1e9;
+    if (unit > 1) digits.pop_back();
+    return parse_positive("--bitrate", digits, "bits per second (100M)") * unit;
+}
+
+model::cpu_placement parse_affinity(const std::string &text) {
+    auto cpus = split_list(text);
+    if (cpus.size() != 2)
+        throw usage_error("--affinity '" + text + "': expected SENDER_CPU,RECEIVER_CPU, e.g. 0,1");
+    return {parse_small_int("--affinity", cpus[0], 0, 4095),
+            parse_small_int("--affinity", cpus[1], 0, 4095)};
+}
+
 // A paced run must send at least one message in its window, and a counted one must end within a
 // day: otherwise the schedule overflows or the run waits far past --duration.
-static void check_pacing(const command_line &cmd) {
+void check_pacing(const command_line &cmd) {
     for (auto size : cmd.sizes) {
-        const double rate =
-            cmd.bitrate > 0 ? cmd.bitrate / (8.0 * static_cast<double>(size)) : cmd.rate;
+        const auto c = settings_for_case(cmd, "", model::measure_mode::throughput, size);
+        const double rate = c.rate_per_s;
         const std::string given =
-            cmd.bitrate > 0 ? fmt::format("--bitrate {:g} with --size {} is {:.3g} messages/s",
-                                          cmd.bitrate, size, rate)
-                            : fmt::format("--rate {:g}", rate);
-        if (cmd.count == 0 && rate * cmd.duration_s < 1)
+            cmd.bitrate_bits_per_s > 0
+                ? fmt::format("--bitrate {:g} with --size {} is {:.3g} messages/s",
+                              cmd.bitrate_bits_per_s, size, rate)
+                : fmt::format("--rate {:g}", rate);
+        if (size < 16)
+            throw usage_error(
+                "--rate needs messages of at least 16 bytes (a sequence number and the "
+                "scheduled send time); --size " +
+                std::to_string(size) + " is smaller");
+        if (c.count == 0 && rate * c.duration_s < 1)
             throw usage_error(given + ": fewer than one message in --duration " +
-                              fmt::format("{:g}", cmd.duration_s) +
+                              fmt::format("{:g}", c.duration_s) +
                               " s; raise the rate, send smaller messages or run longer");
-        if (cmd.count > 0 && static_cast<double>(cmd.count) / rate > 86400)
+        if (c.count > 0 && static_cast<double>(c.count) / rate > 86400)
             throw usage_error(given + fmt::format(": --count {} would take {:.3g} s (more than a "
                                                   "day); raise the rate or lower the count",
-                                                  cmd.count,
-                                                  static_cast<double>(cmd.count) / rate));
+                                                  c.count, static_cast<double>(c.count) / rate));
     }
+}
+
+void apply_mode_and_sizes(const po::variables_map &vm, const typed_options &t, command_line &cmd) {
+    if (t.mode == "both")
+        cmd.modes = {model::measure_mode::throughput, model::measure_mode::latency};
+    else if (auto m = model::measure_mode_from(t.mode))
+        cmd.modes = {*m};
+    else
+        throw usage_error("--mode '" + t.mode + "': expected throughput, latency or both");
+    cmd.sizes = parse_size_list("--size", t.sizes);
+    cmd.latency_sizes = vm.count("size") ? cmd.sizes : std::vector<std::uint64_t>{32};
+}
+
+void apply_case_options(const po::variables_map &vm, const typed_options &t, command_line &cmd) {
+    model::case_settings &c = cmd.case_defaults;
+    apply_mode_and_sizes(vm, t, cmd);
+    c.duration_s = parse_seconds("--duration", t.duration, false);
+    c.warmup_s = parse_seconds("--warmup", t.warmup, true);
+    if (!t.count.empty()) c.count = parse_count("--count", t.count);
+    if (!t.timeout.empty()) c.timeout_s = parse_seconds("--timeout", t.timeout, false);
+    if (!t.streams.empty()) c.streams = parse_small_int("--streams", t.streams, 1, 64);
+    if (!t.rate.empty()) c.rate_per_s = parse_positive("--rate", t.rate, "messages per second");
+    if (!t.bitrate.empty()) {
+        if (!t.rate.empty()) throw usage_error("--rate and --bitrate exclude each other");
+        cmd.bitrate_bits_per_s = parse_bitrate(t.bitrate);
+    }
+    if (vm.count("reverse") && vm.count("bidir"))
+        throw usage_error("--reverse and --bidir exclude each other; --bidir runs both directions");
+    if (vm.count("reverse")) c.direction = model::traffic_direction::reverse;
+    if (vm.count("bidir")) c.direction = model::traffic_direction::bidir;
+    if (!t.affinity.empty()) c.affinity = parse_affinity(t.affinity);
+    c.verify = vm.count("verify") > 0;
+    if (!t.batch.empty()) c.batch = parse_small_int("--batch", t.batch, 1, model::max_batch);
+    if (auto z = model::zero_copy_policy_from(t.zero_copy))
+        c.zero_copy = *z;
+    else
+        throw usage_error("--zero-copy '" + t.zero_copy + "': expected auto, on or off");
+    const bool paced = c.rate_per_s > 0 || cmd.bitrate_bits_per_s > 0;
+    if (c.batch > 1 && paced)
+        throw usage_error(
+            "--batch and --rate/--bitrate exclude each other: paced messages go one at a time, "
+            "at their scheduled times");
+    if (!t.interval.empty()) c.interval_s = parse_seconds("--interval", t.interval, false);
+    if (paced) {
+        if (!vm.count("mode")) cmd.modes = {model::measure_mode::throughput};
+        check_pacing(cmd);
+    }
+    for (const auto &a : cmd.option_assignments)
+        if (a.find('=') == std::string::npos || a.front() == '=')
+            throw usage_error("--opt '" + a + "': expected KEY=VALUE or ID:KEY=VALUE");
+}
+
+void apply_output_options(const po::variables_map &vm, const typed_options &t, command_line &cmd) {
+    if (!t.repeat.empty()) cmd.repeat = parse_small_int("--repeat", t.repeat, 1, 1000);
+    if (!t.cv_warn.empty()) cmd.cv_warning = parse_positive("--cv-warn", t.cv_warn, "percent") / 100;
+    cmd.quiet = vm.count("quiet") > 0;
+    bool known = false;
+    for (const auto &f : report::output_formats())
+        if (f.for_runs && t.format == f.name) {
+            cmd.format = f.format;
+            known = true;
+        }
+    if (!known)
+        throw usage_error("--format '" + t.format + "': expected " + report::run_format_names());
+    cmd.format_given = vm.count("format") > 0;
+    if (!t.regression.empty())
+        cmd.fail_on_regression = parse_positive("--fail-on-regression", t.regression, "percent");
+}
+
+remote::host_port parse_address(const char *flag, const std::string &text, const char *hint) {
+    try {
+        return remote::parse_host_port(text, remote::default_port);
+    } catch (const std::exception &e) {
+        throw usage_error(std::string(flag) + " " + e.what() + hint);
+    }
+}
+
+std::string read_token(const typed_options &t) {
+    if (t.token_file.empty()) return t.token;
+    if (!t.token.empty()) throw usage_error("--token and --token-file exclude each other");
+    try {
+        return remote::read_token_file(t.token_file);
+    } catch (const std::exception &e) {
+        throw usage_error(std::string("--token-file: ") + e.what());
+    }
+}
+
+void apply_remote_options(const po::variables_map &vm, const typed_options &t, command_line &cmd) {
+    const std::string token = read_token(t);
+    if (!t.peer.empty()) {
+        remote::peer_agent agent;
+        agent.address = parse_address("--peer", t.peer, "; expected HOST:PORT with a numeric address");
+        agent.token = token;
+        if (!t.data_port.empty()) {
+            auto dash = t.data_port.find('-');
+            agent.data_port_first =
+                parse_small_int("--data-port", t.data_port.substr(0, dash), 1, 65535);
+            agent.data_port_last =
+                dash == std::string::npos
+                    ? agent.data_port_first
+                    : parse_small_int("--data-port", t.data_port.substr(dash + 1),
+                                      agent.data_port_first, 65535);
+        }
+        cmd.peer = agent;
+    }
+    auto &serve = cmd.serve;
+    serve.token = token;
+    serve.once = vm.count("once") > 0;
+    serve.insecure = vm.count("insecure") > 0;
+    serve.allow_root = vm.count("allow-root") > 0;
+    if (serve.insecure && !token.empty())
+        throw usage_error("--insecure means no token; drop --token/--token-file or --insecure");
+    if (!t.idle_timeout.empty())
+        serve.idle_timeout_s = parse_seconds("--idle-timeout", t.idle_timeout, false);
+    if (cmd.subcommand == "serve") serve.bind = parse_address("--bind", t.bind, "");
+}
+
+void check_inputs(const command_line &cmd) {
+    if (cmd.subcommand.empty() && !cmd.inputs.empty())
+        throw usage_error("unexpected argument '" + cmd.inputs.front() + "'; see ipchost --help");
+    if (cmd.subcommand == "compare" && cmd.inputs.size() != 2)
+        throw usage_error("compare needs two result files: ipchost compare BASE.json NEW.json");
+    if (cmd.subcommand == "report" && cmd.inputs.size() != 1)
+        throw usage_error(
+            "report needs one result file: ipchost report RESULTS.json --output report.html");
+}
+
+}  // namespace
+
+model::case_settings settings_for_case(const command_line &cmd, const std::string &transport_id,
+                                       model::measure_mode mode, std::uint64_t size) {
+    model::case_settings c = cmd.case_defaults;
+    c.transport_id = transport_id;
+    c.mode = mode;
+    c.size_bytes = size;
+    if (mode == model::measure_mode::latency) {
+        c.rate_per_s = 0;
+        c.batch = 1;
+        c.direction = model::traffic_direction::forward;
+    } else if (cmd.bitrate_bits_per_s > 0) {
+        c.rate_per_s = cmd.bitrate_bits_per_s / (8.0 * static_cast<double>(size));
+    }
+    return c;
 }
 
 command_line parse_command_line(int argc, const char *const argv[]) {
     command_line cmd;
-    std::string mode = "both", sizes = "32,1K,64K", duration = "0.5", warmup = "0.2", count,
-                timeout, streams, rate, affinity, repeat, cv_warn, interval, regression, token_file,
-                data_port, idle_timeout, bitrate, batch;
-    std::vector<std::string> plugin_lists, dirs;
-
-    po::options_description general(
-        "Usage: ipchost [options]\n\nRuns every transport plugin "
-        "found (or those named) between two processes and reports "
-        "throughput, latency, CPU and memory.\n\nOptions");
-    general.add_options()("help,h", "show this help")("version", "show the version")(
-        "list", "list the plugins and transports found")(
-        "verbose,v", "with --list: also rejected plugin files and why; otherwise debug logs")(
-        "describe", po::value(&cmd.describe)->value_name("ID"),
-        "show a transport's options, defaults and help")(
-        "plugin,p", po::value(&plugin_lists)->value_name("ID[,ID...]"),
-        "transports to run: an id (pipe.fifo) or a plugin name (pipe: all of its transports); "
-        "repeatable; default: all")("plugin-dir", po::value(&dirs)->value_name("DIR"),
-                                    "also load plugins from DIR (searched first); repeatable")(
-        "mode,m", po::value(&mode)->value_name("MODE"),
-        "throughput, latency or both (default both)")(
-        "size,s", po::value(&sizes)->value_name("BYTES[,BYTES...]"),
-        "message sizes, suffixes K M G, at least 8 (default: 32,1K,64K for throughput and 32 "
-        "for latency, where size matters little)")("duration,d",
-                                                   po::value(&duration)->value_name("SECONDS"),
-                                                   "timed phase of each case (default 0.5)")(
-        "warmup,w", po::value(&warmup)->value_name("SECONDS"),
-        "untimed traffic before each case (default 0.2)")(
-        "count,n", po::value(&count)->value_name("N"),
-        "time exactly N messages (round trips) per case instead of --duration")(
-        "timeout", po::value(&timeout)->value_name("SECONDS"),
-        "watchdog per case (default: warm-up + duration + 20 s; 300 s with --count)")(
-        "opt,o", po::value(&cmd.option_assignments)->value_name("[ID:]KEY=VALUE"),
-        "transport option, for every selected transport that takes KEY (or only ID); "
-        "repeatable; see --describe")(
-        "streams,P", po::value(&streams)->value_name("N"),
-        "N parallel streams: a thread and an endpoint (set) per stream in each process")(
-        "rate", po::value(&rate)->value_name("R"),
-        "throughput: send R messages/s per stream, evenly paced; adds one-way latency measured "
-        "from each message's scheduled send time (no coordinated omission); needs --size >= 16")(
-        "bitrate", po::value(&bitrate)->value_name("BITS"),
-        "like --rate, as bits/s per stream (suffixes k, M, G: 100M); the message rate follows "
-        "from each size")("reverse,R", "throughput: the server process sends, the client receives")(
-        "bidir", "throughput: both directions at once (two endpoints per stream)")(
-        "affinity", po::value(&affinity)->value_name("SENDER_CPU,RECEIVER_CPU"),
-        "pin the sending (pinging) process to one CPU and the other to another")(
-        "batch", po::value(&batch)->value_name("N"),
-        "throughput: hand N messages to the transport per call (send_batch/recv_batch: writev, "
-        "sendmmsg, recvmmsg; stream receivers read N messages' worth per recv); default 1")(
-        "zero-copy", po::value(&cmd.zero_copy)->value_name("WHEN"),
-        "auto (default): write and read messages in the transport's memory (borrow/publish, "
-        "take/release) where it offers that; on: only such transports; off: always copy")(
-        "verify", "check every payload byte of every message; mismatches count as corrupted")(
-        "repeat", po::value(&repeat)->value_name("N"),
-        "run each case N times, fresh processes each time; report median and spread")(
-        "cv-warn", po::value(&cv_warn)->value_name("PERCENT"),
-        "warn when a figure's coefficient of variation over repetitions exceeds this (10)")(
-        "interval,i", po::value(&interval)->value_name("SECONDS"),
-        "report MB/s, Mbit/s, messages/s and losses every SECONDS while a case runs")(
-        "histogram", po::value(&cmd.histogram_file)->value_name("FILE"),
-        "write every case's full latency distribution to FILE as CSV")(
-        "quiet,q", "no progress line on stderr")("format,f",
-                                                 po::value(&cmd.format)->value_name("FORMAT"),
-                                                 "table, json, csv or markdown (default table)")(
-        "output", po::value(&cmd.output)->value_name("FILE"),
-        "write the results to FILE instead of stdout")(
-        "fail-on-regression", po::value(&regression)->value_name("PERCENT"),
-        "compare: exit 1 when a figure got significantly worse by more than PERCENT")(
-        "peer", po::value(&cmd.peer)->value_name("HOST:PORT"),
-        "run the server side of each case on the `ipchost serve` agent at HOST:PORT (numeric "
-        "address; default port 7451); only cross-host transports")(
-        "token", po::value(&cmd.token)->value_name("TOKEN"),
-        "--peer / serve: the shared secret the agent requires")(
-        "token-file", po::value(&token_file)->value_name("FILE"),
-        "--peer / serve: read the token from FILE (keeps it out of ps and shell history)")(
-        "data-port", po::value(&data_port)->value_name("PORT[-LAST]"),
-        "--peer: the agent's data endpoints listen on these ports (one per endpoint), for "
-        "firewalls; default: any free port")("bind",
-                                             po::value(&cmd.bind)->value_name("ADDR[:PORT]"),
-                                             "serve: where to listen (default 127.0.0.1:7451)")(
-        "once", "serve: exit when the first client's run is over")(
-        "insecure",
-        "serve: require no token at all (without --token/--token-file the agent "
-        "generates one, prints it and writes it to a file only you can read)")(
-        "allow-root", "serve: run although the user is root (the benchmarks run as root too)")(
-        "idle-timeout", po::value(&idle_timeout)->value_name("SECONDS"),
-        "serve: end a session silent for SECONDS with no request outstanding, and drop a "
-        "connection without a handshake after min(SECONDS, 5) (default 10)");
-
+    typed_options t;
+    po::options_description visible;
+    visible.add(general_options(t, cmd))
+        .add(case_options(t))
+        .add(output_options(t, cmd))
+        .add(remote_options(t));
     std::ostringstream help;
-    help << general
-         << "\nipchost compare BASE.json NEW.json [--fail-on-regression PERCENT]: per matching "
-            "case, the ratio of each figure and a verdict from a Mann-Whitney U test over the "
-            "repetitions (use --repeat when measuring).\n"
-            "ipchost report RESULTS.json --output report.html: one self-contained HTML page with "
-            "SVG charts.\n"
-            "ipchost serve [--bind ADDR:PORT] [--token TOKEN | --token-file FILE | --insecure] "
-            "[--once] [--allow-root]: an agent for runs from another host (ipchost --peer "
-            "ADDR:PORT ...); it runs only cross-host transports from its own plugin folders.\n"
-            "ipchost check [--plugin ID] [--plugin-dir DIR] [--opt KEY=VALUE]: runs the "
-            "conformance suite (payload byte for byte, message boundaries, timeouts, peer close, "
-            "option and address errors, leaks) against each transport; one line per check, "
-            "then 'N passed, N failed'; exit code 0 only if all pass.\n"
-         << "\nPlugin folders, in search order: every --plugin-dir, then IPCBENCH_PLUGIN_PATH "
-            "(':'-separated), then <ipchost dir>/../lib/ipcbench/plugins.\n"
-            "Exit codes: 0 all cases measured, 1 a case failed, 2 bad usage, 130 interrupted.\n";
+    help << visible << subcommand_help;
     cmd.help_text = help.str();
 
-    // Subcommands: `check` (conformance suite), `compare BASE NEW`, `report RESULTS`.
     std::vector<std::string> args(argv + 1, argv + argc);
-    if (!args.empty() && (args.front() == "check" || args.front() == "compare" ||
-                          args.front() == "report" || args.front() == "serve")) {
-        cmd.subcommand = args.front();
-        cmd.check = cmd.subcommand == "check";
-        args.erase(args.begin());
-    }
+    for (const char *sub : {"check", "compare", "report", "serve"})
+        if (!args.empty() && args.front() == sub) {
+            cmd.subcommand = sub;
+            args.erase(args.begin());
+            break;
+        }
     po::options_description hidden;
     hidden.add_options()("input", po::value(&cmd.inputs));
     po::options_description all;
-    all.add(general).add(hidden);
+    all.add(visible).add(hidden);
     po::positional_options_description positional;
     positional.add("input", -1);
     po::variables_map vm;
@@ -169,127 +374,13 @@ command_line parse_command_line(int argc, const char *const argv[]) {
     cmd.version = vm.count("version") > 0;
     cmd.list = vm.count("list") > 0;
     cmd.verbose = vm.count("verbose") > 0;
-    for (const auto &list : plugin_lists)
+    for (const auto &list : t.plugin_lists)
         for (const auto &id : split_list(list)) cmd.plugins.push_back(id);
-    for (const auto &d : dirs) cmd.plugin_dirs.emplace_back(d);
-
-    if (mode == "both")
-        cmd.modes = {"throughput", "latency"};
-    else if (mode == "throughput" || mode == "latency")
-        cmd.modes = {mode};
-    else
-        throw usage_error("--mode '" + mode + "': expected throughput, latency or both");
-    cmd.sizes = parse_size_list("--size", sizes);
-    cmd.latency_sizes = vm.count("size") ? cmd.sizes : std::vector<std::uint64_t>{32};
-    cmd.duration_s = parse_seconds("--duration", duration, false);
-    cmd.warmup_s = parse_seconds("--warmup", warmup, true);
-    if (!count.empty()) cmd.count = parse_count("--count", count);
-    if (!timeout.empty()) cmd.timeout_s = parse_seconds("--timeout", timeout, false);
-    if (cmd.format != "table" && cmd.format != "json" && cmd.format != "csv" &&
-        cmd.format != "markdown")
-        throw usage_error("--format '" + cmd.format + "': expected table, json, csv or markdown");
-    if (!streams.empty()) cmd.streams = parse_small_int("--streams", streams, 1, 64);
-    if (!rate.empty()) cmd.rate = parse_positive("--rate", rate, "messages per second");
-    if (!bitrate.empty()) {
-        if (!rate.empty()) throw usage_error("--rate and --bitrate exclude each other");
-        std::string digits = bitrate;
-        double unit = 1;
-        const char last = digits.empty() ? 0 : digits.back();
-        if (last == 'k' || last == 'K') unit = 1e3;
-        if (last == 'm' || last == 'M') unit = 1e6;
-        if (last == 'g' || last == 'G') unit = 1e9;
-        if (unit > 1) digits.pop_back();
-        cmd.bitrate = parse_positive("--bitrate", digits, "bits per second (100M)") * unit;
-        cmd.rate = cmd.bitrate / (8.0 * static_cast<double>(cmd.sizes.front()));  // checked below
-    }
-    if (vm.count("reverse") && vm.count("bidir"))
-        throw usage_error("--reverse and --bidir exclude each other; --bidir runs both directions");
-    if (vm.count("reverse")) cmd.direction = "reverse";
-    if (vm.count("bidir")) cmd.direction = "bidir";
-    if (!affinity.empty()) {
-        auto cpus = split_list(affinity);
-        if (cpus.size() != 2)
-            throw usage_error("--affinity '" + affinity +
-                              "': expected SENDER_CPU,RECEIVER_CPU, "
-                              "e.g. 0,1");
-        cmd.sender_cpu = parse_small_int("--affinity", cpus[0], 0, 4095);
-        cmd.receiver_cpu = parse_small_int("--affinity", cpus[1], 0, 4095);
-    }
-    cmd.verify = vm.count("verify") > 0;
-    if (!batch.empty()) cmd.batch = parse_small_int("--batch", batch, 1, 1024);
-    if (cmd.zero_copy != "auto" && cmd.zero_copy != "on" && cmd.zero_copy != "off")
-        throw usage_error("--zero-copy '" + cmd.zero_copy + "': expected auto, on or off");
-    if (cmd.batch > 1 && cmd.rate > 0)
-        throw usage_error(
-            "--batch and --rate/--bitrate exclude each other: paced messages go "
-            "one at a time, at their scheduled times");
-    if (!repeat.empty()) cmd.repeat = parse_small_int("--repeat", repeat, 1, 1000);
-    if (!cv_warn.empty()) cmd.cv_warning = parse_positive("--cv-warn", cv_warn, "percent") / 100;
-    if (!interval.empty()) cmd.interval_s = parse_seconds("--interval", interval, false);
-    cmd.quiet = vm.count("quiet") > 0;
-    cmd.format_given = vm.count("format") > 0;
-    if (!regression.empty())
-        cmd.fail_on_regression = parse_positive("--fail-on-regression", regression, "percent");
-    if (cmd.rate > 0) {
-        for (auto size : cmd.sizes)
-            if (size < 16)
-                throw usage_error(
-                    "--rate needs messages of at least 16 bytes (a sequence number "
-                    "and the scheduled send time); --size " +
-                    std::to_string(size) + " is smaller");
-        if (!vm.count("mode")) cmd.modes = {"throughput"};
-        check_pacing(cmd);
-    }
-    if (!token_file.empty()) {
-        if (!cmd.token.empty()) throw usage_error("--token and --token-file exclude each other");
-        try {
-            cmd.token = remote::read_token_file(token_file);
-        } catch (const std::exception &e) {
-            throw usage_error(std::string("--token-file: ") + e.what());
-        }
-    }
-    if (!data_port.empty()) {
-        auto dash = data_port.find('-');
-        cmd.data_port_first = parse_small_int("--data-port", data_port.substr(0, dash), 1, 65535);
-        cmd.data_port_last = dash == std::string::npos
-                                 ? cmd.data_port_first
-                                 : parse_small_int("--data-port", data_port.substr(dash + 1),
-                                                   cmd.data_port_first, 65535);
-    }
-    cmd.once = vm.count("once") > 0;
-    cmd.insecure = vm.count("insecure") > 0;
-    cmd.allow_root = vm.count("allow-root") > 0;
-    if (cmd.insecure && !cmd.token.empty())
-        throw usage_error("--insecure means no token; drop --token/--token-file or --insecure");
-    if (!idle_timeout.empty())
-        cmd.idle_timeout_s = parse_seconds("--idle-timeout", idle_timeout, false);
-    if (!cmd.peer.empty()) {
-        try {
-            remote::parse_host_port(cmd.peer, remote::default_port);
-        } catch (const std::exception &e) {
-            throw usage_error(std::string("--peer ") + e.what() +
-                              "; expected HOST:PORT with a "
-                              "numeric address");
-        }
-    }
-    if (cmd.subcommand == "serve") {
-        try {
-            remote::parse_host_port(cmd.bind, remote::default_port);
-        } catch (const std::exception &e) {
-            throw usage_error(std::string("--bind ") + e.what());
-        }
-    }
-    if (cmd.subcommand.empty() && !cmd.inputs.empty())
-        throw usage_error("unexpected argument '" + cmd.inputs.front() + "'; see ipchost --help");
-    if (cmd.subcommand == "compare" && cmd.inputs.size() != 2)
-        throw usage_error("compare needs two result files: ipchost compare BASE.json NEW.json");
-    if (cmd.subcommand == "report" && cmd.inputs.size() != 1)
-        throw usage_error(
-            "report needs one result file: ipchost report RESULTS.json --output "
-            "report.html");
-    for (const auto &a : cmd.option_assignments)
-        if (a.find('=') == std::string::npos || a.front() == '=')
-            throw usage_error("--opt '" + a + "': expected KEY=VALUE or ID:KEY=VALUE");
+    for (const auto &d : t.dirs) cmd.plugin_dirs.emplace_back(d);
+    apply_case_options(vm, t, cmd);
+    apply_output_options(vm, t, cmd);
+    apply_remote_options(vm, t, cmd);
+    check_inputs(cmd);
     return cmd;
 }
 

@@ -8,6 +8,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/report_output.hpp"
+#include "cli/result_file.hpp"
 #include "cli/usage_error.hpp"
 #include "report/json_report.hpp"
 #include "report/result_columns.hpp"
@@ -17,23 +18,13 @@ namespace {
 
 constexpr double alpha = 0.05;
 
-report::run_report load(const std::string &path) {
-    std::ifstream in(path);
-    if (!in) throw usage_error("cannot read '" + path + "'");
-    auto doc = nlohmann::json::parse(in, nullptr, false);
-    if (doc.is_discarded()) throw usage_error("'" + path + "' is not JSON (ipchost --format json)");
-    try {
-        return report::run_report_from_json(doc);
-    } catch (const std::exception &e) {
-        throw usage_error("'" + path + "': " + e.what());
-    }
-}
-
 std::string case_key(const report::case_result &r) {
-    return fmt::format("{} {} {}{} {}{}{}", r.transport, r.mode, r.direction,
-                       r.bidir ? " bidir" : "", report::format_size(r.message_size),
-                       r.streams > 1 ? fmt::format(" x{}", r.streams) : "",
-                       r.rate > 0 ? fmt::format(" @{:g}/s", r.rate) : "");
+    const auto &c = r.settings;
+    return fmt::format("{} {} {}{} {}{}{}", c.transport_id, model::to_string(c.mode),
+                       model::to_string(r.direction), r.bidir() ? " bidir" : "",
+                       report::format_size(c.size_bytes),
+                       c.streams > 1 ? fmt::format(" x{}", c.streams) : "",
+                       c.rate_per_s > 0 ? fmt::format(" @{:g}/s", c.rate_per_s) : "");
 }
 
 std::vector<double> samples_of(const report::case_result &r, const std::string &figure,
@@ -46,11 +37,11 @@ std::vector<double> samples_of(const report::case_result &r, const std::string &
 }  // namespace
 
 int compare_command(const command_line &cmd) {
-    const auto base = load(cmd.inputs[0]);
-    const auto next = load(cmd.inputs[1]);
+    const auto base = load_result_file(cmd.inputs[0]);
+    const auto next = load_result_file(cmd.inputs[1]);
     std::map<std::string, const report::case_result *> base_cases;
     for (const auto &r : base.results)
-        if (r.status == "ok") base_cases[case_key(r)] = &r;
+        if (r.ok()) base_cases[case_key(r)] = &r;
 
     nlohmann::json rows = nlohmann::json::array();
     std::vector<std::string> unmatched;
@@ -58,7 +49,7 @@ int compare_command(const command_line &cmd) {
     std::string text = fmt::format("{:<36} {:<28} {:>12} {:>12} {:>7} {:>8}  {}\n", "case",
                                    "figure", "base", "new", "ratio", "p", "verdict");
     for (const auto &r : next.results) {
-        if (r.status != "ok") continue;
+        if (!r.ok()) continue;
         auto match = base_cases.find(case_key(r));
         if (match == base_cases.end()) {
             unmatched.push_back(case_key(r));
@@ -106,7 +97,7 @@ int compare_command(const command_line &cmd) {
         }
     }
     for (const auto &u : unmatched) text += "not in the base run: " + u + "\n";
-    if (cmd.format == "json") {
+    if (cmd.format == report::output_format::json) {
         nlohmann::json doc = {{"base", cmd.inputs[0]},
                               {"new", cmd.inputs[1]},
                               {"alpha", alpha},
@@ -123,12 +114,6 @@ int compare_command(const command_line &cmd) {
                    cmd.fail_on_regression);
         return 1;
     }
-    return 0;
-}
-
-int report_command(const command_line &cmd) {
-    const auto report = load(cmd.inputs[0]);
-    write_report(report, cmd.format_given ? cmd.format : "html", cmd.output);
     return 0;
 }
 

@@ -7,10 +7,6 @@
 #include <fstream>
 
 #include "cli/usage_error.hpp"
-#include "report/csv_report.hpp"
-#include "report/html_report.hpp"
-#include "report/json_report.hpp"
-#include "report/table_report.hpp"
 
 namespace ipcbench::cli {
 
@@ -23,20 +19,9 @@ void check_output_file(const std::string &path) {
                           "writable");
 }
 
-void write_report(const report::run_report &report, const std::string &format,
+void write_report(const report::run_report &report, report::output_format format,
                   const std::string &path) {
-    std::string text;
-    if (format == "json")
-        text = report::to_json(report).dump(2) + "\n";
-    else if (format == "csv")
-        text = report::to_csv(report);
-    else if (format == "markdown")
-        text = report::to_table(report, true);
-    else if (format == "html")
-        text = report::to_html(report);
-    else
-        text = report::to_table(report);
-    write_text(text, path);
+    write_text(report::render(report, format), path);
 }
 
 void write_text(const std::string &text, const std::string &path) {

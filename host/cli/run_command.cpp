@@ -15,6 +15,8 @@
 #include "remote/agent_protocol.hpp"
 #include "report/csv_report.hpp"
 #include "report/result_columns.hpp"
+#include "model/units.hpp"
+#include "report/placement_warning.hpp"
 
 #include <optional>
 
@@ -55,20 +57,134 @@ private:
     std::int64_t start_;
 };
 
-report::case_result skipped_case(const plugin::transport_info &t, const std::string &mode,
-                                 std::uint64_t size) {
+report::case_result skipped_case(const plugin::transport_info &t,
+                                 const model::case_settings &settings, std::string why) {
     report::case_result r;
     r.plugin = t.plugin_name;
-    r.transport = t.id;
-    r.mode = mode;
-    r.message_size = size;
-    r.status = "skipped";
-    r.error = fmt::format(
-        "{} exceeds the transport's maximum of {} bytes (ipchost --describe {} says where it "
-        "comes from)",
-        report::format_size(size), t.max_message_size, t.id);
+    r.settings = settings;
+    r.status = report::case_status::skipped;
+    r.error = std::move(why);
     return r;
 }
+
+// Why a case cannot run here at all, or "".
+std::string reason_to_skip(const plugin::transport_info &t, const model::case_settings &c,
+                           bool across_hosts) {
+    if (t.max_message_size && c.size_bytes > t.max_message_size)
+        return fmt::format(
+            "{} exceeds the transport's maximum of {} bytes (ipchost --describe {} says where it "
+            "comes from)",
+            report::format_size(c.size_bytes), t.max_message_size, t.id);
+    if (across_hosts && !t.has(IPCB_CAP_CROSS_HOST))
+        return t.id + " cannot cross hosts (no cross-host capability); --peer runs only "
+                      "transports that can";
+    return "";
+}
+
+// One result per half of the traffic from its repetitions: the repetition itself, or the
+// median one with every repetition's spread and totals.
+report::case_result merged(std::vector<report::case_result> repetitions, double cv_warning) {
+    report::case_result r;
+    if (repetitions.size() == 1) {
+        r = std::move(repetitions.front());
+        if (r.integrity.lost)
+            r.warnings.push_back(fmt::format("{} messages lost", r.integrity.lost));
+        if (r.integrity.corrupted)
+            r.warnings.push_back(fmt::format("{} messages corrupted", r.integrity.corrupted));
+    } else {
+        r = repetitions.front();  // identity and options
+        r.repetitions = std::move(repetitions);
+        report::summarize_repetitions(r, cv_warning);
+    }
+    report::warn_about_placement(r);
+    return r;
+}
+
+// "[pipe.fifo throughput 1 KiB forward 1]   0.00-  1.00 s   1234.5 MB/s ..." while a case runs.
+void print_interval(const std::string &what, model::traffic_direction half, int repetition,
+                    const report::interval_figures &i) {
+    const double bytes = static_cast<double>(i.bytes);
+    fmt::print(
+        "[{} {} {}] {:6.2f}-{:6.2f} s  {:10.1f} MB/s  {:8.0f} Mbit/s  {:12.0f} msg/s  lost {}\n",
+        what, model::to_string(half), repetition, i.end_s - i.seconds, i.end_s,
+        model::megabytes(model::per_second(bytes, i.seconds)),
+        model::megabits(model::per_second(bytes, i.seconds)),
+        model::per_second(static_cast<double>(i.messages), i.seconds), i.lost);
+    std::fflush(stdout);
+}
+
+// The run's header: where, when, how.
+report::run_report start_report(const command_line &cmd, int argc, const char *const argv[]) {
+    report::run_report report;
+    report.environment = platform::read_system_info();
+    report.started_at = utc_now();
+    for (int i = 0; i < argc; ++i) report.command_line += (i ? " " : "") + std::string(argv[i]);
+    report.duration_s = cmd.case_defaults.duration_s;
+    report.warmup_s = cmd.case_defaults.warmup_s;
+    report.count = cmd.case_defaults.count;
+    report.repeat = cmd.repeat;
+    if (cmd.peer) report.peer = cmd.peer->address.text();
+    return report;
+}
+
+// Runs every case of the command line and collects the results.
+class case_runner {
+public:
+    case_runner(const command_line &cmd, std::size_t total)
+        : cmd_(cmd),
+          total_(total),
+          progress_(total, !cmd.quiet && platform::stderr_is_terminal()),
+          live_intervals_(cmd.case_defaults.interval_s > 0 &&
+                          cmd.format == report::output_format::table) {}
+
+    void run(const plugin::transport_info &t, const model::case_settings &c,
+             report::run_report &report) {
+        ++index_;
+        const std::string skip = reason_to_skip(t, c, cmd_.peer.has_value());
+        if (!skip.empty()) {
+            report.results.push_back(skipped_case(t, c, skip));
+            return;
+        }
+        const std::string what = fmt::format("{} {} {}", t.id, model::to_string(c.mode),
+                                             report::format_size(c.size_bytes));
+        spdlog::debug("case {} of {}: {}", index_, total_, what);
+        std::vector<std::vector<report::case_result>> halves;  // [half][repetition]
+        for (int rep = 0; rep < cmd_.repeat && !platform::interrupted(); ++rep) {
+            progress_.show(index_, cmd_.repeat > 1 ? fmt::format("{}, repetition {} of {}", what,
+                                                                 rep + 1, cmd_.repeat)
+                                                   : what);
+            auto results = harness::run_case(
+                t, c, cmd_.peer ? &*cmd_.peer : nullptr,
+                [&](model::traffic_direction half, const report::interval_figures &i) {
+                    if (!live_intervals_) return;
+                    progress_.clear();
+                    print_interval(what, half, rep + 1, i);
+                });
+            if (halves.empty()) halves.resize(results.size());
+            for (std::size_t k = 0; k < results.size(); ++k)
+                halves[k].push_back(std::move(results[k]));
+        }
+        for (auto &repetitions : halves) {
+            auto r = merged(std::move(repetitions), cmd_.cv_warning);
+            if (r.status == report::case_status::failed) {
+                failed_ = true;
+                progress_.clear();
+                spdlog::error("{}: {}", what, r.error);
+            }
+            report.results.push_back(std::move(r));
+        }
+    }
+
+    void done() { progress_.clear(); }
+    bool failed() const { return failed_; }
+
+private:
+    const command_line &cmd_;
+    std::size_t total_, index_ = 0;
+    progress_line progress_;
+    bool live_intervals_;
+    bool failed_ = false;
+};
 
 }  // namespace
 
@@ -76,133 +192,36 @@ int run_command(const command_line &cmd, const plugin::plugin_registry &registry
                 const char *const argv[]) {
     auto selected = select_transports(cmd, registry);
     auto options = assign_options(cmd, selected);
-
-    report::run_report report;
-    report.environment = platform::read_system_info();
-    report.started_at = utc_now();
-    for (int i = 0; i < argc; ++i) report.command_line += (i ? " " : "") + std::string(argv[i]);
-    report.duration_s = cmd.duration_s;
-    report.warmup_s = cmd.warmup_s;
-    report.count = cmd.count;
-    report.repeat = cmd.repeat;
+    report::run_report report = start_report(cmd, argc, argv);
     check_output_file(cmd.output);
     check_output_file(cmd.histogram_file);
 
-    std::optional<remote::peer_agent> peer;
-    if (!cmd.peer.empty()) {
-        peer = remote::peer_agent{remote::parse_host_port(cmd.peer, remote::default_port),
-                                  cmd.token, cmd.data_port_first, cmd.data_port_last};
-        report.peer = peer->address.text();
-    }
-
     platform::install_interrupt_handlers();
-    std::size_t total = 0, index = 0;
-    for (const auto &mode : cmd.modes)
-        total += selected.size() * (mode == "latency" ? cmd.latency_sizes : cmd.sizes).size();
-    progress_line progress(total, !cmd.quiet && platform::stderr_is_terminal());
-    const bool live_intervals = cmd.interval_s > 0 && cmd.format == "table";
-    bool failed = false;
-    for (const auto *t : selected) {
-        for (const auto &mode : cmd.modes) {
-            for (auto size : mode == "latency" ? cmd.latency_sizes : cmd.sizes) {
+    auto sizes_of = [&](model::measure_mode m) {
+        return m == model::measure_mode::latency ? cmd.latency_sizes : cmd.sizes;
+    };
+    std::size_t total = 0;
+    for (auto mode : cmd.modes) total += selected.size() * sizes_of(mode).size();
+    case_runner runner(cmd, total);
+    for (const auto *t : selected)
+        for (auto mode : cmd.modes)
+            for (auto size : sizes_of(mode)) {
                 if (platform::interrupted()) break;
-                ++index;
-                if (t->max_message_size && size > t->max_message_size) {
-                    report.results.push_back(skipped_case(*t, mode, size));
-                    continue;
-                }
-                if (peer && !t->has(IPCB_CAP_CROSS_HOST)) {
-                    auto skipped = skipped_case(*t, mode, size);
-                    skipped.error = t->id +
-                                    " cannot cross hosts (no cross-host capability); "
-                                    "--peer runs only transports that can";
-                    report.results.push_back(std::move(skipped));
-                    continue;
-                }
-                harness::case_spec spec;
-                spec.transport_id = t->id;
-                spec.mode = mode;
-                spec.direction = cmd.direction;
-                spec.size = size;
-                spec.duration_s = cmd.duration_s;
-                spec.warmup_s = cmd.warmup_s;
-                spec.count = cmd.count;
-                spec.timeout_s = cmd.timeout_s;
-                spec.streams = cmd.streams;
-                spec.rate = mode != "throughput" ? 0
-                            : cmd.bitrate > 0    ? cmd.bitrate / (8.0 * static_cast<double>(size))
-                                                 : cmd.rate;
-                spec.verify = cmd.verify;
-                spec.batch = mode == "throughput" ? cmd.batch : 1;
-                spec.zero_copy = cmd.zero_copy;
-                spec.interval_s = cmd.interval_s;
-                spec.sender_cpu = cmd.sender_cpu;
-                spec.receiver_cpu = cmd.receiver_cpu;
-                spec.options = options[t->id];
-                spec.peer = peer ? &*peer : nullptr;
-                const std::string what =
-                    fmt::format("{} {} {}", t->id, mode, report::format_size(size));
-                spdlog::debug("case {} of {}: {}", index, total, what);
-
-                std::vector<report::case_result> merged;
-                for (int rep = 0; rep < cmd.repeat && !platform::interrupted(); ++rep) {
-                    progress.show(index, cmd.repeat > 1 ? fmt::format("{}, repetition {} of {}",
-                                                                      what, rep + 1, cmd.repeat)
-                                                        : what);
-                    auto results = harness::run_case(
-                        *t, spec,
-                        [&](const std::string &direction, const report::interval_figures &i) {
-                            if (!live_intervals) return;
-                            progress.clear();
-                            fmt::print(
-                                "[{} {} {}] {:6.2f}-{:6.2f} s  {:10.1f} MB/s  {:8.0f} "
-                                "Mbit/s  {:12.0f} msg/s  lost {}\n",
-                                what, direction, rep + 1, i.end_s - i.seconds, i.end_s,
-                                i.bytes / i.seconds / 1e6, i.bytes * 8 / i.seconds / 1e6,
-                                i.messages / i.seconds, i.lost);
-                            std::fflush(stdout);
-                        });
-                    if (merged.empty()) merged.resize(results.size());
-                    for (std::size_t k = 0; k < results.size(); ++k)
-                        merged[k].repetitions.push_back(std::move(results[k]));
-                }
-                for (auto &m : merged) {
-                    report::case_result r;
-                    if (m.repetitions.size() == 1) {
-                        r = std::move(m.repetitions.front());
-                        if (r.integrity.lost)
-                            r.warnings.push_back(fmt::format("{} messages lost", r.integrity.lost));
-                        if (r.integrity.corrupted)
-                            r.warnings.push_back(
-                                fmt::format("{} messages corrupted", r.integrity.corrupted));
-                    } else {
-                        r = m.repetitions.front();  // identity and options
-                        r.repetitions = std::move(m.repetitions);
-                        report::summarize_repetitions(r, cmd.cv_warning);
-                    }
-                    if (r.status == "failed") {
-                        failed = true;
-                        progress.clear();
-                        spdlog::error("{}: {}", what, r.error);
-                    }
-                    report.results.push_back(std::move(r));
-                }
+                auto settings = settings_for_case(cmd, t->id, mode, size);
+                settings.options = options[t->id];
+                runner.run(*t, settings, report);
             }
-        }
-    }
-    progress.clear();
-    if (peer) remote::say_goodbye(*peer);
+    runner.done();
+    if (cmd.peer) remote::say_goodbye(*cmd.peer);
 
     write_report(report, cmd.format, cmd.output);
-    if (!cmd.histogram_file.empty()) {
-        write_text(report::histograms_to_csv(report), cmd.histogram_file);
-    }
+    if (!cmd.histogram_file.empty()) write_text(report::histograms_to_csv(report), cmd.histogram_file);
     if (platform::interrupted()) {
         spdlog::warn("interrupted: {} of {} cases were run; results above are partial",
                      report.results.size(), total);
         return 130;
     }
-    return failed ? 1 : 0;
+    return runner.failed() ? 1 : 0;
 }
 
 }  // namespace ipcbench::cli

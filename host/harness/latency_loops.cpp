@@ -8,74 +8,112 @@
 #include "harness/receive_path.hpp"
 #include "harness/send_path.hpp"
 #include "harness/timed_loops.hpp"
-#include "harness/usage_json.hpp"
 #include "platform/monotonic_clock.hpp"
+#include "platform/thread_placement.hpp"
 #include "stats/latency_histogram.hpp"
 
 namespace ipcbench::harness {
 
 using platform::now_ns;
 
-nlohmann::json run_pinger(plugin::transport_endpoint &out, plugin::transport_endpoint &in,
-                          const job &j, stream_progress &p) {
-    send_path sender(out, j.size, 1, j.zero_copy);
-    receive_path receiver(in, j.size, 1, j.zero_copy, j.stream);
-    const payload_pattern pattern(j.size, header_bytes);
-    sender.for_each_buffer([&](unsigned char *m) { pattern.write(m, 0); });
-    const bool write_payload = j.verify || sender.writes_in_place();
-    // A lost ping or pong on an unreliable transport must not hang the run.
-    const std::int64_t timeout = j.reliable ? IPCB_WAIT_FOREVER : 200'000'000;
-    stats::latency_histogram histogram;
-    std::uint64_t warm = 0, seq = 0, mismatched = 0, lost = 0, stale = 0, corrupted = 0;
-    int32_t status = IPCB_OK;
-    const char *failed = "send";
-    std::uint64_t pong_header = 0;
-    bool pong_intact = true;
-    std::uint32_t n = 0;
+namespace {
 
-    auto round_trip = [&](std::uint64_t header) -> int32_t {
-        int32_t s = sender.send(
+// One ping and its pong, on the pinger's two paths. The pong's header and whether its payload
+// was intact are kept for the timed loop to check.
+class round_tripper {
+public:
+    round_tripper(plugin::transport_endpoint &out, plugin::transport_endpoint &in, const job &j)
+        : sender_(out, j.settings.size_bytes, 1, j.settings.zero_copy),
+          receiver_(in, j.settings.size_bytes, 1, j.settings.zero_copy, j.stream),
+          pattern_(j.settings.size_bytes, header_bytes),
+          verify_(j.settings.verify),
+          reliable_(j.reliable),
+          // A lost ping or pong on an unreliable transport must not hang the run.
+          timeout_(j.reliable ? IPCB_WAIT_FOREVER : 200'000'000) {
+        sender_.for_each_buffer([&](unsigned char *m) { pattern_.write(m, 0); });
+        write_payload_ = verify_ || sender_.writes_in_place();
+    }
+
+    int32_t operator()(std::uint64_t header) {
+        int32_t s = sender_.send(
             1,
             [&](unsigned char *m, std::uint32_t) {
                 write_header(m, header);
-                if (write_payload) pattern.write(m, header & sequence_mask);
+                if (write_payload_) pattern_.write(m, header & sequence_mask);
             },
-            &n, IPCB_WAIT_FOREVER);
+            &n_, IPCB_WAIT_FOREVER);
         if (s != IPCB_OK) {
             failed = "send";
             return s;
         }
         for (;;) {
-            s = receiver.receive(
+            s = receiver_.receive(
                 [&](const unsigned char *m) {
                     pong_header = read_header(m);
-                    pong_intact = !j.verify || pattern.matches(m, pong_header & sequence_mask);
+                    pong_intact = !verify_ || pattern_.matches(m, pong_header & sequence_mask);
                     return true;
                 },
-                timeout);
+                timeout_);
             if (s != IPCB_OK) {
                 failed = "recv";
                 return s;
             }
             // On an unreliable transport a pong that came after its timeout is stale: skip it.
-            if (j.reliable || (pong_header & ~sequence_mask) != 0 ||
+            if (reliable_ || (pong_header & ~sequence_mask) != 0 ||
                 (pong_header & sequence_mask) >= (header & sequence_mask))
                 return s;
             ++stale;
         }
-    };
+    }
 
-    const std::int64_t warm_end = now_ns() + j.warmup_ns;
-    while (j.warmup_ns > 0 && now_ns() < warm_end) {
+    int32_t send_end_marker(std::uint64_t seq) {
+        return sender_.send(
+            1, [&](unsigned char *m, std::uint32_t) { write_header(m, flag_end | seq); }, &n_,
+            IPCB_WAIT_FOREVER);
+    }
+    std::string path() const { return sender_.name() + " -> " + receiver_.name(); }
+
+    const char *failed = "send";
+    std::uint64_t pong_header = 0;
+    bool pong_intact = true;
+    std::uint64_t stale = 0;
+
+private:
+    send_path sender_;
+    receive_path receiver_;
+    const payload_pattern pattern_;
+    const bool verify_, reliable_;
+    const std::int64_t timeout_;
+    bool write_payload_ = false;
+    std::uint32_t n_ = 0;
+};
+
+}  // namespace
+
+loop_result run_pinger(plugin::transport_endpoint &out, plugin::transport_endpoint &in,
+                       const job &j, stream_progress &p) {
+    const model::case_settings &c = j.settings;
+    round_tripper round_trip(out, in, j);
+    stats::latency_histogram histogram;
+    std::uint64_t warm = 0, seq = 0, mismatched = 0, lost = 0, corrupted = 0;
+    int32_t status = IPCB_OK;
+    const std::int64_t warmup_ns = model::to_ns(c.warmup_s);
+    const std::int64_t warm_end = now_ns() + warmup_ns;
+    loop_result result;
+    result.part = model::job_kind::ping;
+    result.thread_id = platform::current_thread_id();
+    result.path = round_trip.path();
+    while (warmup_ns > 0 && now_ns() < warm_end) {
         status = round_trip(flag_warmup | warm);
         if (status == IPCB_E_TIMEOUT) continue;
-        if (status != IPCB_OK) return loop_failure(j.reliable ? out : in, status, failed, {});
+        if (status != IPCB_OK)
+            return loop_failure(j.reliable ? out : in, status, round_trip.failed, result);
         ++warm;
     }
 
     auto usage_before = platform::sample_thread_usage();
     const std::int64_t start = now_ns();
-    const std::int64_t end = start + j.duration_ns;
+    const std::int64_t end = start + model::to_ns(c.duration_s);
     std::int64_t t = start;
     for (;;) {
         // One clock read per round trip: the end of one is the start of the next.
@@ -88,48 +126,45 @@ nlohmann::json run_pinger(plugin::transport_endpoint &out, plugin::transport_end
             break;
         } else {
             histogram.record(static_cast<std::uint64_t>(t - t0));
-            if ((pong_header & sequence_mask) != seq)
+            if ((round_trip.pong_header & sequence_mask) != seq)
                 ++mismatched;
-            else if (!pong_intact)
+            else if (!round_trip.pong_intact)
                 ++corrupted;
         }
         ++seq;
         p.messages.store(seq, std::memory_order_relaxed);
-        if (j.count ? seq >= j.count : t >= end) break;
+        if (c.count ? seq >= c.count : t >= end) break;
     }
-    const std::int64_t stop = now_ns();
-    auto usage = platform::usage_between(usage_before, platform::sample_thread_usage());
-    nlohmann::json result = {{"round_trips", histogram.count()},
-                             {"pings_sent", seq},
-                             {"lost", lost},
-                             {"mismatched", mismatched},
-                             {"stale_pongs", stale},
-                             {"corrupted", corrupted},
-                             {"warmup_round_trips", warm},
-                             {"first_ns", start},
-                             {"end_ns", stop},
-                             {"histogram", histogram.to_json()},
-                             {"path", sender.name() + " -> " + receiver.name()},
-                             {"usage", usage_to_json(usage)}};
+    result.end_ns = now_ns();
+    result.first_ns = start;
+    result.usage = platform::usage_between(usage_before, platform::sample_thread_usage());
+    result.round_trips = histogram.count();
+    result.pings_sent = seq;
+    result.lost = lost;
+    result.mismatched = mismatched;
+    result.stale_pongs = round_trip.stale;
+    result.corrupted = corrupted;
+    result.warmup_messages = warm;
+    result.histogram = std::move(histogram);
     if (status != IPCB_OK && status != IPCB_E_TIMEOUT)
-        return loop_failure(std::string(failed) == "send" ? out : in, status, failed, result);
+        return loop_failure(std::string(round_trip.failed) == "send" ? out : in, status,
+                            round_trip.failed, result);
     for (int i = 0; i < (j.reliable ? 1 : 3); ++i) {
-        status = sender.send(
-            1, [&](unsigned char *m, std::uint32_t) { write_header(m, flag_end | seq); }, &n,
-            IPCB_WAIT_FOREVER);
+        status = round_trip.send_end_marker(seq);
         if (status != IPCB_OK) return loop_failure(out, status, "send (end marker)", result);
     }
     return result;
 }
 
-nlohmann::json run_ponger(plugin::transport_endpoint &in, plugin::transport_endpoint &out,
-                          const job &j, stream_progress &p) {
-    receive_path receiver(in, j.size, 1, j.zero_copy, j.stream);
-    send_path sender(out, j.size, 1, j.zero_copy);
+loop_result run_ponger(plugin::transport_endpoint &in, plugin::transport_endpoint &out,
+                       const job &j, stream_progress &p) {
+    const std::uint64_t size = j.settings.size_bytes;
+    receive_path receiver(in, size, 1, j.settings.zero_copy, j.stream);
+    send_path sender(out, size, 1, j.settings.zero_copy);
     // Echo straight from the received message, unless it is a taken message on the very endpoint
     // the echo goes out on: nothing may be sent there until it is released, so copy it out first.
     const bool direct = &in != &out || !receiver.reads_in_place();
-    std::vector<unsigned char> held(direct ? 0 : j.size);
+    std::vector<unsigned char> held(direct ? 0 : size);
     std::uint64_t echoed = 0;
     // Unreliable transports: the pinger's end marker may be lost; give up after 2 s of silence.
     const std::int64_t timeout = j.reliable ? IPCB_WAIT_FOREVER : 2'000'000'000;
@@ -154,7 +189,7 @@ nlohmann::json run_ponger(plugin::transport_endpoint &in, plugin::transport_endp
                 if (direct)
                     send_status = echo(m);
                 else
-                    std::memcpy(held.data(), m, j.size);
+                    std::memcpy(held.data(), m, size);
                 return true;
             },
             timeout);
@@ -164,10 +199,14 @@ nlohmann::json run_ponger(plugin::transport_endpoint &in, plugin::transport_endp
         ++echoed;
         p.messages.store(echoed, std::memory_order_relaxed);
     }
-    const std::int64_t stop = now_ns();
-    auto usage = platform::usage_between(usage_before, platform::sample_thread_usage());
-    nlohmann::json result = {
-        {"echoed", echoed}, {"first_ns", start}, {"end_ns", stop}, {"usage", usage_to_json(usage)}};
+    loop_result result;
+    result.part = model::job_kind::pong;
+    result.end_ns = now_ns();
+    result.first_ns = start;
+    result.usage = platform::usage_between(usage_before, platform::sample_thread_usage());
+    result.thread_id = platform::current_thread_id();
+    result.echoed = echoed;
+    result.path = receiver.name() + " -> " + sender.name();
     if (send_status != IPCB_OK) return loop_failure(out, send_status, "send", result);
     if (status != IPCB_OK && status != IPCB_E_CLOSED && status != IPCB_E_TIMEOUT)
         return loop_failure(in, status, "recv", result);

@@ -1,208 +1,140 @@
 #include "harness/orchestrator.hpp"
 
-#include "harness/job.hpp"
-#include "harness/usage_json.hpp"
+#include "harness/case_figures.hpp"
+#include "harness/placement_sampler.hpp"
 #include "harness/worker_pair.hpp"
+#include "model/job.hpp"
+#include "model/json_fields.hpp"
+#include "model/loop_result.hpp"
 
 namespace ipcbench::harness {
 namespace {
 
+using model::job_kind;
+using model::measure_mode;
+using model::traffic_direction;
 using nlohmann::json;
 
 constexpr std::int64_t connect_timeout_ns = 5'000'000'000;
 
-double window_s(const json &r) {
-    const auto first = r.value("first_ns", std::int64_t{0});
-    const auto end = r.value("end_ns", std::int64_t{0});
-    return end > first && first > 0 ? static_cast<double>(end - first) / 1e9 : 0;
-}
+// The shape of a case: the endpoints the server creates for one stream (the client gets the
+// mirror image), what each side is called in messages and what it does.
+struct case_plan {
+    std::vector<std::uint32_t> server_dirs;
+    std::string server_side, client_side;
+    job_kind server_kind = job_kind::receive, client_kind = job_kind::send;
+    bool client_sends = true;  // the client sends (pings): --affinity's first CPU is its
+};
 
-// A process's CPU over its timed window, and per unit of work.
-report::process_figures figures_from(const json &side, std::uint64_t messages, double bytes) {
-    const auto u = usage_from_json(side.at("usage"));
-    report::process_figures f;
-    f.cpu_user_s = u.cpu_user_s;
-    f.cpu_sys_s = u.cpu_sys_s;
-    const double cpu = u.cpu_user_s + u.cpu_sys_s, window = window_s(side);
-    f.cpu_percent = window > 0 ? cpu / window * 100 : 0;
-    f.cpu_us_per_mb = bytes > 0 ? cpu * 1e6 / (bytes / 1e6) : 0;
-    f.cpu_us_per_message = messages ? cpu * 1e6 / static_cast<double>(messages) : 0;
-    f.max_rss_kib = u.max_rss_kib;
-    f.voluntary_ctx_switches = u.voluntary_ctx_switches;
-    f.involuntary_ctx_switches = u.involuntary_ctx_switches;
-    for (int cpu = 0; cpu < 64; ++cpu)
-        if (u.cpus_seen & (std::uint64_t{1} << cpu)) f.cpus.push_back(cpu);
-    return f;
-}
-
-report::latency_figures latency_from(const stats::latency_histogram &h, const char *kind) {
-    report::latency_figures l;
-    l.kind = kind;
-    l.p50 = h.percentile(50);
-    l.p90 = h.percentile(90);
-    l.p99 = h.percentile(99);
-    l.p999 = h.percentile(99.9);
-    l.p9999 = h.percentile(99.99);
-    l.min = h.min();
-    l.max = h.max();
-    l.mean = h.mean();
-    l.samples = h.count();
-    return l;
-}
-
-void fill_throughput(report::case_result &r, const json &sent, const json &received) {
-    const std::uint64_t n_sent = sent.at("messages_sent");
-    const std::uint64_t n_received = received.at("messages_received");
-    const std::uint64_t duplicates = received.at("duplicates");
-    const std::uint64_t counted = received.at("counted_messages");
-    const double window = window_s(received);
-    r.duration_s = window;
-    r.throughput = report::throughput_figures{};
-    if (window > 0) {
-        r.throughput->messages_per_sec = static_cast<double>(counted) / window;
-        r.throughput->bytes_per_sec = r.throughput->messages_per_sec * r.message_size;
-    }
-    const std::uint64_t unique = n_received - duplicates;
-    r.integrity.messages_sent = n_sent;
-    r.integrity.messages_received = n_received;
-    r.integrity.lost = n_sent > unique ? n_sent - unique : 0;
-    r.integrity.out_of_order = received.at("out_of_order");
-    r.integrity.duplicated = duplicates;
-    r.integrity.beyond_window = received.value("beyond_window", std::uint64_t{0});
-    r.integrity.corrupted = received.value("corrupted", 0);
-    const double bytes = static_cast<double>(n_received) * r.message_size;
-    r.sender = figures_from(sent, n_sent, static_cast<double>(n_sent) * r.message_size);
-    r.receiver = figures_from(received, n_received, bytes);
-    const auto &sent_streams = sent.at("streams");
-    const auto &received_streams = received.at("streams");
-    for (std::size_t k = 0; k < received_streams.size(); ++k) {
-        const json &s = received_streams[k];
-        report::stream_figures f;
-        f.messages = s.value("messages_received", 0);
-        const double w = window_s(s);
-        if (w > 0) f.messages_per_sec = s.value("counted_messages", 0) / w;
-        f.bytes_per_sec = f.messages_per_sec * r.message_size;
-        const std::uint64_t s_sent =
-            k < sent_streams.size() ? sent_streams[k].value("messages_sent", 0) : 0;
-        const std::uint64_t s_unique = f.messages - s.value("duplicates", 0);
-        f.lost = s_sent > s_unique ? s_sent - s_unique : 0;
-        r.per_stream.push_back(f);
-    }
-    if (received.contains("one_way_histogram")) {
-        r.histogram = stats::latency_histogram::from_json(received["one_way_histogram"]);
-        r.latency = latency_from(r.histogram, "one_way_from_schedule");
-    }
-}
-
-void fill_latency(report::case_result &r, const json &pinger, const json &ponger) {
-    r.histogram = stats::latency_histogram::from_json(pinger.at("histogram"));
-    r.latency = latency_from(r.histogram, "round_trip");
-    r.duration_s = window_s(pinger);
-    r.integrity.messages_sent = pinger.at("pings_sent");
-    r.integrity.messages_received = pinger.at("round_trips");
-    r.integrity.lost = pinger.at("lost");
-    r.integrity.out_of_order = pinger.at("mismatched");
-    r.integrity.corrupted = pinger.value("corrupted", 0);
-    const std::uint64_t trips = r.integrity.messages_received;
-    const double bytes = 2.0 * static_cast<double>(trips) * r.message_size;
-    r.sender = figures_from(pinger, trips, bytes);
-    r.receiver = figures_from(ponger, trips, bytes);
-    for (const json &s : pinger.at("streams")) {
-        report::stream_figures f;
-        f.messages = s.value("round_trips", 0);
-        const double w = window_s(s);
-        if (w > 0) f.messages_per_sec = static_cast<double>(f.messages) / w;
-        // Both directions, as for CPU per MB: each round trip moves the message there and back.
-        f.bytes_per_sec = f.messages_per_sec * 2.0 * static_cast<double>(r.message_size);
-        f.lost = s.value("lost", 0);
-        r.per_stream.push_back(f);
-    }
-}
-
-std::vector<std::uint32_t> repeat(const std::vector<std::uint32_t> &dirs, int times) {
-    std::vector<std::uint32_t> out;
-    for (int k = 0; k < times; ++k) out.insert(out.end(), dirs.begin(), dirs.end());
-    return out;
-}
-
-report::interval_figures interval_from(const json &e) {
-    return {e.value("end_s", 0.0), e.value("seconds", 0.0), e.value("messages", std::uint64_t{0}),
-            e.value("bytes", std::uint64_t{0}), e.value("lost", std::uint64_t{0})};
-}
-
-void measure(const plugin::transport_info &transport, const case_spec &spec,
-             std::vector<report::case_result> &results, const interval_sink &on_interval,
-             worker_outputs &outputs) {
-    const bool latency = spec.mode == "latency";
-    const bool bidir = !latency && spec.direction == "bidir";
-    const bool reverse = !latency && spec.direction == "reverse";
-    // One stream's endpoints on the server (the creator); the client gets the mirror image.
-    std::vector<std::uint32_t> per_stream;
-    if (latency)
-        per_stream = transport.has(IPCB_CAP_DUPLEX)
-                         ? std::vector<std::uint32_t>{IPCB_DIR_BOTH}
-                         : std::vector<std::uint32_t>{IPCB_DIR_RECV, IPCB_DIR_SEND};
-    else if (bidir)
-        per_stream = {IPCB_DIR_RECV, IPCB_DIR_SEND};
-    else
-        per_stream = {reverse ? IPCB_DIR_SEND : IPCB_DIR_RECV};
-
-    const std::string server_side = latency   ? "ponger"
-                                    : bidir   ? "server"
-                                    : reverse ? "sender"
-                                              : "receiver";
-    const std::string client_side = latency   ? "pinger"
-                                    : bidir   ? "client"
-                                    : reverse ? "receiver"
-                                              : "sender";
-    worker_pair pair(transport, repeat(per_stream, spec.streams), server_side, client_side,
-                     spec.peer, &outputs);
-    auto [server_settings, client_settings] =
-        pair.connect(spec.options, spec.size, connect_timeout_ns);
-    auto &first = results.front();
-    for (const auto &[k, v] : server_settings.items()) first.options[k] = v;
-    for (const auto &[k, v] : client_settings.items()) {
-        auto it = first.options.find(k);
-        if (it == first.options.end() || it->second != v.get<std::string>())
-            first.options[k + "@" + client_side] = v;
-    }
-
-    job j;
-    j.size = spec.size;
-    j.duration_ns = static_cast<std::int64_t>(spec.duration_s * 1e9);
-    j.warmup_ns = static_cast<std::int64_t>(spec.warmup_s * 1e9);
-    j.count = spec.count;
-    j.reliable = transport.has(IPCB_CAP_RELIABLE);
-    j.stream = transport.has(IPCB_CAP_STREAM);
-    j.streams = spec.streams;
-    j.rate = spec.rate;
-    j.verify = spec.verify;
-    j.batch = spec.batch;
-    j.zero_copy = spec.zero_copy;
-    j.interval_ns = static_cast<std::int64_t>(spec.interval_s * 1e9);
-    job server_job = j, client_job = j;
-    if (latency) {
-        server_job.kind = "pong";
-        client_job.kind = "ping";
-    } else if (bidir) {
-        server_job.kind = client_job.kind = "bidir";
+case_plan plan_for(const plugin::transport_info &transport, const model::case_settings &c) {
+    case_plan p;
+    if (c.mode == measure_mode::latency) {
+        p.server_dirs = transport.has(IPCB_CAP_DUPLEX)
+                            ? std::vector<std::uint32_t>{IPCB_DIR_BOTH}
+                            : std::vector<std::uint32_t>{IPCB_DIR_RECV, IPCB_DIR_SEND};
+        p.server_side = "ponger";
+        p.client_side = "pinger";
+        p.server_kind = job_kind::pong;
+        p.client_kind = job_kind::ping;
+    } else if (c.direction == traffic_direction::bidir) {
+        p.server_dirs = {IPCB_DIR_RECV, IPCB_DIR_SEND};
+        p.server_side = "server";
+        p.client_side = "client";
+        p.server_kind = p.client_kind = job_kind::bidir;
+    } else if (c.direction == traffic_direction::reverse) {
+        p.server_dirs = {IPCB_DIR_SEND};
+        p.server_side = "sender";
+        p.client_side = "receiver";
+        p.server_kind = job_kind::send;
+        p.client_kind = job_kind::receive;
+        p.client_sends = false;
     } else {
-        server_job.kind = reverse ? "send" : "receive";
-        client_job.kind = reverse ? "receive" : "send";
+        p.server_dirs = {IPCB_DIR_RECV};
+        p.server_side = "receiver";
+        p.client_side = "sender";
     }
-    // --affinity: the sending (pinging) process on one CPU, the other on another.
-    const bool client_sends = latency || bidir || !reverse;
-    client_job.cpu = client_sends ? spec.sender_cpu : spec.receiver_cpu;
-    server_job.cpu = client_sends ? spec.receiver_cpu : spec.sender_cpu;
+    std::vector<std::uint32_t> all;
+    for (int k = 0; k < c.streams; ++k) all.insert(all.end(), p.server_dirs.begin(), p.server_dirs.end());
+    p.server_dirs = std::move(all);
+    return p;
+}
 
-    // The watchdog follows the schedule: a paced count takes count / rate seconds.
-    const double watchdog_s = spec.timeout_s > 0 ? spec.timeout_s
-                              : spec.count > 0 && spec.rate > 0
-                                  ? spec.warmup_s + spec.count / spec.rate + 20.0
-                              : spec.count > 0 ? 300.0
-                                               : spec.warmup_s + spec.duration_s + 20.0;
-    auto [server_result, client_result] = pair.run(
-        to_json(server_job), to_json(client_job), watchdog_s,
+// The effective options: the server's, and the client's where they differ, as KEY@SIDE.
+void record_settings(report::case_result &r, const json &server, const json &client,
+                     const std::string &client_side) {
+    for (const auto &[k, v] : server.items()) r.options[k] = v;
+    for (const auto &[k, v] : client.items()) {
+        auto it = r.options.find(k);
+        if (it == r.options.end() || it->second != v.get<std::string>())
+            r.options[k + "@" + client_side] = v;
+    }
+}
+
+model::worker_result worker_result_from(const json &answer, const std::string &side) {
+    try {
+        return answer.get<model::worker_result>();
+    } catch (const std::exception &e) {
+        throw pair_failure("the " + side + " process sent a malformed result: " + e.what());
+    }
+}
+
+// The data path of one direction: the sender's calls -> the receiver's.
+std::string data_path(const model::loop_result &sent, const model::loop_result &received) {
+    return sent.path + " -> " + received.path;
+}
+
+void fill_results(std::vector<report::case_result> &results, const case_plan &plan,
+                  const model::worker_result &server, const model::worker_result &client,
+                  const placement_sampler &placement) {
+    auto &first = results.front();
+    switch (plan.client_kind) {
+    case job_kind::ping:
+        first.data_path = client.part(job_kind::ping).path;
+        fill_latency(first, client.part(job_kind::ping), server.part(job_kind::pong), placement);
+        return;
+    case job_kind::bidir: {
+        const auto &client_send = client.part(job_kind::send);
+        const auto &server_receive = server.part(job_kind::receive);
+        const auto &server_send = server.part(job_kind::send);
+        const auto &client_receive = client.part(job_kind::receive);
+        results[0].data_path = data_path(client_send, server_receive);
+        results[1].data_path = data_path(server_send, client_receive);
+        fill_throughput(results[0], client_send, server_receive, placement);
+        fill_throughput(results[1], server_send, client_receive, placement);
+        return;
+    }
+    default: {
+        const auto &sent = (plan.client_sends ? client : server).part(job_kind::send);
+        const auto &received = (plan.client_sends ? server : client).part(job_kind::receive);
+        first.data_path = data_path(sent, received);
+        fill_throughput(first, sent, received, placement);
+    }
+    }
+}
+
+void measure(const plugin::transport_info &transport, const model::case_settings &c,
+             const remote::peer_agent *agent, std::vector<report::case_result> &results,
+             const interval_sink &on_interval, worker_outputs &outputs) {
+    const case_plan plan = plan_for(transport, c);
+    worker_pair pair(transport, plan.server_dirs, plan.server_side, plan.client_side, agent,
+                     &outputs);
+    auto [server_settings, client_settings] =
+        pair.connect(c.options, c.size_bytes, connect_timeout_ns);
+    record_settings(results.front(), server_settings, client_settings, plan.client_side);
+
+    model::job server_job{plan.server_kind, c, transport.has(IPCB_CAP_RELIABLE),
+                          transport.has(IPCB_CAP_STREAM), -1};
+    model::job client_job = server_job;
+    client_job.kind = plan.client_kind;
+    client_job.cpu = plan.client_sends ? c.affinity.sender_cpu : c.affinity.receiver_cpu;
+    server_job.cpu = plan.client_sends ? c.affinity.receiver_cpu : c.affinity.sender_cpu;
+
+    // Sender first: placement figures speak of the sending (pinging) side and the other.
+    placement_sampler placement(plan.client_sends ? pair.client_pid() : pair.server_pid(),
+                                plan.client_sends ? pair.server_pid() : pair.client_pid());
+    const bool bidir = plan.client_kind == job_kind::bidir;
+    auto [server_answer, client_answer] = pair.run(
+        server_job, client_job, model::watchdog_seconds(c),
         [&](bool from_client, const json &event) {
             if (event["type"] == "sent") {
                 // An unreliable receiver needs the sender's count to know when to stop.
@@ -212,86 +144,77 @@ void measure(const plugin::transport_info &transport, const case_spec &spec,
             // Intervals come from the receiving side (the pinger for latency); with bidir the
             // server receives the forward traffic and the client the reverse.
             auto &target = bidir && from_client ? results[1] : results[0];
-            target.intervals.push_back(interval_from(event));
+            try {
+                target.intervals.push_back(event.get<report::interval_figures>());
+            } catch (const model::bad_field &e) {
+                throw pair_failure(std::string("a worker sent a malformed interval: ") + e.what());
+            }
             if (on_interval) on_interval(target.direction, target.intervals.back());
-        });
-
-    auto path_of = [](const json &side) { return side.value("path", std::string("?")); };
-    if (latency) {
-        first.data_path = path_of(client_result);
-    } else if (bidir) {
-        results[0].data_path =
-            path_of(client_result.at("send")) + " -> " + path_of(server_result.at("receive"));
-        results[1].data_path =
-            path_of(server_result.at("send")) + " -> " + path_of(client_result.at("receive"));
-    } else {
-        const json &s = reverse ? server_result : client_result;
-        const json &r = reverse ? client_result : server_result;
-        first.data_path = path_of(s) + " -> " + path_of(r);
-    }
-    if (latency) {
-        fill_latency(first, client_result, server_result);
-    } else if (bidir) {
-        fill_throughput(results[0], client_result.at("send"), server_result.at("receive"));
-        fill_throughput(results[1], server_result.at("send"), client_result.at("receive"));
-    } else {
-        fill_throughput(first, reverse ? server_result : client_result,
-                        reverse ? client_result : server_result);
-    }
+        },
+        [&] { placement.sample(); });
+    fill_results(results, plan, worker_result_from(server_answer, plan.server_side),
+                 worker_result_from(client_answer, plan.client_side), placement);
     pair.close();
+}
+
+// The results a case will fill: its identity and the transport's default options.
+std::vector<report::case_result> blank_results(const plugin::transport_info &transport,
+                                               const model::case_settings &c) {
+    report::case_result base;
+    base.plugin = transport.plugin_name;
+    base.settings = c;
+    if (c.mode == measure_mode::latency) {
+        base.settings.direction = traffic_direction::forward;
+        base.settings.batch = 1;
+        base.settings.rate_per_s = 0;
+    }
+    for (const auto &o : transport.options) base.options[o.key] = o.default_value;
+    for (const auto &[k, v] : c.options) base.options[k] = v;
+    base.direction = base.settings.direction == traffic_direction::reverse
+                         ? traffic_direction::reverse
+                         : traffic_direction::forward;
+    if (!base.bidir()) return {base};
+    std::vector<report::case_result> results = {base, base};
+    results[1].direction = traffic_direction::reverse;
+    return results;
 }
 
 }  // namespace
 
 std::vector<report::case_result> run_case(const plugin::transport_info &transport,
-                                          const case_spec &spec, const interval_sink &on_interval) {
-    report::case_result base;
-    base.plugin = transport.plugin_name;
-    base.transport = transport.id;
-    base.mode = spec.mode;
-    base.message_size = spec.size;
-    base.streams = spec.streams;
-    base.rate = spec.rate;
-    base.batch = spec.batch;
-    for (const auto &o : transport.options) base.options[o.key] = o.default_value;
-    for (const auto &[k, v] : spec.options) base.options[k] = v;
-    std::vector<report::case_result> results;
-    if (spec.mode == "throughput" && spec.direction == "bidir") {
-        base.bidir = true;
-        results = {base, base};
-        results[1].direction = "reverse";
-    } else {
-        if (spec.mode == "throughput") base.direction = spec.direction;
-        results = {base};
-    }
-    std::string status = "ok", error;
+                                          const model::case_settings &settings,
+                                          const remote::peer_agent *agent,
+                                          const interval_sink &on_interval) {
+    std::vector<report::case_result> results = blank_results(transport, settings);
+    report::case_status status = report::case_status::ok;
+    std::string error;
     worker_outputs outputs;  // outlives the pair inside measure(), whatever happens there
     try {
-        if (spec.zero_copy == "on" && !transport.calls.zero_copy_send)
+        if (settings.zero_copy == model::zero_copy_policy::on && !transport.calls.zero_copy_send)
             throw std::runtime_error(transport.id +
                                      " has no zero-copy send (borrow/publish, ABI 1.1); use "
                                      "--zero-copy auto or off");
-        measure(transport, spec, results, on_interval, outputs);
+        measure(transport, results.front().settings, agent, results, on_interval, outputs);
     } catch (const pair_interrupted &e) {
-        status = "interrupted";
+        status = report::case_status::interrupted;
         error = e.what();
     } catch (const pair_failure &e) {
         // A kernel or transport limit the message size exceeds is a skip with the plugin's
         // explanation (which limit, how to raise it), not a failure of the run.
-        status = e.status == IPCB_E_TOO_BIG && e.stage == "setup" ? "skipped" : "failed";
+        status = e.status == IPCB_E_TOO_BIG && e.stage == "setup" ? report::case_status::skipped
+                                                                  : report::case_status::failed;
         error = e.what();
     } catch (const std::exception &e) {
-        status = "failed";
+        status = report::case_status::failed;
         error = e.what();
     }
     for (const auto &[side, printed] : outputs)
         if (printed.bytes > 0)
             for (auto &r : results) r.worker_output[side] = {printed.bytes, printed.text};
-    if (status != "ok")
+    if (status != report::case_status::ok)
         for (auto &r : results) {
             r.status = status;
             r.error = error;
-            r.options.insert(results.front().options.begin(), results.front().options.end());
         }
     else if (results.size() > 1)
         results[1].options = results[0].options;

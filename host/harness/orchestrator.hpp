@@ -3,23 +3,30 @@
 #include <functional>
 #include <vector>
 
-#include "harness/case_spec.hpp"
+#include "model/case_settings.hpp"
 #include "plugin/transport_info.hpp"
 #include "report/case_result.hpp"
 
+namespace ipcbench::remote {
+struct peer_agent;
+}
+
 namespace ipcbench::harness {
 
-// Live interval reports, as they arrive (direction: "forward" or "reverse").
+// Live interval reports, as they arrive: the half of the traffic (forward or reverse) and what
+// its receiver counted.
 using interval_sink =
-    std::function<void(const std::string &direction, const report::interval_figures &)>;
+    std::function<void(model::traffic_direction half, const report::interval_figures &)>;
 
 // Runs one case between two fresh worker processes (copies of this executable): the "server"
-// creates the endpoints, the "client" connects to them. Watches both: a worker that crashes,
-// hangs past the watchdog or reports an error turns the case into a failed result, never into a
-// crash or hang of ipchost. The run directory and every named object are removed in every path.
-// Returns one result, or two for bidir (forward, then reverse).
+// creates the endpoints, the "client" connects to them; with `agent`, the server side runs on
+// that `ipchost serve` agent. Watches both: a worker that crashes, hangs past the watchdog or
+// reports an error turns the case into a failed result, never into a crash or hang of ipchost.
+// The run directory and every named object are removed in every path. Returns one result, or
+// two for bidir (forward, then reverse).
 std::vector<report::case_result> run_case(const plugin::transport_info &transport,
-                                          const case_spec &spec,
+                                          const model::case_settings &settings,
+                                          const remote::peer_agent *agent = nullptr,
                                           const interval_sink &on_interval = nullptr);
 
 }  // namespace ipcbench::harness

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "harness/message_io.hpp"
+#include "model/case_settings.hpp"
 #include "plugin/transport_endpoint.hpp"
 
 namespace ipcbench::harness {
@@ -20,9 +21,9 @@ namespace ipcbench::harness {
 class receive_path {
 public:
     receive_path(plugin::transport_endpoint &ep, std::size_t size, std::uint32_t batch,
-                 const std::string &zero_copy, bool stream)  // "on" is enforced by send_path
+                 model::zero_copy_policy zero_copy, bool stream)  // "on": send_path enforces it
         : ep_(ep), size_(size), batch_(batch ? batch : 1), stream_(stream) {
-        if (zero_copy != "off" && !stream && ep.has_zero_copy_recv()) {
+        if (zero_copy != model::zero_copy_policy::off && !stream && ep.has_zero_copy_recv()) {
             zero_copy_ = true;
             msgs_.resize(batch_);
             name_ = "take/release";

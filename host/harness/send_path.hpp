@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "model/case_settings.hpp"
 #include "plugin/transport_endpoint.hpp"
 
 namespace ipcbench::harness {
@@ -20,12 +21,12 @@ namespace ipcbench::harness {
 // path's own buffers, which keep what the loop wrote into them with for_each_buffer.
 class send_path {
 public:
-    // zero_copy: "auto", "on" (throws if the transport cannot) or "off".
+    // zero_copy on throws if the transport cannot write in place.
     send_path(plugin::transport_endpoint &ep, std::size_t size, std::uint32_t batch,
-              const std::string &zero_copy)
+              model::zero_copy_policy zero_copy)
         : ep_(ep), size_(size), batch_(batch ? batch : 1) {
-        if (zero_copy != "off" && ep.has_zero_copy_send()) zero_copy_ = probe_borrow();
-        if (zero_copy == "on" && !zero_copy_)
+        if (zero_copy != model::zero_copy_policy::off && ep.has_zero_copy_send()) zero_copy_ = probe_borrow();
+        if (zero_copy == model::zero_copy_policy::on && !zero_copy_)
             throw std::runtime_error(ep.transport().id +
                                      " has no zero-copy send (borrow/publish) with these options; "
                                      "use --zero-copy auto or off");

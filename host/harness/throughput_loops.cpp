@@ -8,8 +8,8 @@
 #include "harness/receive_path.hpp"
 #include "harness/send_path.hpp"
 #include "harness/timed_loops.hpp"
-#include "harness/usage_json.hpp"
 #include "platform/monotonic_clock.hpp"
+#include "platform/thread_placement.hpp"
 #include "stats/latency_histogram.hpp"
 #include "stats/sequence_tracker.hpp"
 
@@ -24,7 +24,7 @@ std::uint64_t clock_stride(std::size_t size) {
 }
 
 std::size_t pattern_offset(const job &j) {
-    return j.rate > 0 ? timestamp_offset + 8 : header_bytes;
+    return j.settings.rate_per_s > 0 ? timestamp_offset + 8 : header_bytes;
 }
 
 // Sleeps until `when` (CLOCK_MONOTONIC ns): the kernel for the bulk, a spin for the last 50 us,
@@ -41,55 +41,87 @@ void wait_until(std::int64_t when) {
     }
 }
 
+
+// The untimed messages before the window, for at least the warm-up time. Returns the status of
+// the last send; `warm` counts what went out.
+int32_t send_warmup(send_path &path, const job &j, const payload_pattern &pattern,
+                    bool write_payload, std::uint64_t &warm) {
+    const std::int64_t warmup_ns = model::to_ns(j.settings.warmup_s);
+    if (warmup_ns <= 0) return IPCB_OK;
+    const std::uint64_t stride = clock_stride(j.settings.size_bytes);
+    const std::int64_t warm_end = now_ns() + warmup_ns;
+    std::uint64_t next_check = stride;
+    std::uint32_t n = 0;
+    for (;;) {
+        int32_t status = path.send(
+            path.batch(),
+            [&](unsigned char *m, std::uint32_t i) {
+                write_header(m, flag_warmup | (warm + i));
+                if (write_payload) pattern.write(m, warm + i);
+            },
+            &n, IPCB_WAIT_FOREVER);
+        warm += n;
+        if (status != IPCB_OK) return status;
+        if (warm >= next_check) {
+            if (now_ns() >= warm_end) return IPCB_OK;
+            next_check = warm + stride;
+        }
+    }
+}
+
+// The end marker. An unreliable transport may drop it, so send a few; the receiver also learns
+// the sent count through the control channel.
+int32_t send_end_markers(send_path &path, const job &j, const payload_pattern &pattern,
+                         bool write_payload, std::uint64_t seq) {
+    std::uint32_t n = 0;
+    for (int i = 0; i < (j.reliable ? 1 : 3); ++i) {
+        const int32_t status = path.send(
+            1,
+            [&](unsigned char *m, std::uint32_t) {
+                write_header(m, flag_end | seq);
+                if (write_payload) pattern.write(m, seq);
+            },
+            &n, IPCB_WAIT_FOREVER);
+        if (status != IPCB_OK) return status;
+    }
+    return IPCB_OK;
+}
+
 }  // namespace
 
-nlohmann::json run_sender(plugin::transport_endpoint &out, const job &j, stream_progress &p) {
-    const bool paced = j.rate > 0;
-    send_path path(out, j.size, paced ? 1 : static_cast<std::uint32_t>(j.batch), j.zero_copy);
-    const payload_pattern pattern(j.size, pattern_offset(j));
+loop_result run_sender(plugin::transport_endpoint &out, const job &j, stream_progress &p) {
+    const model::case_settings &c = j.settings;
+    const bool paced = c.rate_per_s > 0;
+    send_path path(out, c.size_bytes, paced ? 1 : static_cast<std::uint32_t>(c.batch),
+                   c.zero_copy);
+    const payload_pattern pattern(c.size_bytes, pattern_offset(j));
     path.for_each_buffer([&](unsigned char *m) { pattern.write(m, 0); });
     // In the transport's memory the payload is written for every message, as an application
     // producing it would; in the path's own buffers it stays from the line above.
-    const bool write_payload = j.verify || path.writes_in_place();
-    const std::uint64_t stride = clock_stride(j.size);
-    std::uint64_t warm = 0;
-    std::uint32_t n = 0;
-    if (j.warmup_ns > 0) {
-        const std::int64_t warm_end = now_ns() + j.warmup_ns;
-        std::uint64_t next_check = stride;
-        for (;;) {
-            int32_t status = path.send(
-                path.batch(),
-                [&](unsigned char *m, std::uint32_t i) {
-                    write_header(m, flag_warmup | (warm + i));
-                    if (write_payload) pattern.write(m, warm + i);
-                },
-                &n, IPCB_WAIT_FOREVER);
-            warm += n;
-            if (status != IPCB_OK)
-                return loop_failure(out, status, "send", {{"warmup_messages", warm}});
-            if (warm >= next_check) {
-                if (now_ns() >= warm_end) break;
-                next_check = warm + stride;
-            }
-        }
-    }
+    const bool write_payload = c.verify || path.writes_in_place();
+    loop_result result;
+    result.part = model::job_kind::send;
+    result.thread_id = platform::current_thread_id();
+    result.path = path.name();
+    int32_t status = send_warmup(path, j, pattern, write_payload, result.warmup_messages);
+    if (status != IPCB_OK) return loop_failure(out, status, "send", result);
 
-    const double period_ns = paced ? 1e9 / j.rate : 0;
+    const std::uint64_t stride = clock_stride(c.size_bytes);
+    const double period_ns = paced ? 1e9 / c.rate_per_s : 0;
     auto usage_before = platform::sample_thread_usage();
     const std::int64_t start = now_ns();
-    const std::int64_t end = start + j.duration_ns;
+    const std::int64_t end = start + model::to_ns(c.duration_s);
     std::uint64_t seq = 0, next_check = stride;
-    int32_t status = IPCB_OK;
+    std::uint32_t n = 0;
     for (;;) {
         std::uint32_t want = path.batch();
-        if (j.count && j.count - seq < want) want = static_cast<std::uint32_t>(j.count - seq);
+        if (c.count && c.count - seq < want) want = static_cast<std::uint32_t>(c.count - seq);
         std::int64_t scheduled = 0;
         if (paced) {
             // The schedule, not the actual send time, goes into the message: a stall delays
             // every later message and the receiver sees it (no coordinated omission).
             scheduled = start + static_cast<std::int64_t>(static_cast<double>(seq) * period_ns);
-            if (!j.count && scheduled >= end) break;  // the next slot is past the window
+            if (!c.count && scheduled >= end) break;  // the next slot is past the window
             wait_until(scheduled);
         }
         status = path.send(
@@ -103,119 +135,127 @@ nlohmann::json run_sender(plugin::transport_endpoint &out, const job &j, stream_
         seq += n;
         if (status != IPCB_OK) break;
         p.messages.store(seq, std::memory_order_relaxed);
-        if (j.count) {
-            if (seq >= j.count) break;
+        if (c.count) {
+            if (seq >= c.count) break;
         } else if (paced || seq >= next_check) {
             if (now_ns() >= end) break;
             next_check = seq + stride;
         }
     }
-    const std::int64_t stop = now_ns();
-    auto usage = platform::usage_between(usage_before, platform::sample_thread_usage());
-    nlohmann::json result = {{"messages_sent", seq}, {"warmup_messages", warm},
-                             {"first_ns", start},    {"end_ns", stop},
-                             {"path", path.name()},  {"usage", usage_to_json(usage)}};
+    result.end_ns = now_ns();
+    result.first_ns = start;
+    result.usage = platform::usage_between(usage_before, platform::sample_thread_usage());
+    result.messages_sent = seq;
+    result.bytes_sent = seq * c.size_bytes;
     if (status != IPCB_OK) return loop_failure(out, status, "send", result);
-
-    // The end marker. An unreliable transport may drop it, so send a few; the receiver also
-    // learns the sent count through the control channel.
-    for (int i = 0; i < (j.reliable ? 1 : 3); ++i) {
-        status = path.send(
-            1,
-            [&](unsigned char *m, std::uint32_t) {
-                write_header(m, flag_end | seq);
-                if (write_payload) pattern.write(m, seq);
-            },
-            &n, IPCB_WAIT_FOREVER);
-        if (status != IPCB_OK) return loop_failure(out, status, "send (end marker)", result);
-    }
+    status = send_end_markers(path, j, pattern, write_payload, seq);
+    if (status != IPCB_OK) return loop_failure(out, status, "send (end marker)", result);
     return result;
 }
 
-nlohmann::json run_receiver(plugin::transport_endpoint &in, const job &j, stream_progress &p) {
-    receive_path path(in, j.size, j.rate > 0 ? 1 : static_cast<std::uint32_t>(j.batch), j.zero_copy,
-                      j.stream);
-    const payload_pattern pattern(j.size, pattern_offset(j));
-    const bool paced = j.rate > 0;
-    // Unreliable transports are polled, so a lost end marker cannot hang the run.
-    const std::int64_t timeout = j.reliable ? IPCB_WAIT_FOREVER : 20'000'000;
+namespace {
+
+// What a receiver saw, as its loop left it.
+struct receive_tally {
     std::uint64_t received = 0, warm = 0, corrupted = 0;
     stats::sequence_tracker sequences;
-    stats::latency_histogram one_way;  // paced runs: arrival minus scheduled send time
     std::int64_t first = 0, last = 0, end = 0;
-    platform::resource_usage usage_before;
     std::string ended_by;
+};
+
+loop_result receiver_result(const job &j, receive_tally &t, const receive_path &path) {
+    loop_result r;
+    r.part = model::job_kind::receive;
+    r.thread_id = platform::current_thread_id();
+    r.messages_received = t.received;
+    r.bytes_received = t.received * j.settings.size_bytes;
+    r.warmup_messages = t.warm;
+    r.duplicates = t.sequences.duplicates();
+    r.out_of_order = t.sequences.out_of_order();
+    r.beyond_window = t.sequences.beyond_window();
+    r.corrupted = t.corrupted;
+    r.first_ns = t.first;
+    r.end_ns = t.received ? t.end : t.first;
+    // The window runs from the arrival of the first timed message to the end marker, which covers
+    // `received` message intervals; without a marker it ends at the last arrival, covering one
+    // fewer.
+    r.counted_messages = t.ended_by == "end-marker" || t.ended_by == "closed"
+                             ? t.received
+                             : (t.received ? t.received - 1 : 0);
+    r.ended_by = t.ended_by;
+    r.path = path.name();
+    return r;
+}
+
+}  // namespace
+
+loop_result run_receiver(plugin::transport_endpoint &in, const job &j, stream_progress &p) {
+    const model::case_settings &c = j.settings;
+    const bool paced = c.rate_per_s > 0;
+    receive_path path(in, c.size_bytes, paced ? 1 : static_cast<std::uint32_t>(c.batch),
+                      c.zero_copy, j.stream);
+    const payload_pattern pattern(c.size_bytes, pattern_offset(j));
+    // Unreliable transports are polled, so a lost end marker cannot hang the run.
+    const std::int64_t timeout = j.reliable ? IPCB_WAIT_FOREVER : 20'000'000;
+    receive_tally t;
+    stats::latency_histogram one_way;  // paced runs: arrival minus scheduled send time
+    platform::resource_usage usage_before;
     int32_t status = IPCB_OK;
 
     auto on_message = [&](const unsigned char *m) {
         const std::uint64_t header = read_header(m);
         if (header & flag_end) {
-            end = now_ns();
-            ended_by = "end-marker";
+            t.end = now_ns();
+            t.ended_by = "end-marker";
             return false;
         }
         if (header & flag_warmup) {
-            ++warm;
+            ++t.warm;
             return true;
         }
-        if (received == 0) {
-            first = now_ns();
+        if (t.received == 0) {
+            t.first = now_ns();
             usage_before = platform::sample_thread_usage();
         }
-        if (!j.reliable || paced) last = now_ns();
-        ++received;
+        if (!j.reliable || paced) t.last = now_ns();
+        ++t.received;
         const std::uint64_t seq = header & sequence_mask;
-        if (sequences.record(seq) && j.verify && !pattern.matches(m, seq)) ++corrupted;
+        if (t.sequences.record(seq) && c.verify && !pattern.matches(m, seq)) ++t.corrupted;
         if (paced) {
             const auto scheduled = static_cast<std::int64_t>(read_u64(m + timestamp_offset));
-            one_way.record(static_cast<std::uint64_t>(last > scheduled ? last - scheduled : 0));
+            one_way.record(static_cast<std::uint64_t>(t.last > scheduled ? t.last - scheduled : 0));
         }
         return true;
     };
-    while (ended_by.empty()) {
+    while (t.ended_by.empty()) {
         status = path.receive(on_message, timeout);
         if (status == IPCB_E_TIMEOUT) {
             if (p.poll_control) p.poll_control();
             if (p.peer_sent.load(std::memory_order_acquire) >= 0) {
-                ended_by = "sender-done";  // the sender finished and nothing came since
-                end = last;
+                t.ended_by = "sender-done";  // the sender finished and nothing came since
+                t.end = t.last;
                 break;
             }
             continue;
         }
         if (status == IPCB_E_CLOSED) {
-            ended_by = "closed";
-            end = received ? now_ns() : 0;
+            t.ended_by = "closed";
+            t.end = t.received ? now_ns() : 0;
             break;
         }
         if (status != IPCB_OK) break;
-        p.messages.store(received, std::memory_order_relaxed);
-        p.expected_next.store(sequences.highest_plus_one(), std::memory_order_relaxed);
+        p.messages.store(t.received, std::memory_order_relaxed);
+        p.expected_next.store(t.sequences.highest_plus_one(), std::memory_order_relaxed);
     }
 
     auto usage = platform::usage_between(usage_before, platform::sample_thread_usage());
     // The last batch too (the loop may leave on the marker or a close before storing it): the
     // final --interval line is read from these.
-    p.messages.store(received, std::memory_order_relaxed);
-    p.expected_next.store(sequences.highest_plus_one(), std::memory_order_relaxed);
-    // The window runs from the arrival of the first timed message to the end marker, which covers
-    // `received` message intervals; without a marker it ends at the last arrival, covering one
-    // fewer.
-    const std::uint64_t counted =
-        ended_by == "end-marker" || ended_by == "closed" ? received : (received ? received - 1 : 0);
-    nlohmann::json result = {{"messages_received", received},
-                             {"warmup_messages", warm},
-                             {"duplicates", sequences.duplicates()},
-                             {"out_of_order", sequences.out_of_order()},
-                             {"beyond_window", sequences.beyond_window()},
-                             {"corrupted", corrupted},
-                             {"first_ns", first},
-                             {"end_ns", received ? end : first},
-                             {"counted_messages", counted},
-                             {"ended_by", ended_by},
-                             {"path", path.name()},
-                             {"usage", usage_to_json(usage)}};
-    if (paced) result["one_way_histogram"] = one_way.to_json();
+    p.messages.store(t.received, std::memory_order_relaxed);
+    p.expected_next.store(t.sequences.highest_plus_one(), std::memory_order_relaxed);
+    loop_result result = receiver_result(j, t, path);
+    result.usage = usage;
+    if (paced) result.histogram = std::move(one_way);
     if (status != IPCB_OK && status != IPCB_E_CLOSED && status != IPCB_E_TIMEOUT)
         return loop_failure(in, status, "recv", result);
     return result;

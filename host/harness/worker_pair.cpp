@@ -97,7 +97,8 @@ worker_pair::~worker_pair() {
 
 std::vector<json> worker_pair::collect(
     std::vector<process *> workers, const std::string &type, std::int64_t deadline,
-    const std::function<void(process &, const json &)> &on_event) {
+    const std::function<void(process &, const json &)> &on_event,
+    const std::function<void()> &on_tick) {
     // True when the worker's control channel ends within timeout_ms: the process died.
     auto died_within = [](process &w, int timeout_ms) {
         pollfd pfd{w.channel.fd(), POLLIN, 0};
@@ -148,6 +149,7 @@ std::vector<json> worker_pair::collect(
             --pending;
             progressed = true;
         }
+        if (on_tick) on_tick();
         if (progressed || pending == 0) continue;
 
         std::int64_t left = deadline - now_ns();
@@ -164,7 +166,9 @@ std::vector<json> worker_pair::collect(
         std::vector<pollfd> fds;
         fds.reserve(workers.size());
         for (auto *w : workers) fds.push_back({w->channel.fd(), POLLIN, 0});
-        int rc = ::poll(fds.data(), fds.size(), static_cast<int>(left / 1'000'000) + 1);
+        const std::int64_t wait_ms = left / 1'000'000 + 1;
+        int rc = ::poll(fds.data(), fds.size(),
+                        static_cast<int>(on_tick ? std::min<std::int64_t>(wait_ms, 10) : wait_ms));
         if (rc < 0 && errno != EINTR) throw pair_failure("poll on the control channels failed");
         if (platform::interrupted())
             throw pair_interrupted("interrupted by signal " +
@@ -224,16 +228,33 @@ std::pair<json, json> worker_pair::connect(const std::map<std::string, std::stri
     return {connected[0].at("settings"), connected[1].at("settings")};
 }
 
+std::pair<json, json> worker_pair::run(const model::job &server_job,
+                                       const model::job &client_job, double watchdog_s,
+                                       const event_handler &on_event,
+                                       const std::function<void()> &on_tick) {
+    return run(json(server_job), json(client_job), watchdog_s, on_event, on_tick);
+}
+
 std::pair<json, json> worker_pair::run(const json &server_job, const json &client_job,
-                                       double watchdog_s, const event_handler &on_event) {
+                                       double watchdog_s, const event_handler &on_event,
+                                       const std::function<void()> &on_tick) {
     server_->channel.send({{"type", "run"}, {"job", server_job}, {"directions", server_dirs_}});
     client_->channel.send({{"type", "run"}, {"job", client_job}, {"directions", client_dirs_}});
-    auto results = collect({server_.get(), client_.get()}, "result",
-                           now_ns() + static_cast<std::int64_t>(watchdog_s * 1e9),
-                           [&](process &w, const json &event) {
-                               if (on_event) on_event(&w == client_.get(), event);
-                           });
+    auto results = collect(
+        {server_.get(), client_.get()}, "result",
+        now_ns() + static_cast<std::int64_t>(watchdog_s * 1e9),
+        [&](process &w, const json &event) {
+            if (on_event) on_event(&w == client_.get(), event);
+        },
+        on_tick);
     return {results[0], results[1]};
+}
+
+long worker_pair::server_pid() const {
+    return server_ && server_->child ? static_cast<long>(server_->child->pid()) : 0;
+}
+long worker_pair::client_pid() const {
+    return client_ && client_->child ? static_cast<long>(client_->child->pid()) : 0;
 }
 
 // On a remote agent the creators listen on the agent's address (the one this host reached it

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "model/job.hpp"
 #include "platform/output_capture.hpp"
 #include "platform/run_directory.hpp"
 #include "plugin/transport_info.hpp"
@@ -62,12 +63,22 @@ public:
 
     // Sends a "run" with one job to each side (server first) and waits until watchdog_s for both
     // results. Messages a side sends meanwhile ("sent", "interval") go to on_event, with
-    // from_client telling which side sent it.
+    // from_client telling which side sent it; on_tick is called at least every 10 ms meanwhile.
     using event_handler = std::function<void(bool from_client, const nlohmann::json &)>;
     std::pair<nlohmann::json, nlohmann::json> run(const nlohmann::json &server_job,
                                                   const nlohmann::json &client_job,
                                                   double watchdog_s,
-                                                  const event_handler &on_event = nullptr);
+                                                  const event_handler &on_event = nullptr,
+                                                  const std::function<void()> &on_tick = nullptr);
+    // The same for a measured case's two jobs.
+    std::pair<nlohmann::json, nlohmann::json> run(const model::job &server_job,
+                                                  const model::job &client_job, double watchdog_s,
+                                                  const event_handler &on_event,
+                                                  const std::function<void()> &on_tick);
+
+    // The local workers' process ids; 0 for a side an agent runs on another host.
+    long server_pid() const;
+    long client_pid() const;
 
     // Sends a message to one side during a run (e.g. "sender_done").
     void notify(bool to_client, const nlohmann::json &message);
@@ -82,7 +93,8 @@ private:
     struct process;
     std::vector<nlohmann::json> collect(
         std::vector<process *> workers, const std::string &type, std::int64_t deadline,
-        const std::function<void(process &, const nlohmann::json &)> &on_event = nullptr);
+        const std::function<void(process &, const nlohmann::json &)> &on_event = nullptr,
+        const std::function<void()> &on_tick = nullptr);
     nlohmann::json setup_message(const std::string &role, const std::vector<std::uint32_t> &dirs,
                                  const std::vector<std::string> &addresses,
                                  const std::map<std::string, std::string> &options,

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "model/case_settings.hpp"
+#include "model/interval_figures.hpp"
 #include "stats/latency_histogram.hpp"
 #include "stats/summary_statistics.hpp"
 
@@ -58,53 +60,79 @@ struct integrity_figures {
     std::uint64_t beyond_window = 0;
 };
 
+using model::interval_figures;
+
+// Where the two processes ran during the timed window: the orchestrator samples the CPU of each
+// local worker's loop threads every few milliseconds (host/harness/placement_sampler.cpp).
+// Only for pairs on this host; a stream's figures are those of its two threads.
+struct placement_figures {
+    std::uint64_t samples = 0;  // samples inside the timed window
+    // Of those samples, the share in which a thread of each side had run since the sample
+    // before and both were last on the same CPU: they took turns on one core.
+    double same_cpu_share = 0;
+    std::uint64_t sender_migrations = 0;  // moves between CPUs in the window, all loop threads
+    std::uint64_t receiver_migrations = 0;
+};
+
 struct stream_figures {
     std::uint64_t messages = 0;  // received (throughput) or round trips (latency)
     double messages_per_sec = 0;
     double bytes_per_sec = 0;
     std::uint64_t lost = 0;
+    std::optional<placement_figures> placement;
 };
 
-struct interval_figures {
-    double end_s = 0;    // since the receiver's job started
-    double seconds = 0;  // the interval's length
-    std::uint64_t messages = 0;
-    std::uint64_t bytes = 0;
-    std::uint64_t lost = 0;
+enum class case_status { ok, failed, skipped, interrupted };
+const char *to_string(case_status s);
+std::optional<case_status> case_status_from(const std::string &name);
+
+
+// With --repeat: what every successful repetition of a case added up to.
+struct repetition_totals {
+    double duration_s = 0;
+    integrity_figures integrity;
+    std::uint64_t latency_samples = 0;
 };
 
 // One measured case: one transport, mode, direction and message size (and, with --repeat, the
 // repetitions behind it). Behind every output format.
 struct case_result {
     std::string plugin;
-    std::string transport;
-    std::string mode;                   // "throughput" or "latency"
-    std::string direction = "forward";  // "forward" (client sends), "reverse"; bidir runs both
-    bool bidir = false;
-    std::uint64_t message_size = 0;
-    int streams = 1;
-    double rate = 0;  // paced messages/s per stream; 0 = unpaced
-    int batch = 1;    // messages per data-path call (--batch)
+    // The case as it ran (transport, mode, size, streams, rate, batch...): the model the
+    // command line built, unchanged. Read back from a result file, only the fields the file
+    // carries per result are set; the rest are the run's (run_report).
+    model::case_settings settings;
+    // The half of the traffic this result measures: forward (the client sends) or reverse. A
+    // bidir case (settings.direction == bidir) gives one result for each.
+    model::traffic_direction direction = model::traffic_direction::forward;
+    bool bidir() const { return settings.direction == model::traffic_direction::bidir; }
+    bool is(model::measure_mode m) const { return settings.mode == m; }
     // The calls the harness made: "<sender's> -> <receiver's>", e.g. "send -> recv",
-    // "borrow/publish -> take/release", "send_batch -> recv_batch".
+    // "borrow/publish -> take/release", "send_batch -> recv_batch" (docs/json-schema.md).
     std::string data_path;
-    double duration_s = 0;      // the measured window
-    std::string status = "ok";  // "ok", "failed", "skipped", "interrupted"
-    std::string error;          // why, when not ok
+    double duration_s = 0;  // the measured window
+    case_status status = case_status::ok;
+    bool ok() const { return status == case_status::ok; }
+    std::string error;  // why, when not ok
     std::vector<std::string> warnings;
     std::optional<throughput_figures> throughput;
     std::optional<latency_figures> latency;
     integrity_figures integrity;
     process_figures sender;    // throughput: the sending process; latency: the pinger
     process_figures receiver;  // throughput: the receiving process; latency: the ponger
+    std::optional<placement_figures> placement;  // local pairs only
     std::vector<stream_figures> per_stream;
     std::vector<interval_figures> intervals;
     std::map<std::string, std::string> options;  // effective, including defaults
     stats::latency_histogram histogram;          // latency, or one-way latency when paced
-    // --repeat: each repetition, and the spread of each figure over them.
     std::map<std::string, printed_output> worker_output;  // by side ("sender", "receiver"...)
+    // --repeat: each repetition, and the spread of each figure over them. The figures above are
+    // then those of one repetition, the median one (repetition_summary.cpp), so a row divides
+    // out; `totals` adds up every repetition that ran.
     std::vector<case_result> repetitions;
-    int repeat_count = 1;  // repetitions behind the figures (kept when read back from JSON)
+    int repeat_count = 1;      // repetitions behind the figures (kept when read back from JSON)
+    int median_repetition = 0;  // which one the figures are (0-based), with --repeat
+    std::optional<repetition_totals> totals;
     std::map<std::string, std::pair<stats::summary, std::vector<double>>> statistics;
 };
 

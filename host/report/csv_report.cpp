@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "report/result_columns.hpp"
+
 namespace ipcbench::report {
 namespace {
 
@@ -13,56 +15,21 @@ std::string field(const std::string &text) {
     return quoted + "\"";
 }
 
-std::string num(double v) {
-    return fmt::format("{:.6g}", v);
-}
-
 }  // namespace
 
+// Every column of result_columns(), under its key: the same description the tables render.
 std::string to_csv(const run_report &report) {
-    std::string out =
-        "plugin,transport,mode,direction,bidir,message_size,streams,rate,batch,data_path,status,"
-        "repetitions,"
-        "duration_s,bytes_per_sec,messages_per_sec,mb_per_sec,mbit_per_sec,bytes_per_sec_cv,"
-        "latency_kind,latency_p50_ns,latency_p90_ns,latency_p99_ns,latency_p999_ns,"
-        "latency_p9999_ns,latency_max_ns,latency_mean_ns,latency_samples,messages_sent,"
-        "messages_received,lost,out_of_order,duplicated,corrupted,sender_cpu_percent,"
-        "sender_cpu_us_per_mb,sender_cpu_us_per_message,sender_max_rss_kib,"
-        "receiver_cpu_percent,receiver_cpu_us_per_mb,receiver_cpu_us_per_message,"
-        "receiver_max_rss_kib,error\n";
+    const auto &columns = result_columns();
+    std::string out;
+    for (std::size_t i = 0; i < columns.size(); ++i) out += (i ? "," : "") + columns[i].key;
+    out += "\n";
     for (const auto &r : report.results) {
-        const bool ok = r.status == "ok";
-        auto cv = r.statistics.find("bytes_per_sec");
-        out +=
-            fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},", field(r.plugin), field(r.transport),
-                        r.mode, r.direction, r.bidir ? 1 : 0, r.message_size, r.streams,
-                        num(r.rate), r.batch, field(r.data_path), r.status, r.repeat_count);
-        out += fmt::format("{},", ok ? num(r.duration_s) : "");
-        if (ok && r.throughput)
-            out += fmt::format("{},{},{},{},{},", num(r.throughput->bytes_per_sec),
-                               num(r.throughput->messages_per_sec),
-                               num(r.throughput->bytes_per_sec / 1e6),
-                               num(r.throughput->bytes_per_sec * 8 / 1e6),
-                               cv != r.statistics.end() ? num(cv->second.first.cv) : "");
-        else
-            out += ",,,,,";
-        if (ok && r.latency)
-            out += fmt::format("{},{},{},{},{},{},{},{},{},", r.latency->kind, r.latency->p50,
-                               r.latency->p90, r.latency->p99, r.latency->p999, r.latency->p9999,
-                               r.latency->max, num(r.latency->mean), r.latency->samples);
-        else
-            out += ",,,,,,,,,";
-        if (ok)
-            out += fmt::format(
-                "{},{},{},{},{},{},{},{},{},{},{},{},{},{},", r.integrity.messages_sent,
-                r.integrity.messages_received, r.integrity.lost, r.integrity.out_of_order,
-                r.integrity.duplicated, r.integrity.corrupted, num(r.sender.cpu_percent),
-                num(r.sender.cpu_us_per_mb), num(r.sender.cpu_us_per_message), r.sender.max_rss_kib,
-                num(r.receiver.cpu_percent), num(r.receiver.cpu_us_per_mb),
-                num(r.receiver.cpu_us_per_message), r.receiver.max_rss_kib);
-        else
-            out += ",,,,,,,,,,,,,,";
-        out += field(r.error) + "\n";
+        for (std::size_t i = 0; i < columns.size(); ++i) {
+            const auto &c = columns[i];
+            if (i) out += ",";
+            if (r.ok() || !c.figure) out += field(c.value(r));
+        }
+        out += "\n";
     }
     return out;
 }
@@ -72,13 +39,14 @@ std::string histograms_to_csv(const run_report &report) {
         "transport,mode,direction,message_size,streams,kind,value_ns,count,"
         "cumulative_percent\n";
     for (const auto &r : report.results) {
-        if (r.status != "ok" || !r.latency || r.histogram.count() == 0) continue;
+        if (!r.ok() || !r.latency || r.histogram.count() == 0) continue;
         const auto total = static_cast<double>(r.histogram.count());
         std::uint64_t seen = 0;
         r.histogram.for_each_bucket([&](std::uint64_t value, std::uint64_t count) {
             seen += count;
-            out += fmt::format("{},{},{},{},{},{},{},{},{:.6f}\n", field(r.transport), r.mode,
-                               r.direction, r.message_size, r.streams, r.latency->kind, value,
+            out += fmt::format("{},{},{},{},{},{},{},{},{:.6f}\n", field(r.settings.transport_id),
+                               model::to_string(r.settings.mode), model::to_string(r.direction),
+                               r.settings.size_bytes, r.settings.streams, r.latency->kind, value,
                                count, static_cast<double>(seen) / total * 100);
         });
     }

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <map>
 
+#include "model/units.hpp"
 #include "report/result_columns.hpp"
 #include "report/svg_chart.hpp"
 
@@ -11,51 +12,56 @@ namespace ipcbench::report {
 namespace {
 
 std::string series_key(const case_result &r) {
-    std::string key = r.transport;
-    if (r.direction != "forward" || r.bidir) key += " " + r.direction;
-    if (r.streams > 1) key += fmt::format(" x{}", r.streams);
+    std::string key = r.settings.transport_id;
+    if (r.direction != model::traffic_direction::forward || r.bidir())
+        key += std::string(" ") + model::to_string(r.direction);
+    if (r.settings.streams > 1) key += fmt::format(" x{}", r.settings.streams);
     return key;
 }
 
-std::string table_html(const std::vector<column> &columns,
+std::string table_html(const std::vector<std::pair<std::string, const column *>> &columns,
                        const std::vector<const case_result *> &rows) {
     std::string out = "<table><thead><tr>";
-    for (const auto &c : columns) out += "<th>" + html_escape(c.header) + "</th>";
+    for (const auto &c : columns) out += "<th>" + html_escape(c.first) + "</th>";
     out += "</tr></thead><tbody>\n";
     for (const auto *r : rows) {
         out += "<tr>";
-        for (const auto &c : columns) out += "<td>" + html_escape(c.cell(*r)) + "</td>";
+        for (const auto &c : columns) out += "<td>" + html_escape(c.second->text(*r)) + "</td>";
         out += "</tr>\n";
     }
     return out + "</tbody></table>\n";
 }
 
-}  // namespace
-
-std::string to_html(const run_report &report) {
+// The series of the page's charts, and the results of each table.
+struct page_data {
     std::map<std::string, chart_series> mbps, msgs;
     std::vector<chart_series> percentiles;
     std::vector<std::pair<std::string, double>> cpu;
     std::vector<const case_result *> tp, lat, bad;
+};
+
+page_data collect(const run_report &report) {
+    page_data d;
     for (const auto &r : report.results) {
-        if (r.status != "ok") {
-            bad.push_back(&r);
+        if (!r.ok()) {
+            d.bad.push_back(&r);
             continue;
         }
+        const std::string size = format_size(r.settings.size_bytes);
         if (is_throughput(r)) {
-            tp.push_back(&r);
+            d.tp.push_back(&r);
             const std::string key = series_key(r);
-            mbps[key].name = msgs[key].name = key;
-            const double x = static_cast<double>(r.message_size);
-            mbps[key].points.emplace_back(x, r.throughput->bytes_per_sec / 1e6);
-            msgs[key].points.emplace_back(x, r.throughput->messages_per_sec);
-            cpu.emplace_back(fmt::format("{} {}", key, format_size(r.message_size)),
-                             r.sender.cpu_us_per_mb + r.receiver.cpu_us_per_mb);
+            d.mbps[key].name = d.msgs[key].name = key;
+            const double x = static_cast<double>(r.settings.size_bytes);
+            d.mbps[key].points.emplace_back(x, model::megabytes(r.throughput->bytes_per_sec));
+            d.msgs[key].points.emplace_back(x, r.throughput->messages_per_sec);
+            d.cpu.emplace_back(fmt::format("{} {}", key, size),
+                               r.sender.cpu_us_per_mb + r.receiver.cpu_us_per_mb);
         }
         if (is_latency(r)) {
-            lat.push_back(&r);
+            d.lat.push_back(&r);
             const auto &l = *r.latency;
-            percentiles.push_back({fmt::format("{} {}", series_key(r), format_size(r.message_size)),
+            d.percentiles.push_back({fmt::format("{} {}", series_key(r), size),
                                    {{0, l.p50 / 1e3},
                                     {1, l.p90 / 1e3},
                                     {2, l.p99 / 1e3},
@@ -64,16 +70,21 @@ std::string to_html(const run_report &report) {
                                     {5, l.max / 1e3}}});
         }
     }
-    auto values = [](std::map<std::string, chart_series> &m) {
-        std::vector<chart_series> v;
-        for (auto &[k, s] : m) {
-            std::sort(s.points.begin(), s.points.end());
-            v.push_back(s);
-        }
-        return v;
-    };
+    return d;
+}
+
+std::vector<chart_series> sorted_series(std::map<std::string, chart_series> &m) {
+    std::vector<chart_series> v;
+    for (auto &[k, s] : m) {
+        std::sort(s.points.begin(), s.points.end());
+        v.push_back(s);
+    }
+    return v;
+}
+
+std::string page_head(const run_report &report) {
     const auto &env = report.environment;
-    std::string html =
+    return
         fmt::format(R"(<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">
@@ -98,19 +109,26 @@ of the recorded values.</p>
                     html_escape(env.kernel), html_escape(env.cpu_model), env.cores,
                     html_escape(report.started_at), html_escape(report.command_line),
                     stats::latency_histogram::relative_error * 100);
+}
+
+}  // namespace
+
+std::string to_html(const run_report &report) {
+    page_data d = collect(report);
+    std::string html = page_head(report);
     html += "<h2>Throughput</h2>\n";
     html += svg_line_chart(
         {"Throughput vs message size", "message size (bytes)", "MB/s", true, true, {}},
-        values(mbps));
+        sorted_series(d.mbps));
     html += svg_line_chart({"Messages per second vs message size",
                             "message size (bytes)",
                             "messages/s",
                             true,
                             true,
                             {}},
-                           values(msgs));
-    html += svg_bar_chart("CPU per MB moved, sender + receiver", "CPU microseconds per MB", cpu);
-    if (!tp.empty()) html += table_html(throughput_columns(report), tp);
+                           sorted_series(d.msgs));
+    html += svg_bar_chart("CPU per MB moved, sender + receiver", "CPU microseconds per MB", d.cpu);
+    if (!d.tp.empty()) html += table_html(table_columns(report, table_kind::throughput), d.tp);
     html += "<h2>Latency</h2>\n";
     html += svg_line_chart({"Round-trip latency percentiles",
                             "percentile",
@@ -118,14 +136,16 @@ of the recorded values.</p>
                             false,
                             true,
                             {"p50", "p90", "p99", "p99.9", "p99.99", "max"}},
-                           percentiles);
-    if (!lat.empty()) html += table_html(latency_columns(report), lat);
-    if (!bad.empty()) {
+                           d.percentiles);
+    if (!d.lat.empty()) html += table_html(table_columns(report, table_kind::latency), d.lat);
+    if (!d.bad.empty()) {
         html += "<h2>Not measured</h2>\n<ul>\n";
-        for (const auto *r : bad)
-            html += fmt::format("<li>{} {} {}: {}: {}</li>\n", html_escape(r->transport),
-                                format_size(r->message_size), html_escape(r->mode),
-                                html_escape(r->status), html_escape(r->error));
+        for (const auto *r : d.bad)
+            html += fmt::format("<li>{} {} {}: {}: {}</li>\n",
+                                html_escape(r->settings.transport_id),
+                                format_size(r->settings.size_bytes),
+                                model::to_string(r->settings.mode), to_string(r->status),
+                                html_escape(r->error));
         html += "</ul>\n";
     }
     return html + "</body></html>\n";

@@ -2,6 +2,8 @@
 
 #include <stdexcept>
 
+#include "model/units.hpp"
+
 namespace ipcbench::report {
 namespace {
 
@@ -41,37 +43,78 @@ json worker_output_json(const case_result &r) {
     return out;
 }
 
-json result_json(const case_result &r) {
-    json j = {
-        {"plugin", r.plugin},       {"transport", r.transport}, {"mode", r.mode},
-        {"direction", r.direction}, {"bidir", r.bidir},         {"message_size", r.message_size},
-        {"streams", r.streams},     {"rate", r.rate},           {"batch", r.batch},
-        {"data_path", r.data_path}, {"status", r.status},       {"duration_s", r.duration_s},
-        {"options", r.options},     {"warnings", r.warnings}};
+json placement_json(const std::optional<placement_figures> &p) {
+    if (!p) return nullptr;
+    return {{"samples", p->samples},
+            {"same_cpu_share", p->same_cpu_share},
+            {"sender_migrations", p->sender_migrations},
+            {"receiver_migrations", p->receiver_migrations}};
+}
+
+std::optional<placement_figures> placement_from(const json &j) {
+    if (j.is_null()) return std::nullopt;
+    return placement_figures{j.at("samples"), j.at("same_cpu_share"), j.at("sender_migrations"),
+                             j.at("receiver_migrations")};
+}
+
+json integrity_json(const integrity_figures &i) {
+    return {{"messages_sent", i.messages_sent},         {"messages_received", i.messages_received},
+            {"lost", i.lost},                           {"out_of_order", i.out_of_order},
+            {"duplicated", i.duplicated},               {"corrupted", i.corrupted},
+            {"beyond_window", i.beyond_window}};
+}
+
+integrity_figures integrity_from(const json &i) {
+    return {i.at("messages_sent"),
+            i.at("messages_received"),
+            i.at("lost"),
+            i.at("out_of_order"),
+            i.value("duplicated", std::uint64_t{0}),
+            i.value("corrupted", std::uint64_t{0}),
+            i.value("beyond_window", std::uint64_t{0})};
+}
+
+// What every result says of itself, measured or not.
+json identity_json(const case_result &r) {
+    const auto &c = r.settings;
+    json j = {{"plugin", r.plugin},
+              {"transport", c.transport_id},
+              {"mode", model::to_string(c.mode)},
+              {"direction", model::to_string(r.direction)},
+              {"bidir", r.bidir()},
+              {"message_size", c.size_bytes},
+              {"streams", c.streams},
+              {"rate", c.rate_per_s},
+              {"batch", c.batch},
+              {"status", to_string(r.status)},
+              {"warnings", r.warnings}};
     if (!r.error.empty()) j["error"] = r.error;
     if (!r.worker_output.empty()) j["worker_output"] = worker_output_json(r);
-    if (r.status != "ok") return j;
+    return j;
+}
+
+json result_json(const case_result &r) {
+    json j = identity_json(r);
+    if (!r.ok()) return j;
+    j["data_path"] = r.data_path;
+    j["duration_s"] = r.duration_s;
+    j["options"] = r.options;
+    j["placement"] = placement_json(r.placement);
     j["throughput"] = nullptr;
     j["latency_ns"] = nullptr;
     if (r.throughput)
         j["throughput"] = {{"bytes_per_sec", r.throughput->bytes_per_sec},
                            {"messages_per_sec", r.throughput->messages_per_sec},
-                           {"mb_per_sec", r.throughput->bytes_per_sec / 1e6},
-                           {"mib_per_sec", r.throughput->bytes_per_sec / (1024.0 * 1024.0)},
-                           {"mbit_per_sec", r.throughput->bytes_per_sec * 8 / 1e6}};
+                           {"mb_per_sec", model::megabytes(r.throughput->bytes_per_sec)},
+                           {"mib_per_sec", model::mebibytes(r.throughput->bytes_per_sec)},
+                           {"mbit_per_sec", model::megabits(r.throughput->bytes_per_sec)}};
     if (r.latency)
         j["latency_ns"] = {{"kind", r.latency->kind},       {"p50", r.latency->p50},
                            {"p90", r.latency->p90},         {"p99", r.latency->p99},
                            {"p999", r.latency->p999},       {"p9999", r.latency->p9999},
                            {"max", r.latency->max},         {"mean", r.latency->mean},
                            {"samples", r.latency->samples}, {"min", r.latency->min}};
-    j["integrity"] = {{"messages_sent", r.integrity.messages_sent},
-                      {"messages_received", r.integrity.messages_received},
-                      {"lost", r.integrity.lost},
-                      {"out_of_order", r.integrity.out_of_order},
-                      {"duplicated", r.integrity.duplicated},
-                      {"corrupted", r.integrity.corrupted},
-                      {"beyond_window", r.integrity.beyond_window}};
+    j["integrity"] = integrity_json(r.integrity);
     j["sender"] = process_json(r.sender);
     j["receiver"] = process_json(r.receiver);
     json streams = json::array();
@@ -79,18 +122,23 @@ json result_json(const case_result &r) {
         streams.push_back({{"messages", s.messages},
                            {"messages_per_sec", s.messages_per_sec},
                            {"bytes_per_sec", s.bytes_per_sec},
-                           {"lost", s.lost}});
+                           {"lost", s.lost},
+                           {"placement", placement_json(s.placement)}});
     j["per_stream"] = streams;
     json intervals = json::array();
-    for (const auto &i : r.intervals)
-        intervals.push_back({{"end_s", i.end_s},
-                             {"seconds", i.seconds},
-                             {"messages", i.messages},
-                             {"bytes", i.bytes},
-                             {"lost", i.lost},
-                             {"mb_per_sec", i.seconds > 0 ? i.bytes / i.seconds / 1e6 : 0.0}});
+    for (const auto &i : r.intervals) {
+        json v = i;
+        v["mb_per_sec"] = model::megabytes(model::per_second(static_cast<double>(i.bytes), i.seconds));
+        intervals.push_back(v);
+    }
     j["intervals"] = intervals;
     j["repetitions"] = r.repeat_count;
+    if (r.totals) {
+        j["median_repetition"] = r.median_repetition;
+        j["totals"] = {{"duration_s", r.totals->duration_s},
+                       {"integrity", integrity_json(r.totals->integrity)},
+                       {"latency_samples", r.totals->latency_samples}};
+    }
     json statistics = json::object();
     for (const auto &[name, entry] : r.statistics) {
         const auto &[s, samples] = entry;
@@ -103,71 +151,89 @@ json result_json(const case_result &r) {
     return j;
 }
 
-case_result result_from(const json &j) {
-    case_result r;
+template <class Enum>
+Enum enum_from(const json &j, const char *key, std::optional<Enum> (*parse)(const std::string &)) {
+    const std::string name = j.at(key).get<std::string>();
+    if (auto value = parse(name)) return *value;
+    throw std::runtime_error(std::string("result field '") + key + "' has the unknown value '" +
+                             name + "'");
+}
+
+void identity_from(const json &j, case_result &r) {
+    auto &c = r.settings;
     r.plugin = j.at("plugin");
-    r.transport = j.at("transport");
-    r.mode = j.at("mode");
-    r.direction = j.value("direction", "forward");
-    r.bidir = j.value("bidir", false);
-    r.message_size = j.at("message_size");
-    r.streams = j.value("streams", 1);
-    r.rate = j.value("rate", 0.0);
-    r.batch = j.value("batch", 1);
-    r.data_path = j.value("data_path", "");
-    r.status = j.at("status");
+    c.transport_id = j.at("transport");
+    c.mode = enum_from(j, "mode", model::measure_mode_from);
+    r.direction = j.contains("direction")
+                      ? enum_from(j, "direction", model::traffic_direction_from)
+                      : model::traffic_direction::forward;
+    c.direction = j.value("bidir", false) ? model::traffic_direction::bidir : r.direction;
+    c.size_bytes = j.at("message_size");
+    c.streams = j.value("streams", 1);
+    c.rate_per_s = j.value("rate", 0.0);
+    c.batch = j.value("batch", 1);
+    r.status = enum_from(j, "status", case_status_from);
     r.error = j.value("error", "");
-    r.duration_s = j.value("duration_s", 0.0);
-    r.options = j.value("options", std::map<std::string, std::string>{});
     r.warnings = j.value("warnings", std::vector<std::string>{});
     if (const auto printed_by = j.find("worker_output"); printed_by != j.end())
         for (const auto &[side, printed] : printed_by->items())
             r.worker_output[side] = {printed.at("bytes").get<std::uint64_t>(),
                                      printed.at("text").get<std::string>()};
-    r.repeat_count = j.value("repetitions", 1);
-    if (r.status != "ok") return r;
+}
+
+latency_figures latency_from(const json &l) {
+    latency_figures f;
+    f.kind = l.value("kind", "round_trip");
+    f.p50 = l.at("p50");
+    f.p90 = l.at("p90");
+    f.p99 = l.at("p99");
+    f.p999 = l.at("p999");
+    f.p9999 = l.value("p9999", l.at("p999").get<std::uint64_t>());
+    f.max = l.at("max");
+    f.min = l.value("min", std::uint64_t{0});
+    f.mean = l.at("mean");
+    f.samples = l.value("samples", std::uint64_t{0});
+    return f;
+}
+
+void figures_from(const json &j, case_result &r) {
+    r.data_path = j.value("data_path", "");
+    r.duration_s = j.value("duration_s", 0.0);
+    r.options = j.value("options", std::map<std::string, std::string>{});
+    r.placement = placement_from(j.value("placement", json(nullptr)));
     if (j.contains("throughput") && !j["throughput"].is_null())
         r.throughput = throughput_figures{j["throughput"].at("bytes_per_sec"),
                                           j["throughput"].at("messages_per_sec")};
-    if (j.contains("latency_ns") && !j["latency_ns"].is_null()) {
-        const auto &l = j["latency_ns"];
-        latency_figures f;
-        f.kind = l.value("kind", "round_trip");
-        f.p50 = l.at("p50");
-        f.p90 = l.at("p90");
-        f.p99 = l.at("p99");
-        f.p999 = l.at("p999");
-        f.p9999 = l.value("p9999", l.at("p999").get<std::uint64_t>());
-        f.max = l.at("max");
-        f.min = l.value("min", std::uint64_t{0});
-        f.mean = l.at("mean");
-        f.samples = l.value("samples", std::uint64_t{0});
-        r.latency = f;
-    }
-    const auto &i = j.at("integrity");
-    r.integrity = {i.at("messages_sent"),
-                   i.at("messages_received"),
-                   i.at("lost"),
-                   i.at("out_of_order"),
-                   i.value("duplicated", std::uint64_t{0}),
-                   i.value("corrupted", std::uint64_t{0}),
-                   i.value("beyond_window", std::uint64_t{0})};
+    if (j.contains("latency_ns") && !j["latency_ns"].is_null())
+        r.latency = latency_from(j["latency_ns"]);
+    r.integrity = integrity_from(j.at("integrity"));
     r.sender = process_from(j.at("sender"));
     r.receiver = process_from(j.at("receiver"));
     for (const auto &s : j.value("per_stream", json::array()))
         r.per_stream.push_back({s.value("messages", std::uint64_t{0}),
                                 s.value("messages_per_sec", 0.0), s.value("bytes_per_sec", 0.0),
-                                s.value("lost", std::uint64_t{0})});
+                                s.value("lost", std::uint64_t{0}),
+                                placement_from(s.value("placement", json(nullptr)))});
     for (const auto &v : j.value("intervals", json::array()))
         r.intervals.push_back(
             {v.value("end_s", 0.0), v.value("seconds", 0.0), v.value("messages", std::uint64_t{0}),
              v.value("bytes", std::uint64_t{0}), v.value("lost", std::uint64_t{0})});
+}
+
+case_result result_from(const json &j) {
+    case_result r;
+    identity_from(j, r);
+    r.repeat_count = j.value("repetitions", 1);
+    if (!r.ok()) return r;
+    figures_from(j, r);
+    r.median_repetition = j.value("median_repetition", 0);
+    if (const auto t = j.find("totals"); t != j.end())
+        r.totals = repetition_totals{t->at("duration_s"), integrity_from(t->at("integrity")),
+                                     t->at("latency_samples")};
     const json statistics = j.value("statistics", json::object());
     for (const auto &[name, s] : statistics.items()) {
-        stats::summary sum;
         auto samples = s.value("samples", std::vector<double>{});
-        sum = stats::summarize(samples);
-        r.statistics[name] = {sum, samples};
+        r.statistics[name] = {stats::summarize(samples), samples};
     }
     if (j.contains("histogram")) r.histogram = stats::latency_histogram::from_json(j["histogram"]);
     return r;

@@ -2,8 +2,12 @@
 
 #include <fmt/format.h>
 
+#include "model/units.hpp"
+
 namespace ipcbench::report {
 namespace {
+
+using text_of = std::function<std::string(const case_result &)>;
 
 std::string rate(double per_sec) {
     if (per_sec >= 1e9) return fmt::format("{:.2f}G", per_sec / 1e9);
@@ -14,18 +18,23 @@ std::string rate(double per_sec) {
 std::string micros(double ns) {
     return fmt::format("{:.2f}", ns / 1e3);
 }
+std::string num(double v) {
+    return fmt::format("{:.6g}", v);
+}
 // Peak RSS in binary units, said so: the table's MB is 10^6 B.
 std::string rss(std::int64_t kib) {
-    return fmt::format("{:.1f}MiB", kib / 1024.0);
+    return fmt::format("{:.1f}MiB", model::kib_to_mib(kib));
 }
 std::string percent(double p) {
     return fmt::format("{:.0f}%", p);
 }
+std::string count(std::uint64_t n) {
+    return std::to_string(n);
+}
 
-std::string spread(const case_result &r, const char *figure) {
+const stats::summary *spread_of(const case_result &r, const char *figure) {
     auto it = r.statistics.find(figure);
-    if (it == r.statistics.end() || it->second.first.n < 2) return "-";
-    return fmt::format("{:.1f}%", it->second.first.cv * 100);
+    return it == r.statistics.end() || it->second.first.n < 2 ? nullptr : &it->second.first;
 }
 
 template <class Pred>
@@ -35,121 +44,288 @@ bool any(const run_report &report, Pred pred) {
     return false;
 }
 
-// The calls column appears only when some case left the default path.
-bool shows_calls(const run_report &report) {
-    return any(report, [](const case_result &r) {
-        return !r.data_path.empty() && r.data_path != "send -> recv";
-    });
+double bytes_per_sec(const case_result &r) {
+    return r.throughput ? r.throughput->bytes_per_sec : 0;
 }
-column calls_column() {
-    return {"calls", [](const case_result &r) { return r.data_path.empty() ? "-" : r.data_path; }};
+
+// A latency figure in microseconds for the tables, nanoseconds for CSV.
+column latency_column(const char *key, const char *throughput_header, const char *header,
+                      std::uint64_t latency_figures::*member) {
+    column c{key, throughput_header, header, nullptr, nullptr, nullptr};
+    c.text = [member](const case_result &r) {
+        return r.latency ? micros(static_cast<double>((*r.latency).*member)) : "-";
+    };
+    c.value = [member](const case_result &r) {
+        return r.latency ? count((*r.latency).*member) : "";
+    };
+    if (*throughput_header)  // one-way latency of paced runs: only when some case has it
+        c.shown = [](const run_report &report, bool latency_table) {
+            return latency_table || any(report, [](const case_result &r) {
+                       return is_throughput(r) && r.latency.has_value();
+                   });
+        };
+    return c;
+}
+
+column plain(const char *key, const char *tput, const char *lat, text_of text, text_of value,
+             bool figure = true) {
+    return {key, tput, lat, nullptr, std::move(text), std::move(value), figure};
+}
+column csv_only(const char *key, text_of value, bool figure = true) {
+    return {key, "", "", nullptr, nullptr, std::move(value), figure};
+}
+
+std::vector<column> identity_columns() {
+    std::vector<column> c;
+    c.push_back(csv_only("plugin", [](const case_result &r) { return r.plugin; }, false));
+    auto transport = [](const case_result &r) { return r.settings.transport_id; };
+    c.push_back(plain("transport", "transport", "transport", transport, transport, false));
+    c.push_back(csv_only(
+        "mode", [](const case_result &r) { return model::to_string(r.settings.mode); }, false));
+    column direction{"direction", "direction", "", nullptr, nullptr, nullptr, false};
+    direction.shown = [](const run_report &report, bool) {
+        return any(report, [](const case_result &r) {
+            return r.direction != model::traffic_direction::forward || r.bidir();
+        });
+    };
+    direction.text = [](const case_result &r) {
+        return std::string(model::to_string(r.direction)) + (r.bidir() ? " (bidir)" : "");
+    };
+    direction.value = [](const case_result &r) { return model::to_string(r.direction); };
+    c.push_back(direction);
+    c.push_back(csv_only(
+        "bidir", [](const case_result &r) { return r.bidir() ? "1" : "0"; }, false));
+    c.push_back(plain(
+        "message_size", "size", "size",
+        [](const case_result &r) { return format_size(r.settings.size_bytes); },
+        [](const case_result &r) { return count(r.settings.size_bytes); }, false));
+    column streams = plain(
+        "streams", "streams", "streams",
+        [](const case_result &r) { return std::to_string(r.settings.streams); },
+        [](const case_result &r) { return std::to_string(r.settings.streams); }, false);
+    streams.shown = [](const run_report &report, bool) {
+        return any(report, [](const case_result &r) { return r.settings.streams > 1; });
+    };
+    c.push_back(streams);
+    c.push_back(csv_only(
+        "rate", [](const case_result &r) { return num(r.settings.rate_per_s); }, false));
+    c.push_back(csv_only(
+        "batch", [](const case_result &r) { return std::to_string(r.settings.batch); }, false));
+    // The calls column appears only when some case left the default path.
+    column calls = plain(
+        "data_path", "calls", "calls",
+        [](const case_result &r) { return r.data_path.empty() ? "-" : r.data_path; },
+        [](const case_result &r) { return r.data_path; });
+    calls.shown = [](const run_report &report, bool) {
+        return any(report, [](const case_result &r) {
+            return !r.data_path.empty() && r.data_path != "send -> recv";
+        });
+    };
+    c.push_back(calls);
+    c.push_back(csv_only(
+        "status", [](const case_result &r) { return to_string(r.status); }, false));
+    c.push_back(csv_only(
+        "repetitions", [](const case_result &r) { return std::to_string(r.repeat_count); },
+        false));
+    return c;
+}
+
+std::vector<column> throughput_figure_columns() {
+    std::vector<column> c;
+    c.push_back(plain(
+        "messages_received", "messages", "",
+        [](const case_result &r) { return rate(static_cast<double>(r.integrity.messages_received)); },
+        [](const case_result &r) { return count(r.integrity.messages_received); }));
+    c.push_back(plain(
+        "duration_s", "total ms", "",
+        [](const case_result &r) { return fmt::format("{:.0f}", r.duration_s * 1e3); },
+        [](const case_result &r) { return num(r.duration_s); }));
+    auto throughput = [](const case_result &r) { return r.throughput ? num(bytes_per_sec(r)) : ""; };
+    c.push_back(csv_only("bytes_per_sec", throughput));
+    auto in = [](double (*unit)(double), const char *format) {
+        return [unit, format](const case_result &r) {
+            return r.throughput ? fmt::format(fmt::runtime(format), unit(bytes_per_sec(r))) : "";
+        };
+    };
+    c.push_back(plain("mb_per_sec", "MB/s", "", in(model::megabytes, "{:.1f}"),
+                      in(model::megabytes, "{:.6g}")));
+    c.push_back(plain("mib_per_sec", "MiB/s", "", in(model::mebibytes, "{:.1f}"),
+                      in(model::mebibytes, "{:.6g}")));
+    c.push_back(plain("mbit_per_sec", "Mbit/s", "", in(model::megabits, "{:.0f}"),
+                      in(model::megabits, "{:.6g}")));
+    c.push_back(plain(
+        "messages_per_sec", "msg/s", "",
+        [](const case_result &r) { return r.throughput ? rate(r.throughput->messages_per_sec) : "-"; },
+        [](const case_result &r) { return r.throughput ? num(r.throughput->messages_per_sec) : ""; }));
+    column cv = plain(
+        "bytes_per_sec_cv", "cv", "",
+        [](const case_result &r) {
+            const auto *s = spread_of(r, "bytes_per_sec");
+            return s ? fmt::format("{:.1f}%", s->cv * 100) : "-";
+        },
+        [](const case_result &r) {
+            const auto *s = spread_of(r, "bytes_per_sec");
+            return s ? num(s->cv) : "";
+        });
+    cv.shown = [](const run_report &report, bool) { return report.repeat > 1; };
+    c.push_back(cv);
+    c.push_back(plain(
+        "lost", "lost", "", [](const case_result &r) { return count(r.integrity.lost); },
+        [](const case_result &r) { return count(r.integrity.lost); }));
+    auto damaged = [](const run_report &report, bool) {
+        return any(report, [](const case_result &r) {
+            return r.integrity.corrupted > 0 || r.integrity.duplicated > 0;
+        });
+    };
+    column dup = plain(
+        "duplicated", "dup", "", [](const case_result &r) { return count(r.integrity.duplicated); },
+        [](const case_result &r) { return count(r.integrity.duplicated); });
+    dup.shown = damaged;
+    c.push_back(dup);
+    column corrupt = plain(
+        "corrupted", "corrupt", "", [](const case_result &r) { return count(r.integrity.corrupted); },
+        [](const case_result &r) { return count(r.integrity.corrupted); });
+    corrupt.shown = damaged;
+    c.push_back(corrupt);
+    return c;
+}
+
+std::vector<column> latency_figure_columns() {
+    std::vector<column> c;
+    c.push_back(csv_only("latency_kind",
+                         [](const case_result &r) { return r.latency ? r.latency->kind : ""; }));
+    c.push_back(latency_column("latency_p50_ns", "1-way p50 us", "p50", &latency_figures::p50));
+    c.push_back(latency_column("latency_p90_ns", "", "p90", &latency_figures::p90));
+    c.push_back(latency_column("latency_p99_ns", "", "p99", &latency_figures::p99));
+    c.push_back(latency_column("latency_p999_ns", "p99.9 us", "p99.9", &latency_figures::p999));
+    c.push_back(latency_column("latency_p9999_ns", "", "p99.99", &latency_figures::p9999));
+    c.push_back(latency_column("latency_max_ns", "", "max", &latency_figures::max));
+    c.push_back(plain(
+        "latency_mean_ns", "", "mean",
+        [](const case_result &r) { return r.latency ? micros(r.latency->mean) : "-"; },
+        [](const case_result &r) { return r.latency ? num(r.latency->mean) : ""; }));
+    column cv = plain(
+        "latency_p50_cv", "", "cv p50",
+        [](const case_result &r) {
+            const auto *s = spread_of(r, "latency_p50_ns");
+            return s ? fmt::format("{:.1f}%", s->cv * 100) : "-";
+        },
+        [](const case_result &r) {
+            const auto *s = spread_of(r, "latency_p50_ns");
+            return s ? num(s->cv) : "";
+        });
+    cv.shown = [](const run_report &report, bool) { return report.repeat > 1; };
+    c.push_back(cv);
+    c.push_back(plain(
+        "latency_samples", "", "trips",
+        [](const case_result &r) {
+            return r.latency ? rate(static_cast<double>(r.latency->samples)) : "-";
+        },
+        [](const case_result &r) { return r.latency ? count(r.latency->samples) : ""; }));
+    c.push_back(csv_only("messages_sent",
+                         [](const case_result &r) { return count(r.integrity.messages_sent); }));
+    c.push_back(csv_only("out_of_order",
+                         [](const case_result &r) { return count(r.integrity.out_of_order); }));
+    return c;
+}
+
+std::vector<column> process_columns() {
+    std::vector<column> c;
+    auto of = [](process_figures case_result::*side, auto figure) {
+        return [side, figure](const case_result &r) { return figure(r.*side); };
+    };
+    auto cpu = [](const process_figures &p) { return percent(p.cpu_percent); };
+    auto cpu_value = [](const process_figures &p) { return num(p.cpu_percent); };
+    auto per_mb = [](const process_figures &p) { return fmt::format("{:.0f}", p.cpu_us_per_mb); };
+    auto per_mb_value = [](const process_figures &p) { return num(p.cpu_us_per_mb); };
+    auto per_message = [](const process_figures &p) { return num(p.cpu_us_per_message); };
+    auto memory = [](const process_figures &p) { return rss(p.max_rss_kib); };
+    auto memory_value = [](const process_figures &p) { return std::to_string(p.max_rss_kib); };
+    const auto s = &case_result::sender, r = &case_result::receiver;
+    c.push_back(plain("sender_cpu_percent", "sender CPU", "pinger CPU", of(s, cpu), of(s, cpu_value)));
+    c.push_back(plain("receiver_cpu_percent", "receiver CPU", "ponger CPU", of(r, cpu),
+                      of(r, cpu_value)));
+    c.push_back(plain("sender_cpu_us_per_mb", "sender us/MB", "", of(s, per_mb), of(s, per_mb_value)));
+    c.push_back(plain("receiver_cpu_us_per_mb", "receiver us/MB", "", of(r, per_mb),
+                      of(r, per_mb_value)));
+    c.push_back(csv_only("sender_cpu_us_per_message", of(s, per_message)));
+    c.push_back(csv_only("receiver_cpu_us_per_message", of(r, per_message)));
+    c.push_back(plain(
+        "cpu_us_per_round_trip", "", "CPU us/trip",
+        [](const case_result &x) {
+            return fmt::format("{:.1f}", x.sender.cpu_us_per_message + x.receiver.cpu_us_per_message);
+        },
+        [](const case_result &x) {
+            return x.is(model::measure_mode::latency)
+                       ? num(x.sender.cpu_us_per_message + x.receiver.cpu_us_per_message)
+                       : "";
+        }));
+    c.push_back(plain("sender_max_rss_kib", "sender RSS", "", of(s, memory), of(s, memory_value)));
+    c.push_back(plain("receiver_max_rss_kib", "receiver RSS", "", of(r, memory),
+                      of(r, memory_value)));
+    return c;
+}
+
+std::vector<column> placement_columns() {
+    std::vector<column> c;
+    column same = plain(
+        "same_cpu_percent", "same CPU", "same CPU",
+        [](const case_result &r) {
+            return r.placement ? percent(r.placement->same_cpu_share * 100) : "-";
+        },
+        [](const case_result &r) {
+            return r.placement ? num(r.placement->same_cpu_share * 100) : "";
+        });
+    same.shown = [](const run_report &report, bool) {
+        return any(report, [](const case_result &r) { return r.placement.has_value(); });
+    };
+    c.push_back(same);
+    c.push_back(csv_only("sender_migrations", [](const case_result &r) {
+        return r.placement ? count(r.placement->sender_migrations) : "";
+    }));
+    c.push_back(csv_only("receiver_migrations", [](const case_result &r) {
+        return r.placement ? count(r.placement->receiver_migrations) : "";
+    }));
+    c.push_back(csv_only("error", [](const case_result &r) { return r.error; }, false));
+    return c;
 }
 
 }  // namespace
 
+const std::vector<column> &result_columns() {
+    static const std::vector<column> columns = [] {
+        std::vector<column> all;
+        for (auto part : {identity_columns(), throughput_figure_columns(), latency_figure_columns(),
+                          process_columns(), placement_columns()})
+            for (auto &c : part) all.push_back(std::move(c));
+        return all;
+    }();
+    return columns;
+}
+
+std::vector<std::pair<std::string, const column *>> table_columns(const run_report &report,
+                                                                  table_kind kind) {
+    const bool latency = kind == table_kind::latency;
+    std::vector<std::pair<std::string, const column *>> out;
+    for (const auto &c : result_columns()) {
+        const std::string &header = latency ? c.latency_header : c.throughput_header;
+        if (header.empty() || (c.shown && !c.shown(report, latency))) continue;
+        out.emplace_back(header, &c);
+    }
+    return out;
+}
+
 bool is_throughput(const case_result &r) {
-    return r.status == "ok" && r.throughput.has_value();
+    return r.ok() && r.throughput.has_value();
 }
 bool is_latency(const case_result &r) {
-    return r.status == "ok" && r.mode == "latency" && r.latency.has_value();
+    return r.ok() && r.is(model::measure_mode::latency) && r.latency.has_value();
 }
 
 std::string format_size(std::uint64_t bytes) {
     if (bytes >= (1u << 20) && bytes % (1u << 20) == 0) return fmt::format("{} MiB", bytes >> 20);
     if (bytes >= 1024 && bytes % 1024 == 0) return fmt::format("{} KiB", bytes >> 10);
     return fmt::format("{} B", bytes);
-}
-
-std::vector<column> throughput_columns(const run_report &report) {
-    std::vector<column> c;
-    c.push_back({"transport", [](const case_result &r) { return r.transport; }});
-    if (any(report, [](const case_result &r) { return r.direction != "forward" || r.bidir; }))
-        c.push_back({"direction", [](const case_result &r) {
-                         return r.direction + (r.bidir ? " (bidir)" : "");
-                     }});
-    c.push_back({"size", [](const case_result &r) { return format_size(r.message_size); }});
-    if (any(report, [](const case_result &r) { return r.streams > 1; }))
-        c.push_back({"streams", [](const case_result &r) { return std::to_string(r.streams); }});
-    if (shows_calls(report)) c.push_back(calls_column());
-    c.push_back({"messages", [](const case_result &r) {
-                     return rate(static_cast<double>(r.integrity.messages_received));
-                 }});
-    c.push_back({"total ms",
-                 [](const case_result &r) { return fmt::format("{:.0f}", r.duration_s * 1e3); }});
-    c.push_back({"MB/s", [](const case_result &r) {
-                     return fmt::format("{:.1f}", r.throughput->bytes_per_sec / 1e6);
-                 }});
-    c.push_back({"MiB/s", [](const case_result &r) {
-                     return fmt::format("{:.1f}", r.throughput->bytes_per_sec / 1048576.0);
-                 }});
-    c.push_back({"Mbit/s", [](const case_result &r) {
-                     return fmt::format("{:.0f}", r.throughput->bytes_per_sec * 8 / 1e6);
-                 }});
-    c.push_back(
-        {"msg/s", [](const case_result &r) { return rate(r.throughput->messages_per_sec); }});
-    if (report.repeat > 1)
-        c.push_back({"cv", [](const case_result &r) { return spread(r, "bytes_per_sec"); }});
-    c.push_back({"lost", [](const case_result &r) { return std::to_string(r.integrity.lost); }});
-    if (any(report, [](const case_result &r) {
-            return r.integrity.corrupted > 0 || r.integrity.duplicated > 0;
-        })) {
-        c.push_back(
-            {"dup", [](const case_result &r) { return std::to_string(r.integrity.duplicated); }});
-        c.push_back({"corrupt",
-                     [](const case_result &r) { return std::to_string(r.integrity.corrupted); }});
-    }
-    if (any(report,
-            [](const case_result &r) { return is_throughput(r) && r.latency.has_value(); })) {
-        c.push_back({"1-way p50 us", [](const case_result &r) {
-                         return r.latency ? micros(static_cast<double>(r.latency->p50)) : "-";
-                     }});
-        c.push_back({"p99.9 us", [](const case_result &r) {
-                         return r.latency ? micros(static_cast<double>(r.latency->p999)) : "-";
-                     }});
-    }
-    c.push_back({"snd CPU", [](const case_result &r) { return percent(r.sender.cpu_percent); }});
-    c.push_back({"rcv CPU", [](const case_result &r) { return percent(r.receiver.cpu_percent); }});
-    c.push_back({"snd us/MB", [](const case_result &r) {
-                     return fmt::format("{:.0f}", r.sender.cpu_us_per_mb);
-                 }});
-    c.push_back({"rcv us/MB", [](const case_result &r) {
-                     return fmt::format("{:.0f}", r.receiver.cpu_us_per_mb);
-                 }});
-    c.push_back({"snd RSS", [](const case_result &r) { return rss(r.sender.max_rss_kib); }});
-    c.push_back({"rcv RSS", [](const case_result &r) { return rss(r.receiver.max_rss_kib); }});
-    return c;
-}
-
-std::vector<column> latency_columns(const run_report &report) {
-    std::vector<column> c;
-    c.push_back({"transport", [](const case_result &r) { return r.transport; }});
-    c.push_back({"size", [](const case_result &r) { return format_size(r.message_size); }});
-    if (any(report, [](const case_result &r) { return r.streams > 1; }))
-        c.push_back({"streams", [](const case_result &r) { return std::to_string(r.streams); }});
-    if (shows_calls(report)) c.push_back(calls_column());
-    auto pct = [](std::uint64_t latency_figures::*m) {
-        return [m](const case_result &r) { return micros(static_cast<double>((*r.latency).*m)); };
-    };
-    c.push_back({"p50", pct(&latency_figures::p50)});
-    c.push_back({"p90", pct(&latency_figures::p90)});
-    c.push_back({"p99", pct(&latency_figures::p99)});
-    c.push_back({"p99.9", pct(&latency_figures::p999)});
-    c.push_back({"p99.99", pct(&latency_figures::p9999)});
-    c.push_back({"max", pct(&latency_figures::max)});
-    c.push_back({"mean", [](const case_result &r) { return micros(r.latency->mean); }});
-    if (report.repeat > 1)
-        c.push_back({"cv p50", [](const case_result &r) { return spread(r, "latency_p50_ns"); }});
-    c.push_back({"trips", [](const case_result &r) {
-                     return rate(static_cast<double>(r.latency->samples));
-                 }});
-    c.push_back({"pinger CPU", [](const case_result &r) { return percent(r.sender.cpu_percent); }});
-    c.push_back(
-        {"ponger CPU", [](const case_result &r) { return percent(r.receiver.cpu_percent); }});
-    c.push_back({"CPU us/trip", [](const case_result &r) {
-                     return fmt::format(
-                         "{:.1f}", r.sender.cpu_us_per_message + r.receiver.cpu_us_per_message);
-                 }});
-    return c;
 }
 
 }  // namespace ipcbench::report

@@ -8,16 +8,27 @@
 
 namespace ipcbench::report {
 
-// One column of the human-readable tables (text and Markdown render the same columns).
+// One column of the results, the one description every tabular format renders: the text table
+// and Markdown show the columns with a header for their table (throughput or latency), CSV
+// shows every column under its key. Adding a column here adds it to all three.
 struct column {
-    std::string header;
-    std::function<std::string(const case_result &)> cell;
+    std::string key;                // CSV header, snake_case with the unit in the name
+    std::string throughput_header;  // "" = not in the throughput table
+    std::string latency_header;     // "" = not in the latency table
+    // Tables: shown only when this says so for the run and table (optional columns); null =
+    // always.
+    std::function<bool(const run_report &, bool latency_table)> shown;
+    std::function<std::string(const case_result &)> text;   // table cell
+    std::function<std::string(const case_result &)> value;  // CSV field, unquoted
+    bool figure = true;  // a measured figure: empty in CSV for results that are not ok
 };
 
-// Columns for the measured throughput / latency results of a run; optional columns (direction,
-// streams, spread, one-way latency) appear only when some result needs them.
-std::vector<column> throughput_columns(const run_report &report);
-std::vector<column> latency_columns(const run_report &report);
+const std::vector<column> &result_columns();
+
+enum class table_kind { throughput, latency };
+// The columns of one table of this run, with their headers.
+std::vector<std::pair<std::string, const column *>> table_columns(const run_report &report,
+                                                                  table_kind kind);
 
 bool is_throughput(const case_result &r);
 bool is_latency(const case_result &r);

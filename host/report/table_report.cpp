@@ -6,16 +6,16 @@
 namespace ipcbench::report {
 namespace {
 
-std::string render(const std::vector<column> &columns, const std::vector<const case_result *> &rows,
-                   bool markdown) {
+std::string render(const std::vector<std::pair<std::string, const column *>> &columns,
+                   const std::vector<const case_result *> &rows, bool markdown) {
     std::vector<std::vector<std::string>> cells;
     std::vector<std::size_t> width;
     width.reserve(columns.size());
-    for (const auto &c : columns) width.push_back(c.header.size());
+    for (const auto &c : columns) width.push_back(c.first.size());
     for (const auto *r : rows) {
         cells.emplace_back();
         for (std::size_t i = 0; i < columns.size(); ++i) {
-            cells.back().push_back(columns[i].cell(*r));
+            cells.back().push_back(columns[i].second->text(*r));
             width[i] = std::max(width[i], cells.back().back().size());
         }
     }
@@ -34,7 +34,7 @@ std::string render(const std::vector<column> &columns, const std::vector<const c
     };
     std::vector<std::string> headers;
     headers.reserve(columns.size());
-    for (const auto &c : columns) headers.push_back(c.header);
+    for (const auto &c : columns) headers.push_back(c.first);
     line(headers);
     if (markdown) {
         for (std::size_t i = 0; i < columns.size(); ++i)
@@ -58,7 +58,7 @@ std::string to_table(const run_report &report, bool markdown) {
     for (const auto &r : report.results) {
         if (is_throughput(r)) tp.push_back(&r);
         if (is_latency(r)) lat.push_back(&r);
-        if (r.status != "ok") bad.push_back(&r);
+        if (!r.ok()) bad.push_back(&r);
         if (!r.warnings.empty()) warned.push_back(&r);
     }
     const std::string how = report.count
@@ -66,32 +66,36 @@ std::string to_table(const run_report &report, bool markdown) {
                                 : fmt::format("{:g} s per case after {:g} s warm-up",
                                               report.duration_s, report.warmup_s);
     const std::string repeats =
-        report.repeat > 1 ? fmt::format(", median of {} repetitions", report.repeat) : "";
+        report.repeat > 1
+            ? fmt::format(", the median of {} repetitions (cv: their spread)", report.repeat)
+            : "";
     if (!tp.empty()) {
         out += fmt::format(
             "\n{}Throughput: one-way, {}{}; MB = 10^6 B; total ms = first to last message; CPU % "
             "of one core\n{}",
             heading, how, repeats, markdown ? "\n" : "");
-        out += render(throughput_columns(report), tp, markdown);
+        out += render(table_columns(report, table_kind::throughput), tp, markdown);
     }
     if (!lat.empty()) {
         out += fmt::format(
             "\n{}Latency: round trip (ping-pong), microseconds{}; CPU % of one core\n{}", heading,
             repeats, markdown ? "\n" : "");
-        out += render(latency_columns(report), lat, markdown);
+        out += render(table_columns(report, table_kind::latency), lat, markdown);
     }
     if (!warned.empty()) {
         out += fmt::format("\n{}Warnings\n{}", heading, markdown ? "\n" : "");
         for (const auto *r : warned)
             for (const auto &w : r->warnings)
-                out += fmt::format("{}{} {} {}: {}\n", markdown ? "- " : "", r->transport,
-                                   format_size(r->message_size), r->mode, w);
+                out += fmt::format("{}{} {} {}: {}\n", markdown ? "- " : "",
+                                   r->settings.transport_id, format_size(r->settings.size_bytes),
+                                   model::to_string(r->settings.mode), w);
     }
     if (!bad.empty()) {
         out += fmt::format("\n{}Not measured\n{}", heading, markdown ? "\n" : "");
         for (const auto *r : bad)
-            out += fmt::format("{}{} {} {}: {}: {}\n", markdown ? "- " : "", r->transport,
-                               format_size(r->message_size), r->mode, r->status, r->error);
+            out += fmt::format("{}{} {} {}: {}: {}\n", markdown ? "- " : "",
+                               r->settings.transport_id, format_size(r->settings.size_bytes),
+                               model::to_string(r->settings.mode), to_string(r->status), r->error);
     }
     return out;
 }

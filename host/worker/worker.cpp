@@ -10,8 +10,9 @@
 
 #include "conformance/conformance_jobs.hpp"
 #include "control/control_channel.hpp"
-#include "harness/job.hpp"
 #include "harness/stream_set.hpp"
+#include "model/job.hpp"
+#include "model/loop_result.hpp"
 #include "platform/last_words.hpp"
 #include "platform/signals.hpp"
 #include "plugin/plugin_loader.hpp"
@@ -197,10 +198,16 @@ private:
             streams_ = 1;
             result = run_check_job(kind, m.at("job"));
         } else {
-            const harness::job j = harness::job_from_json(m.at("job"));
-            if (directions_.size() != endpoints_.size() || endpoints_.size() % j.streams != 0)
+            model::job j;
+            try {
+                j = m.at("job").get<model::job>();
+            } catch (const std::exception &e) {
+                throw control::protocol_error(e.what());
+            }
+            if (directions_.size() != endpoints_.size() ||
+                endpoints_.size() % static_cast<std::size_t>(j.settings.streams) != 0)
                 throw control::protocol_error("endpoint layout does not match the job");
-            streams_ = j.streams;
+            streams_ = j.settings.streams;
             result = harness::run_streams(
                 j,
                 [this](int stream, std::uint32_t dir) -> plugin::transport_endpoint & {

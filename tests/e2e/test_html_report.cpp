@@ -56,10 +56,17 @@ TEST_CASE("a forged result file cannot inject markup or stall the report", "[rep
     std::ifstream in(results);
     nlohmann::json doc = nlohmann::json::parse(in);
     REQUIRE(doc.at("results").size() == 1);
-    nlohmann::json ok = doc["results"][0], bad = ok, zero = ok, huge = ok;
-    bad["status"] = "<script>alert(1)</script>";
-    bad["mode"] = "<img src=x onerror=alert(2)>";
+    nlohmann::json ok = doc["results"][0], bad = ok, zero = ok, huge = ok, unnamed = doc;
+    // Free text is escaped; a status or mode outside the model is refused, naming the field.
+    bad["transport"] = "<script>alert(1)</script>";
+    bad["plugin"] = "<img src=x onerror=alert(2)>";
     bad["error"] = "<b>";
+    unnamed["results"][0]["mode"] = "<img src=x onerror=alert(2)>";
+    const std::string refused = dir.path() + "/refused.json";
+    std::ofstream(refused) << unnamed.dump();
+    auto rejected = run_ipchost({"report", refused, "--output", page}, {}, 30);
+    CHECK(rejected.exit_code == 2);
+    CHECK_THAT(rejected.err, Catch::Contains("'mode' has the unknown value"));
     zero["message_size"] = 0;
     huge["throughput"]["bytes_per_sec"] = 1e308;
     huge["throughput"]["messages_per_sec"] = 1e308;

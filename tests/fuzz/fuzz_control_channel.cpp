@@ -6,7 +6,8 @@
 
 #include "control/control_channel.hpp"
 #include "control/frame_codec.hpp"
-#include "harness/job.hpp"
+#include "model/job.hpp"
+#include "model/loop_result.hpp"
 #include "stats/latency_histogram.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size) {
@@ -22,7 +23,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
                 // What the orchestrator and the workers do with a decoded message.
                 try {
                     control::expect_type(*message, (*message)["type"].get<std::string>());
-                    if (message->contains("job")) harness::job_from_json(message->at("job"));
+                    if (message->contains("job")) message->at("job").get<ipcbench::model::job>();
+                    if (message->contains("parts")) message->get<ipcbench::model::worker_result>();
                     if (message->contains("histogram")) {
                         auto h = stats::latency_histogram::from_json(message->at("histogram"));
                         h.percentile(99.9);

@@ -14,9 +14,9 @@ namespace {
 
 case_result repeated(const std::vector<double> &bytes_per_sec) {
     case_result r;
-    r.transport = "pipe.fifo";
-    r.mode = "throughput";
-    r.message_size = 1024;
+    r.settings.transport_id = "pipe.fifo";
+    r.settings.mode = ipcbench::model::measure_mode::throughput;
+    r.settings.size_bytes = 1024;
     for (double b : bytes_per_sec) {
         case_result rep = r;
         rep.throughput = throughput_figures{b, b / 1024};
@@ -52,10 +52,10 @@ TEST_CASE("the histogram CSV puts each value in its own bucket, counts and cumul
           "[report]") {
     run_report report;
     case_result r;
-    r.transport = "pipe.fifo";
-    r.mode = "latency";
-    r.direction = "forward";
-    r.message_size = 32;
+    r.settings.transport_id = "pipe.fifo";
+    r.settings.mode = ipcbench::model::measure_mode::latency;
+    r.direction = ipcbench::model::traffic_direction::forward;
+    r.settings.size_bytes = 32;
     r.latency = latency_figures{};
     r.latency->kind = "round_trip";
     for (int i = 0; i < 10; ++i) r.histogram.record(1000);

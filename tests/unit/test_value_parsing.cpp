@@ -44,9 +44,9 @@ TEST_CASE("the command line is validated as a whole", "[cli]") {
     auto cmd = parse_command_line(11, ok);
     CHECK(cmd.plugins == std::vector<std::string>{"pipe", "socket.tcp"});
     CHECK(cmd.sizes == std::vector<std::uint64_t>{65536});
-    CHECK(cmd.duration_s == 0.5);
+    CHECK(cmd.case_defaults.duration_s == 0.5);
     CHECK(cmd.modes.size() == 2);
-    CHECK(cmd.format == "json");
+    CHECK(cmd.format == ipcbench::report::output_format::json);
 
     const char *unknown[] = {"ipchost", "--bogus"};
     CHECK_THROWS_WITH(parse_command_line(2, unknown), Catch::Contains("bogus"));

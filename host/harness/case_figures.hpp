@@ -1,0 +1,17 @@
+#pragma once
+
+#include "harness/placement_sampler.hpp"
+#include "model/loop_result.hpp"
+#include "report/case_result.hpp"
+
+namespace ipcbench::harness {
+
+// Turns what the two workers counted into a case's figures: rates over the receiver's window,
+// losses as sent minus unique received, CPU per MB of the bytes each side moved, and where
+// each side ran (when the sampler has samples). Every figure of a result is computed here.
+void fill_throughput(report::case_result &r, const model::loop_result &sent,
+                     const model::loop_result &received, const placement_sampler &placement);
+void fill_latency(report::case_result &r, const model::loop_result &pinger,
+                  const model::loop_result &ponger, const placement_sampler &placement);
+
+}  // namespace ipcbench::harness

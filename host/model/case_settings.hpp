@@ -1,0 +1,73 @@
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json_fwd.hpp>
+
+namespace ipcbench::model {
+
+// What a case measures: one-way streaming or ping-pong round trips.
+enum class measure_mode { throughput, latency };
+
+// Throughput: who sends. forward = the client (the connecting process) sends, reverse = the
+// server (the creating process) sends, bidir = both at once (two endpoints per stream).
+enum class traffic_direction { forward, reverse, bidir };
+
+// Where messages are written and read: in the transport's memory (borrow/publish,
+// take/release) when it offers that (automatic), only then (on), or always copied (off).
+enum class zero_copy_policy { automatic, on, off };
+
+// --affinity: the sending (pinging) process on one CPU, the other on another; -1 = not pinned.
+struct cpu_placement {
+    int sender_cpu = -1;
+    int receiver_cpu = -1;
+    bool pinned() const { return sender_cpu >= 0 || receiver_cpu >= 0; }
+};
+
+// Everything that defines one case, declared once: the command line fills it, the orchestrator
+// derives each worker's job from it, the workers run it, the agent relays it and the reports
+// print it. Units are in the names. Serialised to and from the control channel by to_json /
+// from_json (case_settings_json.cpp), which checks every field: it may come from a network.
+struct case_settings {
+    std::string transport_id;  // plugin.variant
+    measure_mode mode = measure_mode::throughput;
+    traffic_direction direction = traffic_direction::forward;  // throughput only
+    std::uint64_t size_bytes = 0;                              // one message
+    double duration_s = 0.5;                                   // the timed phase
+    double warmup_s = 0.2;                                     // untimed traffic before it
+    std::uint64_t count = 0;  // > 0: exactly this many messages (round trips) per stream
+    double timeout_s = 0;     // watchdog for the whole case; 0 = derived from the schedule
+    int streams = 1;          // parallel streams, a thread and an endpoint (set) each
+    double rate_per_s = 0;    // paced messages per second per stream; 0 = as fast as possible
+    bool verify = false;      // check every payload byte
+    int batch = 1;            // throughput: messages per data-path call
+    zero_copy_policy zero_copy = zero_copy_policy::automatic;
+    double interval_s = 0;  // live interval reports; 0 = none
+    cpu_placement affinity;
+    std::map<std::string, std::string> options;  // the transport's own options (--opt)
+};
+
+constexpr int max_streams = 1024;
+constexpr int max_batch = 1024;
+
+// The names used on the command line, in JSON and in tables.
+const char *to_string(measure_mode m);
+const char *to_string(traffic_direction d);
+const char *to_string(zero_copy_policy z);
+std::optional<measure_mode> measure_mode_from(const std::string &name);
+std::optional<traffic_direction> traffic_direction_from(const std::string &name);
+std::optional<zero_copy_policy> zero_copy_policy_from(const std::string &name);
+
+std::int64_t to_ns(double seconds);
+
+// The watchdog of a case: --timeout, or the schedule plus 20 s (a paced count takes
+// count / rate; an unpaced count gets 300 s).
+double watchdog_seconds(const case_settings &c);
+
+void to_json(nlohmann::json &out, const case_settings &c);
+void from_json(const nlohmann::json &in, case_settings &c);
+
+}  // namespace ipcbench::model

@@ -1,0 +1,22 @@
+#include "report/placement_warning.hpp"
+
+#include <fmt/format.h>
+
+namespace ipcbench::report {
+
+void warn_about_placement(case_result &r) {
+    if (!r.ok() || !r.placement || r.placement->same_cpu_share < shared_cpu_warning_share) return;
+    const auto &pin = r.settings.affinity;
+    if (pin.sender_cpu >= 0 && pin.sender_cpu == pin.receiver_cpu) return;  // asked for
+    const bool latency = r.is(model::measure_mode::latency);
+    const char *a = latency ? "pinger" : "sender";
+    const char *b = latency ? "ponger" : "receiver";
+    r.warnings.push_back(fmt::format(
+        "{} and {} ran on the same CPU for {:.0f}% of the timed window ({} moved {} times, {} "
+        "{}): the scheduler put them on one core, which can make a run several times slower "
+        "than another; --affinity 0,1 keeps them apart",
+        a, b, r.placement->same_cpu_share * 100, a, r.placement->sender_migrations, b,
+        r.placement->receiver_migrations));
+}
+
+}  // namespace ipcbench::report

@@ -1,0 +1,15 @@
+#pragma once
+
+#include "report/case_result.hpp"
+
+namespace ipcbench::report {
+
+// A share of the timed window with both sides on one CPU from which a result says so.
+constexpr double shared_cpu_warning_share = 0.2;
+
+// Adds a warning to r when its two processes shared a CPU for much of the timed window and the
+// user did not pin them there: the scheduler's placement, not the transport, may explain a run
+// many times slower than another.
+void warn_about_placement(case_result &r);
+
+}  // namespace ipcbench::report
