@@ -19,7 +19,7 @@ namespace {
 struct typed_options {
     std::string mode = "both", sizes = "32,1K,64K", duration = "0.5", warmup = "0.2", count,
                 timeout, streams, rate, affinity, repeat, cv_warn, interval, regression,
-                token_file, data_port, idle_timeout, bitrate, batch, zero_copy = "auto",
+                token_file, data_port, idle_timeout, bitrate, batch, burst, zero_copy = "auto",
                 format = "table", peer, token, bind = "127.0.0.1";
     std::vector<std::string> plugin_lists, dirs;
 };
@@ -70,6 +70,10 @@ po::options_description case_options(typed_options &t) {
     add("bitrate", po::value(&t.bitrate)->value_name("BITS"),
         "like --rate, as bits/s per stream (suffixes k, M, G: 100M); the message rate follows "
         "from each size");
+    add("burst", po::value(&t.burst)->value_name("N"),
+        "with --rate/--bitrate: send N messages back to back at each slot, every N/rate "
+        "seconds (bursty traffic at the same average rate); one-way latency counts from the "
+        "burst's slot, so queueing inside a burst shows");
     add("reverse,R", "throughput: the server process sends, the client receives");
     add("bidir", "throughput: both directions at once (two endpoints per stream)");
     add("affinity", po::value(&t.affinity)->value_name("SENDER_CPU,RECEIVER_CPU"),
@@ -235,6 +239,10 @@ void apply_case_options(const po::variables_map &vm, const typed_options &t, com
         throw usage_error(
             "--batch and --rate/--bitrate exclude each other: paced messages go one at a time, "
             "at their scheduled times");
+    if (!t.burst.empty()) {
+        if (!paced) throw usage_error("--burst shapes paced traffic: add --rate or --bitrate");
+        c.burst = parse_small_int("--burst", t.burst, 1, model::max_batch);
+    }
     if (!t.interval.empty()) c.interval_s = parse_seconds("--interval", t.interval, false);
     if (paced) {
         if (!vm.count("mode")) cmd.modes = {model::measure_mode::throughput};

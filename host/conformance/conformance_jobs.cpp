@@ -167,105 +167,118 @@ json close_wait(plugin::transport_endpoint &in, const json &job) {
                                              : ""));
 }
 
-namespace {}  // namespace
+namespace {
+
+// What every probe opens: the transport, its options, where it may make files.
+struct probe_context {
+    const plugin::transport_info &transport;
+    std::map<std::string, std::string> options;
+    std::string runtime_dir;
+    std::uint64_t size;
+    std::uint32_t creator_dir, connector_dir;
+
+    plugin::transport_endpoint creator(const std::map<std::string, std::string> &with) const {
+        return {transport, IPCB_ROLE_CREATOR, creator_dir, with, "", runtime_dir, size};
+    }
+};
+
+json probe_max_size(const probe_context &p) {
+    try {
+        auto ep = p.creator(p.options);
+        return verdict(true, "opens");
+    } catch (const plugin::transport_error &e) {
+        return verdict(false, e.what());
+    }
+}
+
+json probe_unknown_option(const probe_context &p) {
+    const std::string key = "ipcb_conformance_no_such_option";
+    auto bad = p.options;
+    bad[key] = "1";
+    try {
+        auto ep = p.creator(bad);
+        return verdict(false, "open accepted an unknown option '" + key + "'");
+    } catch (const plugin::transport_error &e) {
+        std::string text = e.what();
+        if (e.status != IPCB_E_UNKNOWN_OPTION)
+            return verdict(false, fmt::format("open failed with {} instead of "
+                                              "IPCB_E_UNKNOWN_OPTION: {}",
+                                              ipcb_status_name(e.status), text));
+        if (text.find(key) == std::string::npos)
+            return verdict(false, "the error does not name the key: " + text);
+        return verdict(true, "rejected by name: " + text);
+    }
+}
+
+json probe_bad_address(const probe_context &p) {
+    const std::string address = "no such address/ipcbench:99999";
+    try {
+        plugin::transport_endpoint ep(p.transport, IPCB_ROLE_CONNECTOR, p.connector_dir,
+                                      p.options, address, p.runtime_dir, p.size);
+        const std::int64_t start = now_ns();
+        try {
+            ep.connect(1'000'000'000);
+        } catch (const plugin::transport_error &e) {
+            const double waited_ms = (now_ns() - start) / 1e6;
+            if (waited_ms > 2000)
+                return verdict(false,
+                               fmt::format("connect took {:.0f} ms with a 1 s timeout", waited_ms));
+            return verdict(true, std::string("open accepted it, connect rejected it: ") + e.what());
+        }
+        return verdict(false, "open and connect both accepted an invalid address");
+    } catch (const plugin::transport_error &e) {
+        return verdict(true, std::string("rejected at open: ") + e.what());
+    }
+}
+
+json probe_open_close(const probe_context &p, const json &job) {
+    const int opens = job.value("opens", 1000);
+    const int connections = job.value("connections", 50);
+    // Warm up once so lazily created process-wide state is not counted as a leak.
+    { auto warm = p.creator(p.options); }
+    const auto before = leak_snapshot::take(p.runtime_dir);
+    std::vector<std::string> addresses;  // what the checked endpoints made, by name
+    addresses.reserve(static_cast<std::size_t>(std::max(0, opens + connections)));
+    for (int i = 0; i < opens; ++i) addresses.push_back(p.creator(p.options).export_address());
+    for (int i = 0; i < connections; ++i) {
+        auto creator = std::make_unique<plugin::transport_endpoint>(
+            p.transport, IPCB_ROLE_CREATOR, p.creator_dir, p.options, "", p.runtime_dir, p.size);
+        addresses.push_back(creator->export_address());
+        auto connector = std::make_unique<plugin::transport_endpoint>(
+            p.transport, IPCB_ROLE_CONNECTOR, p.connector_dir, p.options, addresses.back(),
+            p.runtime_dir, p.size);
+        auto other = std::async(std::launch::async, [&] { connector->connect(5'000'000'000); });
+        creator->connect(5'000'000'000);
+        other.get();
+    }
+    // Libraries that tear down asynchronously (ZeroMQ's I/O thread) get up to 2 s.
+    std::string leaked = before.leaked_in(leak_snapshot::take(p.runtime_dir), addresses);
+    for (int i = 0; i < 40 && !leaked.empty(); ++i) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        leaked = before.leaked_in(leak_snapshot::take(p.runtime_dir), addresses);
+    }
+    if (!leaked.empty()) return verdict(false, "left behind: " + leaked);
+    return verdict(true, fmt::format("{} opens and {} connections: no descriptor, queue, shm "
+                                     "segment or file left",
+                                     opens, connections));
+}
+
+}  // namespace
 
 json probe(const plugin::transport_info &transport, const json &job,
            const std::string &runtime_dir) {
     const std::string check = job.at("check");
-    const std::uint64_t size = job.value("max_message_size", 64);
-    const std::uint32_t creator_dir =
-        transport.has(IPCB_CAP_DUPLEX) ? IPCB_DIR_BOTH : IPCB_DIR_RECV;
-    const std::uint32_t connector_dir =
-        transport.has(IPCB_CAP_DUPLEX) ? IPCB_DIR_BOTH : IPCB_DIR_SEND;
-    const auto options = job.value("options", std::map<std::string, std::string>{});
-
-    if (check == "max-size") {
-        try {
-            plugin::transport_endpoint ep(transport, IPCB_ROLE_CREATOR, creator_dir, options, "",
-                                          runtime_dir, size);
-            return verdict(true, "opens");
-        } catch (const plugin::transport_error &e) {
-            return verdict(false, e.what());
-        }
-    }
-    if (check == "unknown-option") {
-        const std::string key = "ipcb_conformance_no_such_option";
-        auto bad = options;
-        bad[key] = "1";
-        try {
-            plugin::transport_endpoint ep(transport, IPCB_ROLE_CREATOR, creator_dir, bad, "",
-                                          runtime_dir, size);
-            return verdict(false, "open accepted an unknown option '" + key + "'");
-        } catch (const plugin::transport_error &e) {
-            std::string text = e.what();
-            if (e.status != IPCB_E_UNKNOWN_OPTION)
-                return verdict(false, fmt::format("open failed with {} instead of "
-                                                  "IPCB_E_UNKNOWN_OPTION: {}",
-                                                  ipcb_status_name(e.status), text));
-            if (text.find(key) == std::string::npos)
-                return verdict(false, "the error does not name the key: " + text);
-            return verdict(true, "rejected by name: " + text);
-        }
-    }
-    if (check == "bad-address") {
-        const std::string address = "no such address/ipcbench:99999";
-        try {
-            plugin::transport_endpoint ep(transport, IPCB_ROLE_CONNECTOR, connector_dir, options,
-                                          address, runtime_dir, size);
-            const std::int64_t start = now_ns();
-            try {
-                ep.connect(1'000'000'000);
-            } catch (const plugin::transport_error &e) {
-                const double waited_ms = (now_ns() - start) / 1e6;
-                if (waited_ms > 2000)
-                    return verdict(false, fmt::format("connect took {:.0f} ms with a 1 s "
-                                                      "timeout",
-                                                      waited_ms));
-                return verdict(true,
-                               std::string("open accepted it, connect rejected it: ") + e.what());
-            }
-            return verdict(false, "open and connect both accepted an invalid address");
-        } catch (const plugin::transport_error &e) {
-            return verdict(true, std::string("rejected at open: ") + e.what());
-        }
-    }
-    if (check == "open-close") {
-        const int opens = job.value("opens", 1000);
-        const int connections = job.value("connections", 50);
-        // Warm up once so lazily created process-wide state is not counted as a leak.
-        {
-            plugin::transport_endpoint ep(transport, IPCB_ROLE_CREATOR, creator_dir, options, "",
-                                          runtime_dir, size);
-        }
-        const auto before = leak_snapshot::take(runtime_dir);
-        std::vector<std::string> addresses;  // what the checked endpoints made, by name
-        for (int i = 0; i < opens; ++i) {
-            plugin::transport_endpoint ep(transport, IPCB_ROLE_CREATOR, creator_dir, options, "",
-                                          runtime_dir, size);
-            addresses.push_back(ep.export_address());
-        }
-        for (int i = 0; i < connections; ++i) {
-            auto creator = std::make_unique<plugin::transport_endpoint>(
-                transport, IPCB_ROLE_CREATOR, creator_dir, options, "", runtime_dir, size);
-            addresses.push_back(creator->export_address());
-            auto connector = std::make_unique<plugin::transport_endpoint>(
-                transport, IPCB_ROLE_CONNECTOR, connector_dir, options, addresses.back(),
-                runtime_dir, size);
-            auto other = std::async(std::launch::async, [&] { connector->connect(5'000'000'000); });
-            creator->connect(5'000'000'000);
-            other.get();
-        }
-        // Libraries that tear down asynchronously (ZeroMQ's I/O thread) get up to 2 s.
-        std::string leaked = before.leaked_in(leak_snapshot::take(runtime_dir), addresses);
-        for (int i = 0; i < 40 && !leaked.empty(); ++i) {
-            std::this_thread::sleep_for(std::chrono::milliseconds(50));
-            leaked = before.leaked_in(leak_snapshot::take(runtime_dir), addresses);
-        }
-        if (!leaked.empty()) return verdict(false, "left behind: " + leaked);
-        return verdict(true, fmt::format("{} opens and {} connections: no descriptor, queue, "
-                                         "shm segment or file left",
-                                         opens, connections));
-    }
+    const bool duplex = transport.has(IPCB_CAP_DUPLEX);
+    const probe_context p{transport,
+                          job.value("options", std::map<std::string, std::string>{}),
+                          runtime_dir,
+                          job.value("max_message_size", std::uint64_t{64}),
+                          duplex ? IPCB_DIR_BOTH : IPCB_DIR_RECV,
+                          duplex ? IPCB_DIR_BOTH : IPCB_DIR_SEND};
+    if (check == "max-size") return probe_max_size(p);
+    if (check == "unknown-option") return probe_unknown_option(p);
+    if (check == "bad-address") return probe_bad_address(p);
+    if (check == "open-close") return probe_open_close(p, job);
     return verdict(false, "unknown probe '" + check + "'");
 }
 

@@ -119,8 +119,10 @@ loop_result run_sender(plugin::transport_endpoint &out, const job &j, stream_pro
         std::int64_t scheduled = 0;
         if (paced) {
             // The schedule, not the actual send time, goes into the message: a stall delays
-            // every later message and the receiver sees it (no coordinated omission).
-            scheduled = start + static_cast<std::int64_t>(static_cast<double>(seq) * period_ns);
+            // every later message and the receiver sees it (no coordinated omission). A burst's
+            // messages share its first one's slot.
+            const std::uint64_t slot = seq - seq % static_cast<std::uint64_t>(c.burst);
+            scheduled = start + static_cast<std::int64_t>(static_cast<double>(slot) * period_ns);
             if (!c.count && scheduled >= end) break;  // the next slot is past the window
             wait_until(scheduled);
         }

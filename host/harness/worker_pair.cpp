@@ -95,18 +95,99 @@ worker_pair::~worker_pair() {
     shut_down(false);
 }
 
-std::vector<json> worker_pair::collect(
-    std::vector<process *> workers, const std::string &type, std::int64_t deadline,
-    const std::function<void(process &, const json &)> &on_event,
-    const std::function<void()> &on_tick) {
-    // True when the worker's control channel ends within timeout_ms: the process died.
-    auto died_within = [](process &w, int timeout_ms) {
-        pollfd pfd{w.channel.fd(), POLLIN, 0};
-        if (::poll(&pfd, 1, timeout_ms) <= 0) return false;
-        if (w.channel.pump()) return false;
-        w.wait(1000);
-        return w.finished();
-    };
+namespace {
+
+// True when the worker's control channel ends within timeout_ms: the process died.
+template <class Process>
+bool died_within(Process &w, int timeout_ms) {
+    pollfd pfd{w.channel.fd(), POLLIN, 0};
+    if (::poll(&pfd, 1, timeout_ms) <= 0) return false;
+    if (w.channel.pump()) return false;
+    w.wait(1000);
+    return w.finished();
+}
+
+}  // namespace
+
+// The next buffered message of worker i: an event (passed on, nullopt), the awaited reply, or
+// a failure (thrown, naming the side).
+std::optional<json> worker_pair::next_reply(const std::vector<process *> &workers, std::size_t i,
+                                            const std::string &type,
+                                            const std::vector<bool> &done,
+                                            const event_callback &on_event, bool &progressed) {
+    std::optional<json> message;
+    try {
+        message = workers[i]->channel.next_buffered();
+        if (!message) return std::nullopt;
+        progressed = true;
+        // Reports during a run are events, not the awaited reply.
+        const auto &kind = (*message)["type"];
+        if (type == "result" && on_event && (kind == "sent" || kind == "interval")) {
+            on_event(*workers[i], *message);
+            return std::nullopt;
+        }
+        control::expect_type(*message, type);
+    } catch (const control::peer_error &e) {
+        throw pair_failure(std::string(e.what()) + " [" + workers[i]->side + "]", e.status,
+                           e.stage);
+    } catch (const control::protocol_error &e) {
+        throw pair_failure("the " + workers[i]->side +
+                           " process broke the control protocol: " + e.what());
+    }
+    // A side that failed ends the exchange at once: its peer may be blocked on it. When the
+    // peer died, that death is the cause and this error only its echo.
+    if (type == "result" && message->contains("error")) {
+        const std::string echo =
+            (*message)["error"].get<std::string>() + " [" + workers[i]->side + "]";
+        for (std::size_t j = 0; j < workers.size(); ++j)
+            if (j != i && !done[j] && died_within(*workers[j], 200))
+                throw pair_failure("the " + workers[j]->side + " process died (" +
+                                   workers[j]->ended() + "); then: " + echo);
+        throw pair_failure(echo, message->value("status", 0), "run");
+    }
+    return message;
+}
+
+// Waits for input from a worker that has not answered, at most until the deadline (10 ms with
+// a tick to serve); throws when the deadline passed, a signal came or a worker died.
+void worker_pair::wait_for_input(const std::vector<process *> &workers,
+                                 const std::vector<bool> &done, const std::string &type,
+                                 std::int64_t deadline, bool ticking) {
+    std::int64_t left = deadline - now_ns();
+    if (left <= 0) {
+        std::string late;
+        int count = 0;
+        for (std::size_t i = 0; i < workers.size(); ++i)
+            if (!done[i]) late += (count++ ? " and " : "") + workers[i]->side;
+        throw pair_failure("timed out: the " + late + (count > 1 ? " processes" : " process") +
+                           " did not answer '" + type +
+                           "' in time (a hung plugin or peer?); killed. Raise --timeout if the "
+                           "case needs longer");
+    }
+    std::vector<pollfd> fds;
+    fds.reserve(workers.size());
+    for (auto *w : workers) fds.push_back({w->channel.fd(), POLLIN, 0});
+    const std::int64_t wait_ms = left / 1'000'000 + 1;
+    int rc = ::poll(fds.data(), fds.size(),
+                    static_cast<int>(ticking ? std::min<std::int64_t>(wait_ms, 10) : wait_ms));
+    if (rc < 0 && errno != EINTR) throw pair_failure("poll on the control channels failed");
+    if (platform::interrupted())
+        throw pair_interrupted("interrupted by signal " +
+                               std::to_string(platform::interrupt_signal()));
+    if (rc <= 0) return;
+    for (std::size_t i = 0; i < workers.size(); ++i) {
+        if (!(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+        if (!workers[i]->channel.pump() && !workers[i]->channel.has_buffered()) {
+            workers[i]->wait(1000);
+            throw pair_failure("the " + workers[i]->side + " process died (" +
+                               workers[i]->ended() + ") while it should answer '" + type + "'");
+        }
+    }
+}
+
+std::vector<json> worker_pair::collect(const std::vector<process *> &workers, const std::string &type,
+                                       std::int64_t deadline, const event_callback &on_event,
+                                       const std::function<void()> &on_tick) {
     std::vector<json> replies(workers.size());
     std::vector<bool> done(workers.size(), false);
     std::size_t pending = workers.size();
@@ -114,74 +195,15 @@ std::vector<json> worker_pair::collect(
         bool progressed = false;
         for (std::size_t i = 0; i < workers.size(); ++i) {
             if (done[i]) continue;
-            std::optional<json> message;
-            try {
-                message = workers[i]->channel.next_buffered();
-                if (!message) continue;
-                // Reports during a run are events, not the awaited reply.
-                const auto &kind = (*message)["type"];
-                if (type == "result" && on_event && (kind == "sent" || kind == "interval")) {
-                    on_event(*workers[i], *message);
-                    progressed = true;
-                    continue;
-                }
-                control::expect_type(*message, type);
-            } catch (const control::peer_error &e) {
-                throw pair_failure(std::string(e.what()) + " [" + workers[i]->side + "]", e.status,
-                                   e.stage);
-            } catch (const control::protocol_error &e) {
-                throw pair_failure("the " + workers[i]->side +
-                                   " process broke the control protocol: " + e.what());
-            }
-            // A side that failed ends the exchange at once: its peer may be blocked on it.
-            // When the peer died, that death is the cause and this error only its echo.
-            if (type == "result" && message->contains("error")) {
-                const std::string echo =
-                    (*message)["error"].get<std::string>() + " [" + workers[i]->side + "]";
-                for (std::size_t j = 0; j < workers.size(); ++j)
-                    if (j != i && !done[j] && died_within(*workers[j], 200))
-                        throw pair_failure("the " + workers[j]->side + " process died (" +
-                                           workers[j]->ended() + "); then: " + echo);
-                throw pair_failure(echo, message->value("status", 0), "run");
-            }
-            replies[i] = std::move(*message);
+            auto reply = next_reply(workers, i, type, done, on_event, progressed);
+            if (!reply) continue;
+            replies[i] = std::move(*reply);
             done[i] = true;
             --pending;
-            progressed = true;
         }
         if (on_tick) on_tick();
         if (progressed || pending == 0) continue;
-
-        std::int64_t left = deadline - now_ns();
-        if (left <= 0) {
-            std::string late;
-            int count = 0;
-            for (std::size_t i = 0; i < workers.size(); ++i)
-                if (!done[i]) late += (count++ ? " and " : "") + workers[i]->side;
-            throw pair_failure("timed out: the " + late + (count > 1 ? " processes" : " process") +
-                               " did not answer '" + type +
-                               "' in time (a hung plugin or peer?); killed. Raise --timeout if "
-                               "the case needs longer");
-        }
-        std::vector<pollfd> fds;
-        fds.reserve(workers.size());
-        for (auto *w : workers) fds.push_back({w->channel.fd(), POLLIN, 0});
-        const std::int64_t wait_ms = left / 1'000'000 + 1;
-        int rc = ::poll(fds.data(), fds.size(),
-                        static_cast<int>(on_tick ? std::min<std::int64_t>(wait_ms, 10) : wait_ms));
-        if (rc < 0 && errno != EINTR) throw pair_failure("poll on the control channels failed");
-        if (platform::interrupted())
-            throw pair_interrupted("interrupted by signal " +
-                                   std::to_string(platform::interrupt_signal()));
-        if (rc <= 0) continue;
-        for (std::size_t i = 0; i < workers.size(); ++i) {
-            if (!(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
-            if (!workers[i]->channel.pump() && !workers[i]->channel.has_buffered()) {
-                workers[i]->wait(1000);
-                throw pair_failure("the " + workers[i]->side + " process died (" +
-                                   workers[i]->ended() + ") while it should answer '" + type + "'");
-            }
-        }
+        wait_for_input(workers, done, type, deadline, on_tick != nullptr);
     }
     return replies;
 }

@@ -53,46 +53,73 @@ double watchdog_seconds(const case_settings &c) {
     return c.warmup_s + c.duration_s + 20.0;
 }
 
-void to_json(nlohmann::json &out, const case_settings &c) {
-    out = {{"transport", c.transport_id},
-           {"mode", to_string(c.mode)},
-           {"direction", to_string(c.direction)},
-           {"size_bytes", c.size_bytes},
-           {"duration_s", c.duration_s},
-           {"warmup_s", c.warmup_s},
-           {"count", c.count},
-           {"timeout_s", c.timeout_s},
-           {"streams", c.streams},
-           {"rate_per_s", c.rate_per_s},
-           {"verify", c.verify},
-           {"batch", c.batch},
-           {"zero_copy", to_string(c.zero_copy)},
-           {"interval_s", c.interval_s},
-           {"sender_cpu", c.affinity.sender_cpu},
-           {"receiver_cpu", c.affinity.receiver_cpu},
-           {"options", c.options}};
+namespace {
+
+bool parse_name(const std::string &name, measure_mode &out) {
+    auto v = measure_mode_from(name);
+    if (v) out = *v;
+    return v.has_value();
+}
+bool parse_name(const std::string &name, traffic_direction &out) {
+    auto v = traffic_direction_from(name);
+    if (v) out = *v;
+    return v.has_value();
+}
+bool parse_name(const std::string &name, zero_copy_policy &out) {
+    auto v = zero_copy_policy_from(name);
+    if (v) out = *v;
+    return v.has_value();
 }
 
+struct writer {
+    nlohmann::json &out;
+    template <class T>
+    void text(const char *name, const T &v, std::size_t) { out[name] = v; }
+    template <class T>
+    void count(const char *name, const T &v, std::uint64_t, std::uint64_t) { out[name] = v; }
+    void seconds(const char *name, double v) { out[name] = v; }
+    void number(const char *name, double v, double, double) { out[name] = v; }
+    void flag(const char *name, bool v) { out[name] = v; }
+    template <class Enum>
+    void named(const char *name, Enum v) { out[name] = to_string(v); }
+    void cpu(const char *name, int v) { out[name] = v; }
+    void text_map(const char *name, const std::map<std::string, std::string> &v) { out[name] = v; }
+};
+
 // Every field is required and type-checked: a job may come from another host.
+struct reader {
+    const json_fields &f;
+    void text(const char *name, std::string &v, std::size_t max) { v = f.text(name, max); }
+    template <class T>
+    void count(const char *name, T &v, std::uint64_t low, std::uint64_t high) {
+        v = static_cast<T>(f.unsigned_integer(name, low, high));
+    }
+    void seconds(const char *name, double &v) { v = f.seconds(name); }
+    void number(const char *name, double &v, double low, double high) {
+        v = f.number(name, low, high);
+    }
+    void flag(const char *name, bool &v) { v = f.boolean(name); }
+    template <class Enum>
+    void named(const char *name, Enum &v) {
+        const std::string text = f.text(name, 32);
+        if (!parse_name(text, v)) throw f.fail(name, "has the unknown value '" + text + "'");
+    }
+    void cpu(const char *name, int &v) { v = f.cpu(name); }
+    void text_map(const char *name, std::map<std::string, std::string> &v) {
+        v = f.text_map(name);
+    }
+};
+
+}  // namespace
+
+void to_json(nlohmann::json &out, const case_settings &c) {
+    out = nlohmann::json::object();
+    visit_fields(c, writer{out});
+}
+
 void from_json(const nlohmann::json &in, case_settings &c) {
     const json_fields f(in, "case");
-    c.transport_id = f.text("transport", 200);
-    c.mode = f.named("mode", measure_mode_from);
-    c.direction = f.named("direction", traffic_direction_from);
-    c.size_bytes = f.unsigned_integer("size_bytes", 0, std::uint64_t{1} << 40);
-    c.duration_s = f.seconds("duration_s");
-    c.warmup_s = f.seconds("warmup_s");
-    c.count = f.unsigned_integer("count", 0, std::uint64_t{1} << 48);
-    c.timeout_s = f.seconds("timeout_s");
-    c.streams = static_cast<int>(f.unsigned_integer("streams", 1, max_streams));
-    c.rate_per_s = f.number("rate_per_s", 0, 1e12);
-    c.verify = f.boolean("verify");
-    c.batch = static_cast<int>(f.unsigned_integer("batch", 1, max_batch));
-    c.zero_copy = f.named("zero_copy", zero_copy_policy_from);
-    c.interval_s = f.seconds("interval_s");
-    c.affinity.sender_cpu = f.cpu("sender_cpu");
-    c.affinity.receiver_cpu = f.cpu("receiver_cpu");
-    c.options = f.text_map("options");
+    visit_fields(c, reader{f});
 }
 
 }  // namespace ipcbench::model

@@ -42,6 +42,7 @@ struct case_settings {
     double timeout_s = 0;     // watchdog for the whole case; 0 = derived from the schedule
     int streams = 1;          // parallel streams, a thread and an endpoint (set) each
     double rate_per_s = 0;    // paced messages per second per stream; 0 = as fast as possible
+    int burst = 1;            // paced: messages sent back to back at each slot (--burst)
     bool verify = false;      // check every payload byte
     int batch = 1;            // throughput: messages per data-path call
     zero_copy_policy zero_copy = zero_copy_policy::automatic;
@@ -52,6 +53,34 @@ struct case_settings {
 
 constexpr int max_streams = 1024;
 constexpr int max_batch = 1024;
+
+// Every field with its name on the control channel and what it may hold. to_json and from_json
+// walk this list (case_settings.cpp), so a new setting is a member above, a line here, its
+// parsing on the command line and its use. `v` is called as
+//   v.text(name, field, max_length)  v.count(name, field, low, high)  v.seconds(name, field)
+//   v.number(name, field, low, high) v.flag(name, field)  v.named(name, field)  v.cpu(name, field)
+//   v.text_map(name, field)
+template <class Settings, class Visitor>
+void visit_fields(Settings &c, Visitor &&v) {
+    v.text("transport", c.transport_id, 200);
+    v.named("mode", c.mode);
+    v.named("direction", c.direction);
+    v.count("size_bytes", c.size_bytes, 0, std::uint64_t{1} << 40);
+    v.seconds("duration_s", c.duration_s);
+    v.seconds("warmup_s", c.warmup_s);
+    v.count("count", c.count, 0, std::uint64_t{1} << 48);
+    v.seconds("timeout_s", c.timeout_s);
+    v.count("streams", c.streams, 1, max_streams);
+    v.number("rate_per_s", c.rate_per_s, 0, 1e12);
+    v.count("burst", c.burst, 1, max_batch);
+    v.flag("verify", c.verify);
+    v.count("batch", c.batch, 1, max_batch);
+    v.named("zero_copy", c.zero_copy);
+    v.seconds("interval_s", c.interval_s);
+    v.cpu("sender_cpu", c.affinity.sender_cpu);
+    v.cpu("receiver_cpu", c.affinity.receiver_cpu);
+    v.text_map("options", c.options);
+}
 
 // The names used on the command line, in JSON and in tables.
 const char *to_string(measure_mode m);

@@ -132,7 +132,7 @@ void from_json(const json &in, loop_result &r) {
     if (const auto &h = f.at("histogram"); !h.is_null())
         r.histogram = stats::latency_histogram::from_json(h);
     r.thread_id = f.integer("thread_id", 0, INT64_MAX);
-    r.error = f.text("error", 64 * 1024);
+    r.error = f.text("error", std::size_t{64} * 1024);
     r.status = static_cast<int>(f.integer("status", INT32_MIN, INT32_MAX));
     const auto &streams = f.at("streams");
     if (!streams.is_array() || streams.size() > max_streams)

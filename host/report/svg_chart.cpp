@@ -79,8 +79,11 @@ std::vector<chart_series> drawable(const chart_axes &axes, const std::vector<cha
     return out;
 }
 
-std::string svg_line_chart(const chart_axes &axes, const std::vector<chart_series> &raw_series) {
-    const std::vector<chart_series> series = drawable(axes, raw_series);
+namespace {
+
+// The axes' ranges over every drawable point; false when there is none.
+bool axis_ranges(const chart_axes &axes, const std::vector<chart_series> &series, scale &xs,
+                 scale &ys) {
     double x_lo = 1e300, x_hi = -1e300, y_lo = 1e300, y_hi = -1e300;
     for (const auto &s : series)
         for (auto [x, y] : s.points) {
@@ -90,7 +93,7 @@ std::string svg_line_chart(const chart_axes &axes, const std::vector<chart_serie
             y_lo = std::min(y_lo, y);
             y_hi = std::max(y_hi, y);
         }
-    if (x_lo > x_hi) return "<p>No data for " + html_escape(axes.title) + ".</p>";
+    if (x_lo > x_hi) return false;
     if (!axes.y_log) y_lo = std::min(0.0, y_lo);
     if (x_lo == x_hi) x_hi = x_lo + 1;
     if (y_lo == y_hi) y_hi = y_lo * 2 + 1;
@@ -98,33 +101,29 @@ std::string svg_line_chart(const chart_axes &axes, const std::vector<chart_serie
         y_lo = std::pow(10, std::floor(std::log10(y_lo)));
         y_hi = std::pow(10, std::ceil(std::log10(y_hi)));
     }
-    const scale xs{x_lo, x_hi, axes.x_log, left, width - right};
-    const scale ys{y_lo, y_hi, axes.y_log, height - bottom, top};
-    std::string svg = fmt::format(
-        "<svg class=\"chart\" xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" "
-        "viewBox=\"0 0 {} {}\" role=\"img\" aria-label=\"{}\">\n"
-        "<text x=\"{}\" y=\"22\" class=\"title\">{}</text>\n",
-        width, height, width, height, html_escape(axes.title), left, html_escape(axes.title));
-    for (double t : ys.ticks())
-        svg += fmt::format(
-            "<line x1=\"{}\" x2=\"{}\" y1=\"{:.1f}\" y2=\"{:.1f}\" class=\"grid\"/>"
-            "<text x=\"{}\" y=\"{:.1f}\" class=\"tick\" text-anchor=\"end\">{}</text>\n",
-            left, width - right, ys.map(t), ys.map(t), left - 6, ys.map(t) + 4, short_number(t));
+    xs = scale{x_lo, x_hi, axes.x_log, left, width - right};
+    ys = scale{y_lo, y_hi, axes.y_log, height - bottom, top};
+    return true;
+}
+
+// The x axis: categories, powers of two (message sizes) or round numbers.
+std::string x_axis(const chart_axes &axes, const scale &xs) {
     std::vector<double> xticks;
     xticks.reserve(axes.x_categories.size());
     if (!axes.x_categories.empty()) {
         for (std::size_t i = 0; i < axes.x_categories.size(); ++i)
             xticks.push_back(static_cast<double>(i));
     } else if (axes.x_log) {
-        const int first = static_cast<int>(std::floor(std::log2(x_lo)));
-        const int last = static_cast<int>(std::ceil(std::log2(x_hi)));
+        const int first = static_cast<int>(std::floor(std::log2(xs.lo)));
+        const int last = static_cast<int>(std::ceil(std::log2(xs.hi)));
         for (int e = first; e <= last; e += 2) {
             const double v = std::pow(2, e);
-            if (v >= x_lo * 0.9999 && v <= x_hi * 1.0001) xticks.push_back(v);
+            if (v >= xs.lo * 0.9999 && v <= xs.hi * 1.0001) xticks.push_back(v);
         }
     } else {
         xticks = xs.ticks();
     }
+    std::string svg;
     for (double t : xticks) {
         // Log x axes here are message sizes: label them in binary units (2K, not 2.05k).
         std::string label = !axes.x_categories.empty()
@@ -138,34 +137,59 @@ std::string svg_line_chart(const chart_axes &axes, const std::vector<chart_serie
             xs.map(t), xs.map(t), top, height - bottom, xs.map(t), height - bottom + 16,
             html_escape(label));
     }
+    return svg;
+}
+
+// One series: its line, a dot with a tooltip per point, and its legend entry.
+std::string series_svg(const chart_axes &axes, const scale &xs, const scale &ys,
+                       const chart_series &s, std::size_t i) {
+    const char *color = palette[i % (sizeof palette / sizeof *palette)];
+    std::string points;
+    for (auto [x, y] : s.points)
+        if (!axes.y_log || y > 0) points += fmt::format("{:.1f},{:.1f} ", xs.map(x), ys.map(y));
+    std::string svg = fmt::format(
+        "<polyline class=\"series\" data-series=\"{}\" fill=\"none\" "
+        "stroke=\"{}\" stroke-width=\"2\" points=\"{}\"/>\n",
+        html_escape(s.name), color, points);
+    for (auto [x, y] : s.points)
+        if (!axes.y_log || y > 0)
+            svg += fmt::format(
+                "<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"3\" fill=\"{}\"><title>{}: "
+                "{}</title></circle>\n",
+                xs.map(x), ys.map(y), color, html_escape(s.name), short_number(y));
+    svg += fmt::format(
+        "<rect x=\"{}\" y=\"{}\" width=\"12\" height=\"12\" fill=\"{}\"/>"
+        "<text x=\"{}\" y=\"{}\" class=\"legend\">{}</text>\n",
+        width - right + 12, top + 18 * i, color, width - right + 30, top + 18 * i + 10,
+        html_escape(s.name));
+    return svg;
+}
+
+}  // namespace
+
+std::string svg_line_chart(const chart_axes &axes, const std::vector<chart_series> &raw_series) {
+    const std::vector<chart_series> series = drawable(axes, raw_series);
+    scale xs{}, ys{};
+    if (!axis_ranges(axes, series, xs, ys))
+        return "<p>No data for " + html_escape(axes.title) + ".</p>";
+    std::string svg = fmt::format(
+        "<svg class=\"chart\" xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" "
+        "viewBox=\"0 0 {} {}\" role=\"img\" aria-label=\"{}\">\n"
+        "<text x=\"{}\" y=\"22\" class=\"title\">{}</text>\n",
+        width, height, width, height, html_escape(axes.title), left, html_escape(axes.title));
+    for (double t : ys.ticks())
+        svg += fmt::format(
+            "<line x1=\"{}\" x2=\"{}\" y1=\"{:.1f}\" y2=\"{:.1f}\" class=\"grid\"/>"
+            "<text x=\"{}\" y=\"{:.1f}\" class=\"tick\" text-anchor=\"end\">{}</text>\n",
+            left, width - right, ys.map(t), ys.map(t), left - 6, ys.map(t) + 4, short_number(t));
+    svg += x_axis(axes, xs);
     svg += fmt::format(
         "<text x=\"{}\" y=\"{}\" class=\"label\" text-anchor=\"middle\">{}</text>\n"
         "<text x=\"16\" y=\"{}\" class=\"label\" transform=\"rotate(-90 16 {})\" "
         "text-anchor=\"middle\">{}</text>\n",
         (left + width - right) / 2, height - 18, html_escape(axes.x_label),
         (top + height - bottom) / 2, (top + height - bottom) / 2, html_escape(axes.y_label));
-    for (std::size_t i = 0; i < series.size(); ++i) {
-        const auto &s = series[i];
-        const char *color = palette[i % (sizeof palette / sizeof *palette)];
-        std::string points;
-        for (auto [x, y] : s.points)
-            if (!axes.y_log || y > 0) points += fmt::format("{:.1f},{:.1f} ", xs.map(x), ys.map(y));
-        svg += fmt::format(
-            "<polyline class=\"series\" data-series=\"{}\" fill=\"none\" "
-            "stroke=\"{}\" stroke-width=\"2\" points=\"{}\"/>\n",
-            html_escape(s.name), color, points);
-        for (auto [x, y] : s.points)
-            if (!axes.y_log || y > 0)
-                svg += fmt::format(
-                    "<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"3\" fill=\"{}\"><title>{}: "
-                    "{}</title></circle>\n",
-                    xs.map(x), ys.map(y), color, html_escape(s.name), short_number(y));
-        svg += fmt::format(
-            "<rect x=\"{}\" y=\"{}\" width=\"12\" height=\"12\" fill=\"{}\"/>"
-            "<text x=\"{}\" y=\"{}\" class=\"legend\">{}</text>\n",
-            width - right + 12, top + 18 * i, color, width - right + 30, top + 18 * i + 10,
-            html_escape(s.name));
-    }
+    for (std::size_t i = 0; i < series.size(); ++i) svg += series_svg(axes, xs, ys, series[i], i);
     return svg + "</svg>\n";
 }
 
