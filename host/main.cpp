@@ -25,13 +25,13 @@ void set_up_logging(bool verbose) {
     spdlog::set_default_logger(logger);
 }
 
-// The hidden worker entry: `ipchost peer --control-fd N [--runtime-dir DIR [--agent]]`.
-int peer_main(int argc, char **argv) {
+// The hidden worker entry: `ipchost worker --control-fd N [--runtime-dir DIR [--agent]]`.
+int worker_entry(int argc, char **argv) {
     const bool with_dir = argc >= 6 && std::strcmp(argv[4], "--runtime-dir") == 0;
     const bool agent_mode = with_dir && argc == 7 && std::strcmp(argv[6], "--agent") == 0;
     if ((argc != 4 && !(with_dir && (argc == 6 || agent_mode))) ||
         std::strcmp(argv[2], "--control-fd") != 0) {
-        fmt::print(stderr, "ipchost peer: internal command, started by ipchost itself\n");
+        fmt::print(stderr, "ipchost worker: internal command, started by ipchost itself\n");
         return 2;
     }
     return ipcbench::worker::worker_main(std::atoi(argv[3]), with_dir ? argv[5] : "", agent_mode);
@@ -56,9 +56,9 @@ int main(int argc, char **argv) {
 }
 
 int run_main(int argc, char **argv) {
-    if (argc > 1 && std::strcmp(argv[1], "peer") == 0) {
+    if (argc > 1 && std::strcmp(argv[1], "worker") == 0) {
         set_up_logging(false);
-        return peer_main(argc, argv);
+        return worker_entry(argc, argv);
     }
     using namespace ipcbench;
     platform::become_subreaper();  // what plugins leave running comes back here to be killed

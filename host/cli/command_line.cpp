@@ -291,7 +291,7 @@ std::string read_token(const typed_options &t) {
 void apply_remote_options(const po::variables_map &vm, const typed_options &t, command_line &cmd) {
     const std::string token = read_token(t);
     if (!t.peer.empty()) {
-        remote::peer_agent agent;
+        remote::agent_address agent;
         agent.address = parse_address("--peer", t.peer, "; expected HOST:PORT with a numeric address");
         agent.token = token;
         if (!t.data_port.empty()) {
@@ -304,7 +304,7 @@ void apply_remote_options(const po::variables_map &vm, const typed_options &t, c
                     : parse_small_int("--data-port", t.data_port.substr(dash + 1),
                                       agent.data_port_first, 65535);
         }
-        cmd.peer = agent;
+        cmd.agent = agent;
     }
     auto &serve = cmd.serve;
     serve.token = token;

@@ -45,7 +45,7 @@ struct command_line {
     std::string histogram_file;
 
     // Two hosts: --peer on the client, `serve` on the agent.
-    std::optional<remote::peer_agent> peer;
+    std::optional<remote::agent_address> agent;  // --peer: the agent that runs the server side
     remote::serve_options serve;
 
     std::string help_text;

@@ -123,7 +123,7 @@ report::run_report start_report(const command_line &cmd, int argc, const char *c
     report.warmup_s = cmd.case_defaults.warmup_s;
     report.count = cmd.case_defaults.count;
     report.repeat = cmd.repeat;
-    if (cmd.peer) report.peer = cmd.peer->address.text();
+    if (cmd.agent) report.peer = cmd.agent->address.text();
     return report;
 }
 
@@ -140,7 +140,7 @@ public:
     void run(const plugin::transport_info &t, const model::case_settings &c,
              report::run_report &report) {
         ++index_;
-        const std::string skip = reason_to_skip(t, c, cmd_.peer.has_value());
+        const std::string skip = reason_to_skip(t, c, cmd_.agent.has_value());
         if (!skip.empty()) {
             report.results.push_back(skipped_case(t, c, skip));
             return;
@@ -154,7 +154,7 @@ public:
                                                                  rep + 1, cmd_.repeat)
                                                    : what);
             auto results = harness::run_case(
-                t, c, cmd_.peer ? &*cmd_.peer : nullptr,
+                t, c, cmd_.agent ? &*cmd_.agent : nullptr,
                 [&](model::traffic_direction half, const report::interval_figures &i) {
                     if (!live_intervals_) return;
                     progress_.clear();
@@ -212,7 +212,7 @@ int run_command(const command_line &cmd, const plugin::plugin_registry &registry
                 runner.run(*t, settings, report);
             }
     runner.done();
-    if (cmd.peer) remote::say_goodbye(*cmd.peer);
+    if (cmd.agent) remote::say_goodbye(*cmd.agent);
 
     write_report(report, cmd.format, cmd.output);
     if (!cmd.histogram_file.empty()) write_text(report::histograms_to_csv(report), cmd.histogram_file);

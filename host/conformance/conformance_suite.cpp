@@ -23,7 +23,7 @@ public:
 
     std::vector<check_result> run() {
         run_probes();
-        run_with_peer();
+        run_with_worker_pair();
         for (const char *side : {"sender", "receiver"}) run_crash(side);
         return results_;
     }
@@ -67,7 +67,7 @@ private:
         }
     }
 
-    void run_with_peer() {
+    void run_with_worker_pair() {
         const bool stream = transport_.has(IPCB_CAP_STREAM);
         const bool reliable = transport_.has(IPCB_CAP_RELIABLE);
         std::string stage = "payload";

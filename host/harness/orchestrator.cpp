@@ -113,7 +113,7 @@ void fill_results(std::vector<report::case_result> &results, const case_plan &pl
 }
 
 void measure(const plugin::transport_info &transport, const model::case_settings &c,
-             const remote::peer_agent *agent, std::vector<report::case_result> &results,
+             const remote::agent_address *agent, std::vector<report::case_result> &results,
              const interval_sink &on_interval, worker_outputs &outputs) {
     const case_plan plan = plan_for(transport, c);
     worker_pair pair(transport, plan.server_dirs, plan.server_side, plan.client_side, agent,
@@ -183,7 +183,7 @@ std::vector<report::case_result> blank_results(const plugin::transport_info &tra
 
 std::vector<report::case_result> run_case(const plugin::transport_info &transport,
                                           const model::case_settings &settings,
-                                          const remote::peer_agent *agent,
+                                          const remote::agent_address *agent,
                                           const interval_sink &on_interval) {
     std::vector<report::case_result> results = blank_results(transport, settings);
     report::case_status status = report::case_status::ok;

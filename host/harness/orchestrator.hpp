@@ -8,7 +8,7 @@
 #include "report/case_result.hpp"
 
 namespace ipcbench::remote {
-struct peer_agent;
+struct agent_address;
 }
 
 namespace ipcbench::harness {
@@ -26,7 +26,7 @@ using interval_sink =
 // two for bidir (forward, then reverse).
 std::vector<report::case_result> run_case(const plugin::transport_info &transport,
                                           const model::case_settings &settings,
-                                          const remote::peer_agent *agent = nullptr,
+                                          const remote::agent_address *agent = nullptr,
                                           const interval_sink &on_interval = nullptr);
 
 }  // namespace ipcbench::harness

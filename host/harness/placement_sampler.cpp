@@ -64,11 +64,14 @@ void placement_sampler::sample() {
     const std::int64_t now = platform::now_ns();
     if (now < next_ns_) return;
     next_ns_ = now + period_ns;
-    snapshot s;
-    s.sender = platform::sample_threads(sender_pid_);
-    s.receiver = platform::sample_threads(receiver_pid_);
-    s.at_ns = platform::now_ns();
-    samples_.push_back(std::move(s));
+    auto sender = platform::sample_threads(sender_pid_);
+    auto receiver = platform::sample_threads(receiver_pid_);
+    record(platform::now_ns(), std::move(sender), std::move(receiver));
+}
+
+void placement_sampler::record(std::int64_t at_ns, std::vector<platform::thread_placement> sender,
+                               std::vector<platform::thread_placement> receiver) {
+    samples_.push_back({at_ns, std::move(sender), std::move(receiver)});
 }
 
 std::optional<report::placement_figures> placement_sampler::figures(

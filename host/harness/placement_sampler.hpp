@@ -22,6 +22,9 @@ public:
     placement_sampler(long sender_pid, long receiver_pid);
 
     void sample();
+    // One sample taken at at_ns (sample() reads them from the system; tests make them up).
+    void record(std::int64_t at_ns, std::vector<platform::thread_placement> sender,
+                std::vector<platform::thread_placement> receiver);
 
     // The placement of the given loop threads over [first_ns, end_ns]; nullopt when fewer than
     // two samples fell inside it (a window shorter than about 2 periods) or a side is remote.

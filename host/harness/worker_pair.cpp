@@ -42,7 +42,7 @@ struct worker_pair::process {
         : side(std::move(side)),
           child(std::make_unique<platform::child_process>(
               platform::self_executable_path(),
-              std::vector<std::string>{"peer", "--control-fd", std::to_string(worker_fd)},
+              std::vector<std::string>{"worker", "--control-fd", std::to_string(worker_fd)},
               worker_fd, this->side + " worker", keep)),
           channel(child->control_fd()) {}
     process(std::string side, int remote_fd)
@@ -77,7 +77,7 @@ struct worker_pair::process {
 
 worker_pair::worker_pair(const plugin::transport_info &transport,
                          std::vector<std::uint32_t> server_dirs, std::string server_side,
-                         std::string client_side, const remote::peer_agent *remote,
+                         std::string client_side, const remote::agent_address *remote,
                          worker_outputs *outputs)
     : transport_(transport),
       remote_(remote),

@@ -45,7 +45,7 @@ public:
     // outlive the pair: the result is built after the pair is gone).
     worker_pair(const plugin::transport_info &transport, std::vector<std::uint32_t> server_dirs,
                 std::string server_side, std::string client_side,
-                const remote::peer_agent *remote = nullptr, worker_outputs *outputs = nullptr);
+                const remote::agent_address *remote = nullptr, worker_outputs *outputs = nullptr);
     ~worker_pair();
     worker_pair(const worker_pair &) = delete;
     worker_pair &operator=(const worker_pair &) = delete;
@@ -114,7 +114,7 @@ private:
     std::vector<std::string> creator_addresses() const;
 
     const plugin::transport_info &transport_;
-    const remote::peer_agent *remote_;
+    const remote::agent_address *remote_;
     worker_outputs *outputs_ = nullptr;
     std::vector<std::uint32_t> server_dirs_, client_dirs_;
     std::string server_side_, client_side_;

@@ -13,7 +13,7 @@
 
 namespace ipcbench::remote {
 
-void say_goodbye(const peer_agent &agent) {
+void say_goodbye(const agent_address &agent) {
     int fd = -1;
     try {
         fd = connect_tcp(agent.address, 5);
@@ -48,7 +48,7 @@ bool recv_exact(int fd, char *buf, std::size_t n, std::int64_t deadline) {
 
 }  // namespace
 
-int connect_agent(const peer_agent &agent, double timeout_s) {
+int connect_agent(const agent_address &agent, double timeout_s) {
     const int fd = connect_tcp(agent.address, timeout_s);
     try {
         control::control_channel channel(fd);

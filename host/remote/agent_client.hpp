@@ -6,8 +6,8 @@
 
 namespace ipcbench::remote {
 
-// Where the peer side of a run lives: an `ipchost serve` agent on another host.
-struct peer_agent {
+// Where the server side of a run lives: an `ipchost serve` agent on another host.
+struct agent_address {
     host_port address;
     std::string token;
     int data_port_first = 0;  // 0: any free port
@@ -17,10 +17,10 @@ struct peer_agent {
 // Connects to the agent and passes its handshake; returns the socket, now the control channel of
 // a fresh worker over there. Throws with the agent's own message when it refuses (wrong token,
 // busy, other protocol version).
-int connect_agent(const peer_agent &agent, double timeout_s);
+int connect_agent(const agent_address &agent, double timeout_s);
 
 // Tells the agent this client's run is over (an agent started with --once then exits).
 // Best effort: problems are only logged.
-void say_goodbye(const peer_agent &agent);
+void say_goodbye(const agent_address &agent);
 
 }  // namespace ipcbench::remote

@@ -218,7 +218,7 @@ private:
         try {
             s->worker = std::make_unique<platform::child_process>(
                 platform::self_executable_path(),
-                std::vector<std::string>{"peer", "--control-fd", "3", "--runtime-dir",
+                std::vector<std::string>{"worker", "--control-fd", "3", "--runtime-dir",
                                          s->run_dir.path().string(), "--agent"},
                 3, "agent worker");
         } catch (const std::exception &e) {

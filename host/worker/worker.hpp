@@ -4,7 +4,7 @@
 
 namespace ipcbench::worker {
 
-// The hidden `ipchost peer --control-fd N` process (the worker): one side of one case. It loads the
+// The hidden `ipchost worker --control-fd N` process (the worker): one side of one case. It loads the
 // plugin named by the orchestrator, opens its endpoints, runs one job and reports figures, all
 // driven over the control channel. Returns the process exit code. `runtime_dir`, when set, replaces
 // the run directory the orchestrator names (a worker started by a remote agent lives on another

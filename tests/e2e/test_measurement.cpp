@@ -196,6 +196,58 @@ TEST_CASE("affinity pins the processes, a CPU that does not exist fails the case
     CHECK_THAT(usage.err, Catch::Contains("SENDER_CPU,RECEIVER_CPU"));
 }
 
+TEST_CASE("placement: both pinned to one CPU shows as shared, pinned apart as never shared",
+          "[measurement]") {
+    // The effect of the pinning, as the orchestrator's samples of the loop threads saw it: on
+    // one CPU the two take turns (on a quiet machine a thread of each runs in nearly every
+    // 10 ms sample; beside other runs pinned there, in fewer), on two CPUs they never meet.
+    // Pinned threads do not migrate.
+    for (const auto &[affinity, shared] :
+         {std::pair<std::string, bool>{"0,0", true}, {"0,1", false}}) {
+        for (const char *mode : {"throughput", "latency"}) {
+            auto run = run_ipchost({"--plugin", "socket.unix", "--mode", mode, "--size", "1K",
+                                    "--affinity", affinity, "--duration", "0.3", "--warmup", "0",
+                                    "--format", "json"});
+            INFO(affinity << " " << mode << ": " << run.err);
+            REQUIRE(run.exit_code == 0);
+            const json r = json::parse(run.out).at("results").at(0);
+            const json &p = r.at("placement");
+            REQUIRE(p.is_object());
+            CHECK(p.at("samples").get<int>() >= 2);
+            CHECK(p.at("sender_migrations") == 0);
+            CHECK(p.at("receiver_migrations") == 0);
+            if (shared)
+                CHECK(p.at("same_cpu_share").get<double>() > 0);
+            else
+                CHECK(p.at("same_cpu_share").get<double>() == 0);
+            REQUIRE(r.at("per_stream").size() == 1);
+            CHECK(r.at("per_stream")[0].at("placement").at("same_cpu_share") ==
+                  p.at("same_cpu_share"));
+            // Asked for: no warning that the scheduler put them together.
+            for (const auto &w : r.at("warnings"))
+                CHECK_THAT(w.get<std::string>(), !Catch::Contains("same CPU"));
+        }
+    }
+}
+
+TEST_CASE("burst: paced messages go in bursts at the average rate, all of them arrive",
+          "[measurement]") {
+    // 8 messages at 4/s in bursts of 4: slots at 0 and 1 s. Unbursted, the last would be
+    // scheduled at 1.75 s; the schedule is never run ahead of.
+    auto doc = run_json({"--plugin", "socket.unix", "--mode", "throughput", "--size", "64",
+                         "--rate", "4", "--burst", "4", "--count", "8", "--warmup", "0",
+                         "--format", "json"});
+    const json &r = doc.at("results").at(0);
+    CHECK(r.at("integrity").at("messages_received") == 8);
+    CHECK(r.at("integrity").at("lost") == 0);
+    CHECK(r.at("duration_s").get<double>() >= 0.95);
+    CHECK(r.at("duration_s").get<double>() < 1.6);
+    CHECK(r.at("latency_ns").at("kind") == "one_way_from_schedule");
+    auto usage = run_ipchost({"--burst", "4"});
+    CHECK(usage.exit_code == 2);
+    CHECK_THAT(usage.err, Catch::Contains("--burst shapes paced traffic"));
+}
+
 TEST_CASE("size ranges expand, sizes above a maximum are skipped with the reason",
           "[measurement]") {
     auto doc = run_json({"--plugin", "udp.inet", "--mode", "throughput", "--size", "16K:256K:*4",
@@ -227,6 +279,26 @@ TEST_CASE("repeat reports median and spread, JSON, CSV and Markdown agree", "[me
     REQUIRE_FALSE(results.empty());  // a loop over nothing asserts nothing
     for (const auto &r : results) {
         CHECK(r.at("repetitions") == 3);
+        // The figures are one repetition's, the median one: the row divides out, and every
+        // repetition together is under "totals".
+        const int median = r.at("median_repetition");
+        CHECK(median >= 0);
+        CHECK(median < 3);
+        const auto &totals = r.at("totals");
+        CHECK(totals.at("duration_s").get<double>() > r.at("duration_s").get<double>());
+        CHECK(totals.at("integrity").at("messages_received").get<std::uint64_t>() >
+              r.at("integrity").at("messages_received").get<std::uint64_t>());
+        if (r.at("mode") == "throughput") {
+            const double messages = r.at("integrity").at("messages_received");
+            CHECK(messages / r.at("duration_s").get<double>() ==
+                  Approx(r.at("throughput").at("messages_per_sec").get<double>()).epsilon(1e-6));
+            CHECK(r.at("throughput").at("bytes_per_sec") ==
+                  r.at("statistics").at("bytes_per_sec").at("median"));
+        } else {
+            CHECK(r.at("latency_ns").at("samples") == r.at("integrity").at("messages_received"));
+            CHECK(totals.at("latency_samples").get<std::uint64_t>() >
+                  r.at("latency_ns").at("samples").get<std::uint64_t>());
+        }
         CHECK_FALSE(r.at("sender").at("cpus").empty());  // where it ran, over the repetitions
         const auto figure = r.at("mode") == "throughput" ? "bytes_per_sec" : "latency_p50_ns";
         const auto &s = r.at("statistics").at(figure);

@@ -144,7 +144,7 @@ std::vector<int> leftover_workers() {
         const std::string name = entry.path().filename().string();
         if (name.find_first_not_of("0123456789") != std::string::npos) continue;
         const std::string cmdline = read_all(entry.path() / "cmdline");
-        if (cmdline.find(std::string("peer\0--control-fd", 17)) == std::string::npos) continue;
+        if (cmdline.find(std::string("worker\0--control-fd", 19)) == std::string::npos) continue;
         if (read_all(entry.path() / "environ").find(marker) != std::string::npos)
             pids.push_back(std::stoi(name));
     }

@@ -26,7 +26,7 @@ process_output run_process(const std::vector<std::string> &argv,
 process_output run_process_signalled(const std::vector<std::string> &argv, double signal_after_s,
                                      int signal, double *exit_s, double timeout_s = 60);
 
-// Workers (`ipchost peer`) still alive that this test binary's own runs started (they carry its
+// Workers (`ipchost worker`) still alive that this test binary's own runs started (they carry its
 // IPCBENCH_TEST_TAG), never another ipchost's on the machine.
 std::vector<int> leftover_workers();
 // Processes other than this one that carry this test binary's IPCBENCH_TEST_TAG (everything its

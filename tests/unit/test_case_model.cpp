@@ -1,0 +1,202 @@
+// The typed case model (host/model/): what crosses the control channel is read back exactly,
+// and anything else (a missing, mistyped or out-of-range field, a name outside the model) is
+// refused with the field's name. Also the sums over streams and the placement figures, on
+// synthetic input.
+#include <catch2/catch.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include "harness/placement_sampler.hpp"
+#include "model/job.hpp"
+#include "model/json_fields.hpp"
+#include "model/loop_result.hpp"
+
+using namespace ipcbench;
+using nlohmann::json;
+
+namespace {
+
+model::case_settings sample_case() {
+    model::case_settings c;
+    c.transport_id = "shm.ring";
+    c.mode = model::measure_mode::latency;
+    c.direction = model::traffic_direction::bidir;
+    c.size_bytes = 65536;
+    c.duration_s = 1.5;
+    c.warmup_s = 0;
+    c.count = 1000;
+    c.timeout_s = 9;
+    c.streams = 3;
+    c.rate_per_s = 2500.5;
+    c.burst = 7;
+    c.verify = true;
+    c.batch = 16;
+    c.zero_copy = model::zero_copy_policy::off;
+    c.interval_s = 0.25;
+    c.affinity = {1, 0};
+    c.options = {{"wait", "spin"}, {"slots", "64"}};
+    return c;
+}
+
+std::string refusal(const json &j) {
+    try {
+        (void)j.get<model::case_settings>();
+    } catch (const model::bad_field &e) {
+        return e.what();
+    }
+    return "accepted";
+}
+
+}  // namespace
+
+TEST_CASE("case settings cross the control channel unchanged", "[model]") {
+    const auto c = sample_case();
+    const json wire = c;
+    const auto back = json::parse(wire.dump()).get<model::case_settings>();
+    CHECK(json(back) == wire);
+    CHECK(back.transport_id == "shm.ring");
+    CHECK(back.mode == model::measure_mode::latency);
+    CHECK(back.direction == model::traffic_direction::bidir);
+    CHECK(back.zero_copy == model::zero_copy_policy::off);
+    CHECK(back.affinity.sender_cpu == 1);
+    CHECK(back.affinity.receiver_cpu == 0);
+    CHECK(back.burst == 7);
+    CHECK(back.options.at("wait") == "spin");
+
+    model::job j{model::job_kind::pong, c, false, true, 1};
+    const auto job_back = json::parse(json(j).dump()).get<model::job>();
+    CHECK(job_back.kind == model::job_kind::pong);
+    CHECK_FALSE(job_back.reliable);
+    CHECK(job_back.cpu == 1);
+    CHECK(job_back.settings.size_bytes == 65536);
+}
+
+TEST_CASE("a case field that is missing, mistyped, out of range or unnamed is refused by name",
+          "[model]") {
+    const json good = sample_case();
+    auto with = [&](const char *key, json value) {
+        json j = good;
+        j[key] = std::move(value);
+        return refusal(j);
+    };
+    json missing = good;
+    missing.erase("streams");
+    CHECK_THAT(refusal(missing), Catch::Contains("'streams' is missing"));
+    CHECK_THAT(with("streams", "3"), Catch::Contains("'streams' must be a non-negative integer"));
+    CHECK_THAT(with("streams", 5000), Catch::Contains("'streams' is 5000, outside 1..1024"));
+    CHECK_THAT(with("batch", -1), Catch::Contains("'batch'"));
+    CHECK_THAT(with("size_bytes", 1.5), Catch::Contains("'size_bytes'"));
+    CHECK_THAT(with("mode", "fast"), Catch::Contains("'mode' has the unknown value 'fast'"));
+    CHECK_THAT(with("zero_copy", true), Catch::Contains("'zero_copy' must be a string"));
+    CHECK_THAT(with("duration_s", -1), Catch::Contains("'duration_s' is out of range"));
+    CHECK_THAT(with("rate_per_s", "NaN"), Catch::Contains("'rate_per_s' must be a number"));
+    CHECK_THAT(with("sender_cpu", 99999), Catch::Contains("'sender_cpu'"));
+    CHECK_THAT(with("verify", 1), Catch::Contains("'verify' must be true or false"));
+    CHECK_THAT(with("options", json{{"k", 5}}), Catch::Contains("'options'"));
+    CHECK_THAT(with("transport", std::string(300, 'x')), Catch::Contains("longer than 200"));
+    CHECK_THAT(refusal(json::array()), Catch::Contains("expected a JSON object"));
+}
+
+TEST_CASE("a worker's result is read back exactly, and a malformed one is refused",
+          "[model]") {
+    model::loop_result stream;
+    stream.part = model::job_kind::receive;
+    stream.messages_received = 10;
+    stream.bytes_received = 10240;
+    stream.counted_messages = 10;
+    stream.first_ns = 1'000;
+    stream.end_ns = 2'000'001'000;
+    stream.path = "recv_batch";
+    stream.thread_id = 4242;
+    stream.histogram.emplace();
+    stream.histogram->record(1500);
+    auto sum = model::sum_streams(model::job_kind::receive, {stream, stream});
+    model::worker_result answer{{sum}};
+    const auto back = json::parse(json(answer).dump()).get<model::worker_result>();
+    const auto &r = back.part(model::job_kind::receive);
+    CHECK(r.messages_received == 20);
+    CHECK(r.bytes_received == 20480);
+    CHECK(r.window_s() == Approx(2.0));
+    REQUIRE(r.streams.size() == 2);
+    CHECK(r.streams[1].thread_id == 4242);
+    REQUIRE(r.histogram.has_value());
+    CHECK(r.histogram->count() == 2);
+    CHECK_THROWS_WITH(back.part(model::job_kind::send), Catch::Contains("no 'send' part"));
+
+    json bad = answer;
+    bad["parts"][0]["messages_received"] = "lots";
+    CHECK_THROWS_WITH(bad.get<model::worker_result>(), Catch::Contains("'messages_received'"));
+    json nested = answer;
+    nested["parts"][0]["streams"][0]["streams"] = json::array({json(stream)});
+    CHECK_THROWS_WITH(nested.get<model::worker_result>(), Catch::Contains("must not nest"));
+    json three = answer;
+    three["parts"] = json::array({json(sum), json(sum), json(sum)});
+    CHECK_THROWS_WITH(three.get<model::worker_result>(), Catch::Contains("one or two parts"));
+}
+
+TEST_CASE("summing streams adds counts, spans windows and names the first failing stream",
+          "[model]") {
+    model::loop_result a, b;
+    a.messages_sent = 5;
+    a.first_ns = 300;
+    a.end_ns = 900;
+    b.messages_sent = 7;
+    b.first_ns = 100;
+    b.end_ns = 700;
+    b.error = "pipe.fifo send failed";
+    b.status = -3;
+    auto sum = model::sum_streams(model::job_kind::send, {a, b});
+    CHECK(sum.messages_sent == 12);
+    CHECK(sum.first_ns == 100);
+    CHECK(sum.end_ns == 900);
+    CHECK(sum.error == "pipe.fifo send failed (stream 1)");
+    CHECK(sum.status == -3);
+    CHECK(json(model::worker_result{{sum}}).at("error") == "pipe.fifo send failed (stream 1)");
+}
+
+TEST_CASE("placement: shared CPU share and migrations from synthetic samples", "[model]") {
+    using platform::thread_placement;
+    // Sender thread 1, receiver thread 2; 11 samples 10 ms apart, both running every time.
+    auto run = [](int sender_cpu_from, int receiver_cpu, int moves_at) {
+        harness::placement_sampler s(100, 200);
+        for (int i = 0; i <= 10; ++i) {
+            const int cpu = i >= moves_at ? 1 - sender_cpu_from : sender_cpu_from;
+            const auto ran = static_cast<std::uint64_t>(i) * 1'000'000;
+            s.record(1'000'000'000 + i * 10'000'000,
+                     {{1, cpu, ran, i >= moves_at ? 1u : 0u}, {9, 0, 0, 0}},
+                     {{2, receiver_cpu, ran, 0}});
+        }
+        return s;
+    };
+    const auto apart = run(0, 1, 99).figures(1'000'000'000, 1'100'000'000, {1}, {2});
+    REQUIRE(apart.has_value());
+    CHECK(apart->samples == 10);
+    CHECK(apart->same_cpu_share == 0);
+    CHECK(apart->sender_migrations == 0);
+    const auto together = run(1, 1, 99).figures(1'000'000'000, 1'100'000'000, {1}, {2});
+    REQUIRE(together.has_value());
+    CHECK(together->same_cpu_share == 1);
+    // The sender moves from CPU 0 to the receiver's CPU 1 at the 6th sample: 5 of 10 shared.
+    const auto moved = run(0, 1, 6).figures(1'000'000'000, 1'100'000'000, {1}, {2});
+    REQUIRE(moved.has_value());
+    CHECK(moved->same_cpu_share == Approx(0.5));
+    CHECK(moved->sender_migrations == 1);
+    CHECK(moved->receiver_migrations == 0);
+    // Samples outside the window do not count; a window with fewer than two has no figures.
+    CHECK_FALSE(run(0, 1, 99).figures(2'000'000'000, 3'000'000'000, {1}, {2}).has_value());
+    // A side on another host has none either.
+    harness::placement_sampler remote(100, 0);
+    remote.sample();
+    CHECK_FALSE(remote.figures(1, 2'000'000'000, {1}, {2}).has_value());
+}
+
+TEST_CASE("placement: a thread that did not run is not counted as sharing", "[model]") {
+    harness::placement_sampler s(100, 200);
+    for (int i = 0; i <= 4; ++i)  // same CPU, but the receiver's run time never grows
+        s.record(i * 10'000'000 + 1, {{1, 0, static_cast<std::uint64_t>(i) * 100, 0}},
+                 {{2, 0, 500, 0}});
+    const auto f = s.figures(1, 50'000'000, {1}, {2});
+    REQUIRE(f.has_value());
+    CHECK(f->samples == 4);
+    CHECK(f->same_cpu_share == 0);
+}
