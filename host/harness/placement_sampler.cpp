@@ -33,8 +33,8 @@ std::vector<int> busy_cpus(const std::vector<thread_placement> &before,
     return cpus;
 }
 
-// Moves between CPUs from the first to the last sample: the kernel's count where it has one,
-// at least the changes the samples saw.
+// Moves between CPUs inside the window: the kernel's count between the first and the last
+// samples that read it, and at least the CPU changes the samples saw.
 std::uint64_t migrations(const std::vector<const std::vector<thread_placement> *> &series,
                          const std::vector<std::int64_t> &threads) {
     std::uint64_t total = 0;
@@ -44,10 +44,11 @@ std::uint64_t migrations(const std::vector<const std::vector<thread_placement> *
         for (const auto *sample : series) {
             const thread_placement *t = find(*sample, id);
             if (t == nullptr) continue;
-            if (first == nullptr) first = t;
             if (previous != nullptr && previous->cpu != t->cpu) ++seen;
-            if (t->migrations >= first->migrations) counted = t->migrations - first->migrations;
             previous = t;
+            if (!t->migrations_read) continue;
+            if (first == nullptr) first = t;
+            if (t->migrations >= first->migrations) counted = t->migrations - first->migrations;
         }
         total += std::max(seen, counted);
     }
@@ -64,8 +65,15 @@ void placement_sampler::sample() {
     const std::int64_t now = platform::now_ns();
     if (now < next_ns_) return;
     next_ns_ = now + period_ns;
-    auto sender = platform::sample_threads(sender_pid_);
-    auto receiver = platform::sample_threads(receiver_pid_);
+    // The migration counts (the costlier read) every 10th sample: the count is cumulative, so
+    // the first and last such samples in a window bound it; the CPU changes seen in between
+    // are counted too.
+    const bool migrations = samples_.size() % 10 == 0;
+    static const std::vector<platform::thread_placement> none;
+    const auto &last_sender = samples_.empty() ? none : samples_.back().sender;
+    const auto &last_receiver = samples_.empty() ? none : samples_.back().receiver;
+    auto sender = platform::sample_threads(sender_pid_, last_sender, migrations);
+    auto receiver = platform::sample_threads(receiver_pid_, last_receiver, migrations);
     record(platform::now_ns(), std::move(sender), std::move(receiver));
 }
 

@@ -45,7 +45,9 @@ std::int64_t current_thread_id() {
     return static_cast<std::int64_t>(::syscall(SYS_gettid));
 }
 
-std::vector<thread_placement> sample_threads(long pid, std::size_t max_threads) {
+std::vector<thread_placement> sample_threads(long pid,
+                                             const std::vector<thread_placement> &previous,
+                                             bool migrations, std::size_t max_threads) {
     std::vector<thread_placement> out;
     const std::string base = "/proc/" + std::to_string(pid) + "/task/";
     DIR *dir = ::opendir(base.c_str());
@@ -57,11 +59,22 @@ std::vector<thread_placement> sample_threads(long pid, std::size_t max_threads) 
         const std::string task = base + entry->d_name;
         thread_placement t;
         t.thread_id = std::atoll(entry->d_name);
-        if (!read_small(task + "/stat", buf, sizeof buf)) continue;
-        t.cpu = cpu_from_stat(buf);
-        if (read_small(task + "/schedstat", buf, sizeof buf))
-            t.run_ns = std::strtoull(buf, nullptr, 10);
-        if (read_small(task + "/sched", buf, sizeof buf)) t.migrations = migrations_from_sched(buf);
+        if (!read_small(task + "/schedstat", buf, sizeof buf)) continue;  // it ended
+        t.run_ns = std::strtoull(buf, nullptr, 10);
+        const thread_placement *before = nullptr;
+        for (const auto &p : previous)
+            if (p.thread_id == t.thread_id) before = &p;
+        if (before != nullptr && before->run_ns == t.run_ns) {
+            t.cpu = before->cpu;  // it has not run since: still where it last ran
+        } else if (read_small(task + "/stat", buf, sizeof buf)) {
+            t.cpu = cpu_from_stat(buf);
+        }
+        if (migrations && read_small(task + "/sched", buf, sizeof buf)) {
+            t.migrations = migrations_from_sched(buf);
+            t.migrations_read = true;
+        } else if (before != nullptr) {
+            t.migrations = before->migrations;
+        }
         if (t.cpu >= 0) out.push_back(t);
     }
     ::closedir(dir);

@@ -200,7 +200,7 @@ TEST_CASE("placement: both pinned to one CPU shows as shared, pinned apart as ne
           "[measurement]") {
     // The effect of the pinning, as the orchestrator's samples of the loop threads saw it: on
     // one CPU the two take turns (on a quiet machine a thread of each runs in nearly every
-    // 10 ms sample; beside other runs pinned there, in fewer), on two CPUs they never meet.
+    // 20 ms sample; beside other runs pinned there, in fewer), on two CPUs they never meet.
     // Pinned threads do not migrate.
     for (const auto &[affinity, shared] :
          {std::pair<std::string, bool>{"0,0", true}, {"0,1", false}}) {

@@ -163,8 +163,8 @@ TEST_CASE("placement: shared CPU share and migrations from synthetic samples", "
             const int cpu = i >= moves_at ? 1 - sender_cpu_from : sender_cpu_from;
             const auto ran = static_cast<std::uint64_t>(i) * 1'000'000;
             s.record(1'000'000'000 + i * 10'000'000,
-                     {{1, cpu, ran, i >= moves_at ? 1u : 0u}, {9, 0, 0, 0}},
-                     {{2, receiver_cpu, ran, 0}});
+                     {{1, cpu, ran, i >= moves_at ? 1u : 0u, true}, {9, 0, 0, 0, true}},
+                     {{2, receiver_cpu, ran, 0, true}});
         }
         return s;
     };
@@ -188,6 +188,21 @@ TEST_CASE("placement: shared CPU share and migrations from synthetic samples", "
     harness::placement_sampler remote(100, 0);
     remote.sample();
     CHECK_FALSE(remote.figures(1, 2'000'000'000, {1}, {2}).has_value());
+}
+
+TEST_CASE("placement: migration counts carried over from before the window do not count",
+          "[model]") {
+    // Pinned at the start of the job (one migration, read before the window); in the window the
+    // count is carried over, then read again unchanged: no migration in the window.
+    harness::placement_sampler s(100, 200);
+    s.record(5, {{1, 0, 10, 0, true}}, {{2, 1, 10, 0, true}});
+    s.record(10'000'005, {{1, 0, 20, 1, false}}, {{2, 1, 20, 0, false}});
+    s.record(20'000'005, {{1, 0, 30, 1, true}}, {{2, 1, 30, 0, true}});
+    s.record(30'000'005, {{1, 0, 40, 1, true}}, {{2, 1, 40, 0, true}});
+    const auto f = s.figures(10'000'000, 40'000'000, {1}, {2});
+    REQUIRE(f.has_value());
+    CHECK(f->sender_migrations == 0);
+    CHECK(f->receiver_migrations == 0);
 }
 
 TEST_CASE("placement: a thread that did not run is not counted as sharing", "[model]") {
