@@ -7,6 +7,7 @@
 
 #include "harness/message_io.hpp"
 #include "model/case_settings.hpp"
+#include "model/data_path.hpp"
 #include "plugin/transport_endpoint.hpp"
 
 namespace ipcbench::harness {
@@ -26,25 +27,26 @@ public:
         if (zero_copy != model::zero_copy_policy::off && !stream && ep.has_zero_copy_recv()) {
             zero_copy_ = true;
             msgs_.resize(batch_);
-            name_ = "take/release";
+            call_ = model::receive_call::take_release;
             return;
         }
         if (stream_) {
             buffer_.resize(size_ * batch_);
-            name_ = batch_ == 1 ? "recv" : "recv x" + std::to_string(batch_) + " bytes";
+            call_ = batch_ == 1 ? model::receive_call::recv : model::receive_call::stream_batch;
         } else if (batch_ > 1 && ep.has_recv_batch()) {
             native_batch_ = true;
             buffer_.resize(size_ * batch_);
             for (std::uint32_t i = 0; i < batch_; ++i)
                 msgs_.push_back({buffer_.data() + i * size_, size_});
-            name_ = "recv_batch";
+            call_ = model::receive_call::recv_batch;
         } else {
             buffer_.resize(size_);
-            name_ = "recv";
+            call_ = model::receive_call::recv;
         }
     }
 
-    const std::string &name() const { return name_; }
+    model::receive_call call() const { return call_; }
+    std::string name() const { return model::name_of(call_, batch_); }
     // True when on_message sees the transport's own memory (take/release): nothing may be sent
     // on the same endpoint until the message is released.
     bool reads_in_place() const { return zero_copy_; }
@@ -125,7 +127,7 @@ private:
     std::size_t size_;
     std::uint32_t batch_;
     bool stream_, zero_copy_ = false, native_batch_ = false;
-    std::string name_;
+    model::receive_call call_ = model::receive_call::recv;
     std::vector<unsigned char> buffer_;
     std::vector<ipcb_msg> msgs_;
     std::size_t held_ = 0;

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "model/case_settings.hpp"
+#include "model/data_path.hpp"
 #include "plugin/transport_endpoint.hpp"
 
 namespace ipcbench::harness {
@@ -32,19 +33,20 @@ public:
                                      "use --zero-copy auto or off");
         if (zero_copy_) {
             slots_.resize(batch_);
-            name_ = "borrow/publish";
+            call_ = model::send_call::borrow_publish;
         } else {
             buffers_.resize(size_ * batch_);
             for (std::uint32_t i = 0; i < batch_; ++i)
                 msgs_.push_back({buffers_.data() + i * size_, size_});
             native_batch_ = batch_ > 1 && ep.has_send_batch();
-            name_ = batch_ == 1     ? "send"
-                    : native_batch_ ? "send_batch"
-                                    : "send x" + std::to_string(batch_);
+            call_ = batch_ == 1     ? model::send_call::send
+                    : native_batch_ ? model::send_call::send_batch
+                                    : model::send_call::emulated_batch;
         }
     }
 
-    const std::string &name() const { return name_; }
+    model::send_call call() const { return call_; }
+    std::string name() const { return model::name_of(call_, batch_); }
     bool writes_in_place() const { return zero_copy_; }
     std::uint32_t batch() const { return batch_; }
 
@@ -111,7 +113,7 @@ private:
     std::size_t size_;
     std::uint32_t batch_;
     bool zero_copy_ = false, native_batch_ = false;
-    std::string name_;
+    model::send_call call_ = model::send_call::send;
     std::vector<unsigned char> buffers_;
     std::vector<ipcb_msg> msgs_, slots_;
 };

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "model/data_path.hpp"
 #include "model/units.hpp"
 
 namespace ipcbench::report {
@@ -118,7 +119,7 @@ std::vector<column> identity_columns() {
         [](const case_result &r) { return r.data_path; });
     calls.shown = [](const run_report &report, bool) {
         return any(report, [](const case_result &r) {
-            return !r.data_path.empty() && r.data_path != "send -> recv";
+            return !r.data_path.empty() && r.data_path != model::default_data_path;
         });
     };
     c.push_back(calls);
