@@ -6,6 +6,7 @@
 
 #include "control/control_channel.hpp"
 #include "control/frame_codec.hpp"
+#include "model/interval_figures.hpp"
 #include "model/job.hpp"
 #include "model/loop_result.hpp"
 #include "stats/latency_histogram.hpp"
@@ -25,6 +26,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
                     control::expect_type(*message, (*message)["type"].get<std::string>());
                     if (message->contains("job")) message->at("job").get<ipcbench::model::job>();
                     if (message->contains("parts")) message->get<ipcbench::model::worker_result>();
+                    if ((*message)["type"] == "interval")
+                        message->get<ipcbench::model::interval_figures>();
                     if (message->contains("histogram")) {
                         auto h = stats::latency_histogram::from_json(message->at("histogram"));
                         h.percentile(99.9);
