@@ -1,10 +1,9 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
-#include <chrono>
 #include <ctime>
-#include <fstream>
 
 #include "cli/commands.hpp"
+#include "cli/progress_line.hpp"
 #include "cli/report_output.hpp"
 #include "cli/transport_selection.hpp"
 #include "cli/usage_error.hpp"
@@ -13,12 +12,10 @@
 #include "platform/signals.hpp"
 #include "remote/agent_client.hpp"
 #include "remote/agent_protocol.hpp"
-#include "report/csv_report.hpp"
-#include "report/result_columns.hpp"
 #include "model/units.hpp"
+#include "report/csv_report.hpp"
 #include "report/placement_warning.hpp"
-
-#include <optional>
+#include "report/result_columns.hpp"
 
 namespace ipcbench::cli {
 namespace {
@@ -31,31 +28,6 @@ std::string utc_now() {
     std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
     return buf;
 }
-
-// "case 3 of 24, 12 s elapsed, about 84 s left" on one refreshed stderr line.
-class progress_line {
-public:
-    progress_line(std::size_t total, bool enabled)
-        : total_(total), enabled_(enabled), start_(platform::now_ns()) {}
-    void show(std::size_t index, const std::string &what) {
-        if (!enabled_) return;
-        const double elapsed = (platform::now_ns() - start_) / 1e9;
-        std::string left = index > 1 ? fmt::format(", about {:.0f} s left",
-                                                   elapsed / (index - 1) * (total_ - index + 1))
-                                     : "";
-        fmt::print(stderr, "\r\033[K[{}/{}] {}, {:.0f} s elapsed{}", index, total_, what, elapsed,
-                   left);
-        std::fflush(stderr);
-    }
-    void clear() {
-        if (enabled_) fmt::print(stderr, "\r\033[K");
-    }
-
-private:
-    std::size_t total_;
-    bool enabled_;
-    std::int64_t start_;
-};
 
 report::case_result skipped_case(const plugin::transport_info &t,
                                  const model::case_settings &settings, std::string why) {

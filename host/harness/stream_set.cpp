@@ -200,7 +200,7 @@ void serve_until_done(const job &j, std::deque<stream_task> &tasks,
 }
 
 // The streams of each part summed; the process's peak memory, read once they are all done.
-model::worker_result summed(const job &j, std::deque<stream_task> &tasks) {
+model::worker_result summed(std::deque<stream_task> &tasks) {
     model::worker_result out;
     const std::int64_t rss = platform::sample_resource_usage().max_rss_kib;
     for (job_kind part : {job_kind::receive, job_kind::send, job_kind::ping, job_kind::pong}) {
@@ -211,7 +211,6 @@ model::worker_result summed(const job &j, std::deque<stream_task> &tasks) {
         out.parts.push_back(model::sum_streams(part, std::move(streams)));
         out.parts.back().usage.max_rss_kib = rss;
     }
-    (void)j;
     return out;
 }
 
@@ -246,7 +245,7 @@ model::worker_result run_streams(const job &j, const endpoint_lookup &endpoint_f
     }
     serve_until_done(j, tasks, channel);
     for (auto &t : threads) t.join();
-    return summed(j, tasks);
+    return summed(tasks);
 }
 
 }  // namespace ipcbench::harness

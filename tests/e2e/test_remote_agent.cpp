@@ -3,6 +3,8 @@
 // Everything here stays on loopback; tests/netns/netns_test.sh crosses real (namespaced) hosts.
 #include <catch2/catch.hpp>
 
+#include <tuple>
+
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <signal.h>
@@ -281,6 +283,45 @@ TEST_CASE("the agent runs only cross-host transports, on network addresses", "[r
     }
     json bind = session.request(setup_frame("", "udp.inet", "creator", "/tmp/x"));
     CHECK(bind.at("type") == "error");
+}
+
+TEST_CASE("the agent's worker type-checks every field of a job and runs no check jobs",
+          "[remote]") {
+    agent a({"--token", "s3cret"});
+    worker_session session(a, "s3cret");
+    json opened = session.request(setup_frame("", "socket.tcp", "creator", "127.0.0.1:0"));
+    REQUIRE(opened.at("type") == "opened");
+    json settings = {{"transport", "socket.tcp"}, {"mode", "throughput"},  {"direction", "forward"},
+                     {"size_bytes", 64},          {"duration_s", 0.1},     {"warmup_s", 0},
+                     {"count", 0},                {"timeout_s", 0},        {"streams", 1},
+                     {"rate_per_s", 0},           {"burst", 1},            {"verify", false},
+                     {"batch", 1},                {"zero_copy", "auto"},   {"interval_s", 0},
+                     {"sender_cpu", -1},          {"receiver_cpu", -1},    {"options", json::object()}};
+    auto job = [&](const char *key, json value) {
+        json c = settings;
+        c[key] = std::move(value);
+        return json{{"type", "run"},
+                    {"directions", {1}},
+                    {"job", {{"kind", "receive"}, {"case", c}, {"reliable", true},
+                             {"stream", true}, {"cpu", -1}}}};
+    };
+    for (const auto &[key, value, expected] :
+         {std::tuple<const char *, json, const char *>{"streams", 100000, "'streams' is 100000"},
+          {"mode", "<script>", "'mode' has the unknown value"},
+          {"size_bytes", "64", "'size_bytes' must be a non-negative integer"},
+          {"duration_s", -5, "'duration_s' is out of range"},
+          {"options", json{{"k", json::array()}}, "'options'"}}) {
+        json reply = session.request(job(key, value));
+        INFO(key << ": " << reply.dump());
+        REQUIRE(reply.at("type") == "error");
+        CHECK_THAT(reply.at("message").get<std::string>(), Catch::Contains(expected));
+    }
+    json check = session.request({{"type", "run"},
+                                  {"directions", {1}},
+                                  {"job", {{"kind", "check_close_endpoints"}, {"delay_ms", 1e12}}}});
+    REQUIRE(check.at("type") == "error");
+    CHECK_THAT(check.at("message").get<std::string>(),
+               Catch::Contains("an agent does not run conformance checks"));
 }
 
 TEST_CASE("malformed hellos get an error frame and the agent lives on", "[remote]") {
