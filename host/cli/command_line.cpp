@@ -18,8 +18,8 @@ namespace {
 // The options as typed, before they are checked and turned into the command_line.
 struct typed_options {
     std::string mode = "both", sizes = "32,1K,64K", duration = "0.5", warmup = "0.2", count,
-                timeout, streams, rate, affinity, repeat, cv_warn, interval, regression,
-                token_file, data_port, idle_timeout, bitrate, batch, burst, zero_copy = "auto",
+                timeout, streams, rate, affinity, repeat, cv_warn, interval, regression, token_file,
+                data_port, idle_timeout, bitrate, batch, burst, zero_copy = "auto",
                 format = "table", peer, token, bind = "127.0.0.1";
     std::vector<std::string> plugin_lists, dirs;
 };
@@ -255,7 +255,8 @@ void apply_case_options(const po::variables_map &vm, const typed_options &t, com
 
 void apply_output_options(const po::variables_map &vm, const typed_options &t, command_line &cmd) {
     if (!t.repeat.empty()) cmd.repeat = parse_small_int("--repeat", t.repeat, 1, 1000);
-    if (!t.cv_warn.empty()) cmd.cv_warning = parse_positive("--cv-warn", t.cv_warn, "percent") / 100;
+    if (!t.cv_warn.empty())
+        cmd.cv_warning = parse_positive("--cv-warn", t.cv_warn, "percent") / 100;
     cmd.quiet = vm.count("quiet") > 0;
     bool known = false;
     for (const auto &f : report::output_formats())
@@ -292,7 +293,8 @@ void apply_remote_options(const po::variables_map &vm, const typed_options &t, c
     const std::string token = read_token(t);
     if (!t.peer.empty()) {
         remote::agent_address agent;
-        agent.address = parse_address("--peer", t.peer, "; expected HOST:PORT with a numeric address");
+        agent.address =
+            parse_address("--peer", t.peer, "; expected HOST:PORT with a numeric address");
         agent.token = token;
         if (!t.data_port.empty()) {
             auto dash = t.data_port.find('-');

@@ -8,11 +8,11 @@
 #include "cli/transport_selection.hpp"
 #include "cli/usage_error.hpp"
 #include "harness/orchestrator.hpp"
+#include "model/units.hpp"
 #include "platform/monotonic_clock.hpp"
 #include "platform/signals.hpp"
 #include "remote/agent_client.hpp"
 #include "remote/agent_protocol.hpp"
-#include "model/units.hpp"
 #include "report/csv_report.hpp"
 #include "report/placement_warning.hpp"
 #include "report/result_columns.hpp"
@@ -48,8 +48,9 @@ std::string reason_to_skip(const plugin::transport_info &t, const model::case_se
             "comes from)",
             report::format_size(c.size_bytes), t.max_message_size, t.id);
     if (across_hosts && !t.has(IPCB_CAP_CROSS_HOST))
-        return t.id + " cannot cross hosts (no cross-host capability); --peer runs only "
-                      "transports that can";
+        return t.id +
+               " cannot cross hosts (no cross-host capability); --peer runs only "
+               "transports that can";
     return "";
 }
 
@@ -187,7 +188,8 @@ int run_command(const command_line &cmd, const plugin::plugin_registry &registry
     if (cmd.agent) remote::say_goodbye(*cmd.agent);
 
     write_report(report, cmd.format, cmd.output);
-    if (!cmd.histogram_file.empty()) write_text(report::histograms_to_csv(report), cmd.histogram_file);
+    if (!cmd.histogram_file.empty())
+        write_text(report::histograms_to_csv(report), cmd.histogram_file);
     if (platform::interrupted()) {
         spdlog::warn("interrupted: {} of {} cases were run; results above are partial",
                      report.results.size(), total);

@@ -213,8 +213,8 @@ json probe_unknown_option(const probe_context &p) {
 json probe_bad_address(const probe_context &p) {
     const std::string address = "no such address/ipcbench:99999";
     try {
-        plugin::transport_endpoint ep(p.transport, IPCB_ROLE_CONNECTOR, p.connector_dir,
-                                      p.options, address, p.runtime_dir, p.size);
+        plugin::transport_endpoint ep(p.transport, IPCB_ROLE_CONNECTOR, p.connector_dir, p.options,
+                                      address, p.runtime_dir, p.size);
         const std::int64_t start = now_ns();
         try {
             ep.connect(1'000'000'000);

@@ -86,15 +86,15 @@ void fill_throughput(report::case_result &r, const loop_result &sent, const loop
         const loop_result *sender = k < sent.streams.size() ? &sent.streams[k] : nullptr;
         report::stream_figures f;
         f.messages = s.messages_received;
-        f.messages_per_sec = model::per_second(static_cast<double>(s.counted_messages),
-                                               s.window_s());
+        f.messages_per_sec =
+            model::per_second(static_cast<double>(s.counted_messages), s.window_s());
         f.bytes_per_sec = f.messages_per_sec * static_cast<double>(r.settings.size_bytes);
         f.lost = lost(sender ? sender->messages_sent : 0, s);
         f.placement = stream_placement(placement, s, sender, &s);
         r.per_stream.push_back(f);
     }
-    r.placement =
-        placement.figures(received.first_ns, received.end_ns, threads_of(sent), threads_of(received));
+    r.placement = placement.figures(received.first_ns, received.end_ns, threads_of(sent),
+                                    threads_of(received));
     if (received.histogram) {
         r.histogram = *received.histogram;
         r.latency = latency_from(r.histogram, "one_way_from_schedule");
@@ -113,7 +113,8 @@ void fill_latency(report::case_result &r, const loop_result &pinger, const loop_
     r.integrity.corrupted = pinger.corrupted;
     const std::uint64_t trips = pinger.round_trips;
     // Both directions: each round trip moves the message there and back.
-    const double bytes = 2.0 * static_cast<double>(trips) * static_cast<double>(r.settings.size_bytes);
+    const double bytes =
+        2.0 * static_cast<double>(trips) * static_cast<double>(r.settings.size_bytes);
     r.sender = figures_from(pinger, trips, bytes);
     r.receiver = figures_from(ponger, trips, bytes);
     for (std::size_t k = 0; k < pinger.streams.size(); ++k) {

@@ -54,7 +54,8 @@ case_plan plan_for(const plugin::transport_info &transport, const model::case_se
         p.client_side = "sender";
     }
     std::vector<std::uint32_t> all;
-    for (int k = 0; k < c.streams; ++k) all.insert(all.end(), p.server_dirs.begin(), p.server_dirs.end());
+    for (int k = 0; k < c.streams; ++k)
+        all.insert(all.end(), p.server_dirs.begin(), p.server_dirs.end());
     p.server_dirs = std::move(all);
     return p;
 }
@@ -88,27 +89,28 @@ void fill_results(std::vector<report::case_result> &results, const case_plan &pl
                   const placement_sampler &placement) {
     auto &first = results.front();
     switch (plan.client_kind) {
-    case job_kind::ping:
-        first.data_path = client.part(job_kind::ping).path;
-        fill_latency(first, client.part(job_kind::ping), server.part(job_kind::pong), placement);
-        return;
-    case job_kind::bidir: {
-        const auto &client_send = client.part(job_kind::send);
-        const auto &server_receive = server.part(job_kind::receive);
-        const auto &server_send = server.part(job_kind::send);
-        const auto &client_receive = client.part(job_kind::receive);
-        results[0].data_path = data_path(client_send, server_receive);
-        results[1].data_path = data_path(server_send, client_receive);
-        fill_throughput(results[0], client_send, server_receive, placement);
-        fill_throughput(results[1], server_send, client_receive, placement);
-        return;
-    }
-    default: {
-        const auto &sent = (plan.client_sends ? client : server).part(job_kind::send);
-        const auto &received = (plan.client_sends ? server : client).part(job_kind::receive);
-        first.data_path = data_path(sent, received);
-        fill_throughput(first, sent, received, placement);
-    }
+        case job_kind::ping:
+            first.data_path = client.part(job_kind::ping).path;
+            fill_latency(first, client.part(job_kind::ping), server.part(job_kind::pong),
+                         placement);
+            return;
+        case job_kind::bidir: {
+            const auto &client_send = client.part(job_kind::send);
+            const auto &server_receive = server.part(job_kind::receive);
+            const auto &server_send = server.part(job_kind::send);
+            const auto &client_receive = client.part(job_kind::receive);
+            results[0].data_path = data_path(client_send, server_receive);
+            results[1].data_path = data_path(server_send, client_receive);
+            fill_throughput(results[0], client_send, server_receive, placement);
+            fill_throughput(results[1], server_send, client_receive, placement);
+            return;
+        }
+        default: {
+            const auto &sent = (plan.client_sends ? client : server).part(job_kind::send);
+            const auto &received = (plan.client_sends ? server : client).part(job_kind::receive);
+            first.data_path = data_path(sent, received);
+            fill_throughput(first, sent, received, placement);
+        }
     }
 }
 

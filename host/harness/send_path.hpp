@@ -26,7 +26,8 @@ public:
     send_path(plugin::transport_endpoint &ep, std::size_t size, std::uint32_t batch,
               model::zero_copy_policy zero_copy)
         : ep_(ep), size_(size), batch_(batch ? batch : 1) {
-        if (zero_copy != model::zero_copy_policy::off && ep.has_zero_copy_send()) zero_copy_ = probe_borrow();
+        if (zero_copy != model::zero_copy_policy::off && ep.has_zero_copy_send())
+            zero_copy_ = probe_borrow();
         if (zero_copy == model::zero_copy_policy::on && !zero_copy_)
             throw std::runtime_error(ep.transport().id +
                                      " has no zero-copy send (borrow/publish) with these options; "

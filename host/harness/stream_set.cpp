@@ -84,11 +84,10 @@ private:
             }
         if (!reporting || (only_if_new && messages == last_messages_)) return;
         const std::uint64_t lost = expected > messages ? expected - messages : 0;
-        model::interval_figures figures{static_cast<double>(now - start_) / 1e9,
-                                        static_cast<double>(end - last_end_) / 1e9,
-                                        messages - last_messages_,
-                                        (messages - last_messages_) * size_,
-                                        lost > last_lost_ ? lost - last_lost_ : 0};
+        model::interval_figures figures{
+            static_cast<double>(now - start_) / 1e9, static_cast<double>(end - last_end_) / 1e9,
+            messages - last_messages_, (messages - last_messages_) * size_,
+            lost > last_lost_ ? lost - last_lost_ : 0};
         json event = figures;
         event["type"] = "interval";
         channel_.send(event);
@@ -136,19 +135,19 @@ std::deque<stream_task> tasks_for(const job &j) {
 void run_task(stream_task &t, const job &j, const endpoint_lookup &endpoint_for) {
     try {
         switch (t.part) {
-        case job_kind::send:
-            t.result = run_sender(endpoint_for(t.stream, IPCB_DIR_SEND), j, t.progress);
-            break;
-        case job_kind::receive:
-            t.result = run_receiver(endpoint_for(t.stream, IPCB_DIR_RECV), j, t.progress);
-            break;
-        case job_kind::ping:
-            t.result = run_pinger(endpoint_for(t.stream, IPCB_DIR_SEND),
-                                  endpoint_for(t.stream, IPCB_DIR_RECV), j, t.progress);
-            break;
-        default:
-            t.result = run_ponger(endpoint_for(t.stream, IPCB_DIR_RECV),
-                                  endpoint_for(t.stream, IPCB_DIR_SEND), j, t.progress);
+            case job_kind::send:
+                t.result = run_sender(endpoint_for(t.stream, IPCB_DIR_SEND), j, t.progress);
+                break;
+            case job_kind::receive:
+                t.result = run_receiver(endpoint_for(t.stream, IPCB_DIR_RECV), j, t.progress);
+                break;
+            case job_kind::ping:
+                t.result = run_pinger(endpoint_for(t.stream, IPCB_DIR_SEND),
+                                      endpoint_for(t.stream, IPCB_DIR_RECV), j, t.progress);
+                break;
+            default:
+                t.result = run_ponger(endpoint_for(t.stream, IPCB_DIR_RECV),
+                                      endpoint_for(t.stream, IPCB_DIR_SEND), j, t.progress);
         }
     } catch (const std::exception &e) {
         t.result.part = t.part;

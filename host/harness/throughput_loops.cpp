@@ -41,7 +41,6 @@ void wait_until(std::int64_t when) {
     }
 }
 
-
 // The untimed messages before the window, for at least the warm-up time. Returns the status of
 // the last send; `warm` counts what went out.
 int32_t send_warmup(send_path &path, const job &j, const payload_pattern &pattern,
@@ -92,8 +91,7 @@ int32_t send_end_markers(send_path &path, const job &j, const payload_pattern &p
 loop_result run_sender(plugin::transport_endpoint &out, const job &j, stream_progress &p) {
     const model::case_settings &c = j.settings;
     const bool paced = c.rate_per_s > 0;
-    send_path path(out, c.size_bytes, paced ? 1 : static_cast<std::uint32_t>(c.batch),
-                   c.zero_copy);
+    send_path path(out, c.size_bytes, paced ? 1 : static_cast<std::uint32_t>(c.batch), c.zero_copy);
     const payload_pattern pattern(c.size_bytes, pattern_offset(j));
     path.for_each_buffer([&](unsigned char *m) { pattern.write(m, 0); });
     // In the transport's memory the payload is written for every message, as an application

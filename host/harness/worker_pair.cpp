@@ -112,8 +112,7 @@ bool died_within(Process &w, int timeout_ms) {
 // The next buffered message of worker i: an event (passed on, nullopt), the awaited reply, or
 // a failure (thrown, naming the side).
 std::optional<json> worker_pair::next_reply(const std::vector<process *> &workers, std::size_t i,
-                                            const std::string &type,
-                                            const std::vector<bool> &done,
+                                            const std::string &type, const std::vector<bool> &done,
                                             const event_callback &on_event, bool &progressed) {
     std::optional<json> message;
     try {
@@ -179,14 +178,15 @@ void worker_pair::wait_for_input(const std::vector<process *> &workers,
         if (!(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
         if (!workers[i]->channel.pump() && !workers[i]->channel.has_buffered()) {
             workers[i]->wait(1000);
-            throw pair_failure("the " + workers[i]->side + " process died (" +
-                               workers[i]->ended() + ") while it should answer '" + type + "'");
+            throw pair_failure("the " + workers[i]->side + " process died (" + workers[i]->ended() +
+                               ") while it should answer '" + type + "'");
         }
     }
 }
 
-std::vector<json> worker_pair::collect(const std::vector<process *> &workers, const std::string &type,
-                                       std::int64_t deadline, const event_callback &on_event,
+std::vector<json> worker_pair::collect(const std::vector<process *> &workers,
+                                       const std::string &type, std::int64_t deadline,
+                                       const event_callback &on_event,
                                        const std::function<void()> &on_tick) {
     std::vector<json> replies(workers.size());
     std::vector<bool> done(workers.size(), false);
@@ -250,9 +250,8 @@ std::pair<json, json> worker_pair::connect(const std::map<std::string, std::stri
     return {connected[0].at("settings"), connected[1].at("settings")};
 }
 
-std::pair<json, json> worker_pair::run(const model::job &server_job,
-                                       const model::job &client_job, double watchdog_s,
-                                       const event_handler &on_event,
+std::pair<json, json> worker_pair::run(const model::job &server_job, const model::job &client_job,
+                                       double watchdog_s, const event_handler &on_event,
                                        const std::function<void()> &on_tick) {
     return run(json(server_job), json(client_job), watchdog_s, on_event, on_tick);
 }

@@ -74,14 +74,20 @@ bool parse_name(const std::string &name, zero_copy_policy &out) {
 struct writer {
     nlohmann::json &out;
     template <class T>
-    void text(const char *name, const T &v, std::size_t) { out[name] = v; }
+    void text(const char *name, const T &v, std::size_t) {
+        out[name] = v;
+    }
     template <class T>
-    void count(const char *name, const T &v, std::uint64_t, std::uint64_t) { out[name] = v; }
+    void count(const char *name, const T &v, std::uint64_t, std::uint64_t) {
+        out[name] = v;
+    }
     void seconds(const char *name, double v) { out[name] = v; }
     void number(const char *name, double v, double, double) { out[name] = v; }
     void flag(const char *name, bool v) { out[name] = v; }
     template <class Enum>
-    void named(const char *name, Enum v) { out[name] = to_string(v); }
+    void named(const char *name, Enum v) {
+        out[name] = to_string(v);
+    }
     void cpu(const char *name, int v) { out[name] = v; }
     void text_map(const char *name, const std::map<std::string, std::string> &v) { out[name] = v; }
 };
@@ -105,9 +111,7 @@ struct reader {
         if (!parse_name(text, v)) throw f.fail(name, "has the unknown value '" + text + "'");
     }
     void cpu(const char *name, int &v) { v = f.cpu(name); }
-    void text_map(const char *name, std::map<std::string, std::string> &v) {
-        v = f.text_map(name);
-    }
+    void text_map(const char *name, std::map<std::string, std::string> &v) { v = f.text_map(name); }
 };
 
 }  // namespace

@@ -22,8 +22,8 @@ const nlohmann::json &json_fields::at(const char *key) const {
 std::uint64_t json_fields::unsigned_integer(const char *key, std::uint64_t low,
                                             std::uint64_t high) const {
     const auto &v = at(key);
-    if (!v.is_number_integer() || (v.is_number_integer() && !v.is_number_unsigned() &&
-                                   v.get<std::int64_t>() < 0))
+    if (!v.is_number_integer() ||
+        (v.is_number_integer() && !v.is_number_unsigned() && v.get<std::int64_t>() < 0))
         throw fail(key, "must be a non-negative integer");
     const auto n = v.get<std::uint64_t>();
     if (n < low || n > high)

@@ -18,7 +18,7 @@ namespace ipcbench::model {
 // read by the orchestrator; one (de)serialiser (loop_result.cpp), which type-checks every field
 // (an agent's worker answers over a network).
 struct loop_result {
-    job_kind part = job_kind::send;  // send, receive, ping or pong
+    job_kind part = job_kind::send;     // send, receive, ping or pong
     std::uint64_t warmup_messages = 0;  // messages (round trips) before the timed window
     // send
     std::uint64_t messages_sent = 0;
@@ -47,9 +47,9 @@ struct loop_result {
     platform::resource_usage usage;  // the stream threads' CPU over the window; RSS: the worker's
     // ping: round trips; paced receive: arrival minus scheduled send time (one way)
     std::optional<stats::latency_histogram> histogram;
-    std::int64_t thread_id = 0;  // the thread that ran the loop (placement samples name it)
-    std::string error;           // set when the transport failed; the figures are partial
-    int status = 0;              // the failing call's IPCB_E_*
+    std::int64_t thread_id = 0;        // the thread that ran the loop (placement samples name it)
+    std::string error;                 // set when the transport failed; the figures are partial
+    int status = 0;                    // the failing call's IPCB_E_*
     std::vector<loop_result> streams;  // a worker's summed result: each stream's
 
     bool failed() const { return !error.empty(); }

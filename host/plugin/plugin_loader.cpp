@@ -140,29 +140,29 @@ transport_info describe(const std::filesystem::path &file, const ipcb_plugin &pl
 
 // The plugin descriptor's own promises: ABI major, size, name, transport array.
 std::optional<plugin_rejection> check_descriptor(const std::filesystem::path &file,
-                                          const ipcb_plugin *plugin) {
+                                                 const ipcb_plugin *plugin) {
     std::uint32_t major = IPCB_ABI_VERSION_MAJOR(plugin->abi_version);
     std::uint32_t minor = IPCB_ABI_VERSION_MINOR(plugin->abi_version);
     if (major != IPCB_ABI_MAJOR)
         return reject(file, "IPCB-LOAD-004",
-                        "plugin ABI " + std::to_string(major) + "." + std::to_string(minor) +
-                            ", ipchost supports " + std::to_string(IPCB_ABI_MAJOR) + ".x",
-                        "rebuild the plugin against the ipcbench SDK " +
-                            std::to_string(IPCB_ABI_MAJOR) + ".x header");
+                      "plugin ABI " + std::to_string(major) + "." + std::to_string(minor) +
+                          ", ipchost supports " + std::to_string(IPCB_ABI_MAJOR) + ".x",
+                      "rebuild the plugin against the ipcbench SDK " +
+                          std::to_string(IPCB_ABI_MAJOR) + ".x header");
     if (plugin->struct_size < min_plugin_size)
         return reject(file, "IPCB-LOAD-005",
-                        "plugin descriptor struct_size " + std::to_string(plugin->struct_size) +
-                            ", ABI 1.0 needs at least " + std::to_string(min_plugin_size),
-                        "set struct_size = sizeof(ipcb_plugin) and rebuild");
+                      "plugin descriptor struct_size " + std::to_string(plugin->struct_size) +
+                          ", ABI 1.0 needs at least " + std::to_string(min_plugin_size),
+                      "set struct_size = sizeof(ipcb_plugin) and rebuild");
     if (!is_name(safe(plugin->name)))
         return reject(file, "IPCB-LOAD-007",
-                        "plugin name '" + shown(plugin->name) + "' is not [a-z0-9_-]+",
-                        "give the plugin a short lower-case name");
+                      "plugin name '" + shown(plugin->name) + "' is not [a-z0-9_-]+",
+                      "give the plugin a short lower-case name");
     if (plugin->transport_count > 0 && plugin->transports == nullptr)
         return reject(file, "IPCB-LOAD-006",
-                        "transport_count is " + std::to_string(plugin->transport_count) +
-                            " but transports is NULL",
-                        "point transports at the array of tables");
+                      "transport_count is " + std::to_string(plugin->transport_count) +
+                          " but transports is NULL",
+                      "point transports at the array of tables");
 
     return std::nullopt;
 }

@@ -86,7 +86,6 @@ enum class case_status { ok, failed, skipped, interrupted };
 const char *to_string(case_status s);
 std::optional<case_status> case_status_from(const std::string &name);
 
-
 // With --repeat: what every successful repetition of a case added up to.
 struct repetition_totals {
     double duration_s = 0;
@@ -123,14 +122,14 @@ struct case_result {
     std::optional<placement_figures> placement;  // local pairs only
     std::vector<stream_figures> per_stream;
     std::vector<interval_figures> intervals;
-    std::map<std::string, std::string> options;  // effective, including defaults
-    stats::latency_histogram histogram;          // latency, or one-way latency when paced
+    std::map<std::string, std::string> options;           // effective, including defaults
+    stats::latency_histogram histogram;                   // latency, or one-way latency when paced
     std::map<std::string, printed_output> worker_output;  // by side ("sender", "receiver"...)
     // --repeat: each repetition, and the spread of each figure over them. The figures above are
     // then those of one repetition, the median one (repetition_summary.cpp), so a row divides
     // out; `totals` adds up every repetition that ran.
     std::vector<case_result> repetitions;
-    int repeat_count = 1;      // repetitions behind the figures (kept when read back from JSON)
+    int repeat_count = 1;       // repetitions behind the figures (kept when read back from JSON)
     int median_repetition = 0;  // which one the figures are (0-based), with --repeat
     std::optional<repetition_totals> totals;
     std::map<std::string, std::pair<stats::summary, std::vector<double>>> statistics;

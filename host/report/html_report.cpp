@@ -62,12 +62,12 @@ page_data collect(const run_report &report) {
             d.lat.push_back(&r);
             const auto &l = *r.latency;
             d.percentiles.push_back({fmt::format("{} {}", series_key(r), size),
-                                   {{0, l.p50 / 1e3},
-                                    {1, l.p90 / 1e3},
-                                    {2, l.p99 / 1e3},
-                                    {3, l.p999 / 1e3},
-                                    {4, l.p9999 / 1e3},
-                                    {5, l.max / 1e3}}});
+                                     {{0, l.p50 / 1e3},
+                                      {1, l.p90 / 1e3},
+                                      {2, l.p99 / 1e3},
+                                      {3, l.p999 / 1e3},
+                                      {4, l.p9999 / 1e3},
+                                      {5, l.max / 1e3}}});
         }
     }
     return d;
@@ -84,8 +84,7 @@ std::vector<chart_series> sorted_series(std::map<std::string, chart_series> &m) 
 
 std::string page_head(const run_report &report) {
     const auto &env = report.environment;
-    return
-        fmt::format(R"(<!DOCTYPE html>
+    return fmt::format(R"(<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">
 <title>ipcbench report {}</title>
@@ -105,10 +104,10 @@ th:first-child, td:first-child {{ text-align: left; }}
 <p>Command: <code>{}</code>. MB = 10<sup>6</sup> bytes. Latency percentiles are within {:.1f}%
 of the recorded values.</p>
 )",
-                    html_escape(report.started_at), IPCBENCH_VERSION, html_escape(env.os),
-                    html_escape(env.kernel), html_escape(env.cpu_model), env.cores,
-                    html_escape(report.started_at), html_escape(report.command_line),
-                    stats::latency_histogram::relative_error * 100);
+                       html_escape(report.started_at), IPCBENCH_VERSION, html_escape(env.os),
+                       html_escape(env.kernel), html_escape(env.cpu_model), env.cores,
+                       html_escape(report.started_at), html_escape(report.command_line),
+                       stats::latency_histogram::relative_error * 100);
 }
 
 }  // namespace
@@ -141,11 +140,10 @@ std::string to_html(const run_report &report) {
     if (!d.bad.empty()) {
         html += "<h2>Not measured</h2>\n<ul>\n";
         for (const auto *r : d.bad)
-            html += fmt::format("<li>{} {} {}: {}: {}</li>\n",
-                                html_escape(r->settings.transport_id),
-                                format_size(r->settings.size_bytes),
-                                model::to_string(r->settings.mode), to_string(r->status),
-                                html_escape(r->error));
+            html +=
+                fmt::format("<li>{} {} {}: {}: {}</li>\n", html_escape(r->settings.transport_id),
+                            format_size(r->settings.size_bytes), model::to_string(r->settings.mode),
+                            to_string(r->status), html_escape(r->error));
         html += "</ul>\n";
     }
     return html + "</body></html>\n";

@@ -58,9 +58,12 @@ std::optional<placement_figures> placement_from(const json &j) {
 }
 
 json integrity_json(const integrity_figures &i) {
-    return {{"messages_sent", i.messages_sent},         {"messages_received", i.messages_received},
-            {"lost", i.lost},                           {"out_of_order", i.out_of_order},
-            {"duplicated", i.duplicated},               {"corrupted", i.corrupted},
+    return {{"messages_sent", i.messages_sent},
+            {"messages_received", i.messages_received},
+            {"lost", i.lost},
+            {"out_of_order", i.out_of_order},
+            {"duplicated", i.duplicated},
+            {"corrupted", i.corrupted},
             {"beyond_window", i.beyond_window}};
 }
 
@@ -128,7 +131,8 @@ json result_json(const case_result &r) {
     json intervals = json::array();
     for (const auto &i : r.intervals) {
         json v = i;
-        v["mb_per_sec"] = model::megabytes(model::per_second(static_cast<double>(i.bytes), i.seconds));
+        v["mb_per_sec"] =
+            model::megabytes(model::per_second(static_cast<double>(i.bytes), i.seconds));
         intervals.push_back(v);
     }
     j["intervals"] = intervals;
@@ -164,9 +168,8 @@ void identity_from(const json &j, case_result &r) {
     r.plugin = j.at("plugin");
     c.transport_id = j.at("transport");
     c.mode = enum_from(j, "mode", model::measure_mode_from);
-    r.direction = j.contains("direction")
-                      ? enum_from(j, "direction", model::traffic_direction_from)
-                      : model::traffic_direction::forward;
+    r.direction = j.contains("direction") ? enum_from(j, "direction", model::traffic_direction_from)
+                                          : model::traffic_direction::forward;
     c.direction = j.value("bidir", false) ? model::traffic_direction::bidir : r.direction;
     c.size_bytes = j.at("message_size");
     c.streams = j.value("streams", 1);

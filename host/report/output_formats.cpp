@@ -9,10 +9,8 @@ namespace ipcbench::report {
 
 const std::vector<format_entry> &output_formats() {
     static const std::vector<format_entry> formats = {
-        {output_format::table, "table", true},
-        {output_format::json, "json", true},
-        {output_format::csv, "csv", true},
-        {output_format::markdown, "markdown", true},
+        {output_format::table, "table", true}, {output_format::json, "json", true},
+        {output_format::csv, "csv", true},     {output_format::markdown, "markdown", true},
         {output_format::html, "html", false},
     };
     return formats;
@@ -42,11 +40,11 @@ std::string run_format_names() {
 
 std::string render(const run_report &report, output_format format) {
     switch (format) {
-    case output_format::json: return to_json(report).dump(2) + "\n";
-    case output_format::csv: return to_csv(report);
-    case output_format::markdown: return to_table(report, true);
-    case output_format::html: return to_html(report);
-    case output_format::table: break;
+        case output_format::json: return to_json(report).dump(2) + "\n";
+        case output_format::csv: return to_csv(report);
+        case output_format::markdown: return to_table(report, true);
+        case output_format::html: return to_html(report);
+        case output_format::table: break;
     }
     return to_table(report);
 }

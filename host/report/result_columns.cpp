@@ -78,7 +78,8 @@ column csv_only(const char *key, text_of value, bool figure = true) {
 
 std::vector<column> identity_columns() {
     std::vector<column> c;
-    c.push_back(csv_only("plugin", [](const case_result &r) { return r.plugin; }, false));
+    c.push_back(csv_only(
+        "plugin", [](const case_result &r) { return r.plugin; }, false));
     auto transport = [](const case_result &r) { return r.settings.transport_id; };
     c.push_back(plain("transport", "transport", "transport", transport, transport, false));
     c.push_back(csv_only(
@@ -126,8 +127,7 @@ std::vector<column> identity_columns() {
     c.push_back(csv_only(
         "status", [](const case_result &r) { return to_string(r.status); }, false));
     c.push_back(csv_only(
-        "repetitions", [](const case_result &r) { return std::to_string(r.repeat_count); },
-        false));
+        "repetitions", [](const case_result &r) { return std::to_string(r.repeat_count); }, false));
     return c;
 }
 
@@ -135,13 +135,17 @@ std::vector<column> throughput_figure_columns() {
     std::vector<column> c;
     c.push_back(plain(
         "messages_received", "messages", "",
-        [](const case_result &r) { return rate(static_cast<double>(r.integrity.messages_received)); },
+        [](const case_result &r) {
+            return rate(static_cast<double>(r.integrity.messages_received));
+        },
         [](const case_result &r) { return count(r.integrity.messages_received); }));
     c.push_back(plain(
         "duration_s", "total ms", "",
         [](const case_result &r) { return fmt::format("{:.0f}", r.duration_s * 1e3); },
         [](const case_result &r) { return num(r.duration_s); }));
-    auto throughput = [](const case_result &r) { return r.throughput ? num(bytes_per_sec(r)) : ""; };
+    auto throughput = [](const case_result &r) {
+        return r.throughput ? num(bytes_per_sec(r)) : "";
+    };
     c.push_back(csv_only("bytes_per_sec", throughput));
     auto in = [](double (*unit)(double), const char *format) {
         return [unit, format](const case_result &r) {
@@ -156,8 +160,12 @@ std::vector<column> throughput_figure_columns() {
                       in(model::megabits, "{:.6g}")));
     c.push_back(plain(
         "messages_per_sec", "msg/s", "",
-        [](const case_result &r) { return r.throughput ? rate(r.throughput->messages_per_sec) : "-"; },
-        [](const case_result &r) { return r.throughput ? num(r.throughput->messages_per_sec) : ""; }));
+        [](const case_result &r) {
+            return r.throughput ? rate(r.throughput->messages_per_sec) : "-";
+        },
+        [](const case_result &r) {
+            return r.throughput ? num(r.throughput->messages_per_sec) : "";
+        }));
     column cv = plain(
         "bytes_per_sec_cv", "cv", "",
         [](const case_result &r) {
@@ -184,7 +192,8 @@ std::vector<column> throughput_figure_columns() {
     dup.shown = damaged;
     c.push_back(dup);
     column corrupt = plain(
-        "corrupted", "corrupt", "", [](const case_result &r) { return count(r.integrity.corrupted); },
+        "corrupted", "corrupt", "",
+        [](const case_result &r) { return count(r.integrity.corrupted); },
         [](const case_result &r) { return count(r.integrity.corrupted); });
     corrupt.shown = damaged;
     c.push_back(corrupt);
@@ -243,18 +252,21 @@ std::vector<column> process_columns() {
     auto memory = [](const process_figures &p) { return rss(p.max_rss_kib); };
     auto memory_value = [](const process_figures &p) { return std::to_string(p.max_rss_kib); };
     const auto s = &case_result::sender, r = &case_result::receiver;
-    c.push_back(plain("sender_cpu_percent", "sender CPU", "pinger CPU", of(s, cpu), of(s, cpu_value)));
-    c.push_back(plain("receiver_cpu_percent", "receiver CPU", "ponger CPU", of(r, cpu),
-                      of(r, cpu_value)));
-    c.push_back(plain("sender_cpu_us_per_mb", "sender us/MB", "", of(s, per_mb), of(s, per_mb_value)));
-    c.push_back(plain("receiver_cpu_us_per_mb", "receiver us/MB", "", of(r, per_mb),
-                      of(r, per_mb_value)));
+    c.push_back(
+        plain("sender_cpu_percent", "sender CPU", "pinger CPU", of(s, cpu), of(s, cpu_value)));
+    c.push_back(
+        plain("receiver_cpu_percent", "receiver CPU", "ponger CPU", of(r, cpu), of(r, cpu_value)));
+    c.push_back(
+        plain("sender_cpu_us_per_mb", "sender us/MB", "", of(s, per_mb), of(s, per_mb_value)));
+    c.push_back(
+        plain("receiver_cpu_us_per_mb", "receiver us/MB", "", of(r, per_mb), of(r, per_mb_value)));
     c.push_back(csv_only("sender_cpu_us_per_message", of(s, per_message)));
     c.push_back(csv_only("receiver_cpu_us_per_message", of(r, per_message)));
     c.push_back(plain(
         "cpu_us_per_round_trip", "", "CPU us/trip",
         [](const case_result &x) {
-            return fmt::format("{:.1f}", x.sender.cpu_us_per_message + x.receiver.cpu_us_per_message);
+            return fmt::format("{:.1f}",
+                               x.sender.cpu_us_per_message + x.receiver.cpu_us_per_message);
         },
         [](const case_result &x) {
             return x.is(model::measure_mode::latency)
@@ -262,8 +274,8 @@ std::vector<column> process_columns() {
                        : "";
         }));
     c.push_back(plain("sender_max_rss_kib", "sender RSS", "", of(s, memory), of(s, memory_value)));
-    c.push_back(plain("receiver_max_rss_kib", "receiver RSS", "", of(r, memory),
-                      of(r, memory_value)));
+    c.push_back(
+        plain("receiver_max_rss_kib", "receiver RSS", "", of(r, memory), of(r, memory_value)));
     return c;
 }
 
@@ -287,7 +299,8 @@ std::vector<column> placement_columns() {
     c.push_back(csv_only("receiver_migrations", [](const case_result &r) {
         return r.placement ? count(r.placement->receiver_migrations) : "";
     }));
-    c.push_back(csv_only("error", [](const case_result &r) { return r.error; }, false));
+    c.push_back(csv_only(
+        "error", [](const case_result &r) { return r.error; }, false));
     return c;
 }
 

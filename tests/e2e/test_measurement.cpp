@@ -234,9 +234,9 @@ TEST_CASE("burst: paced messages go in bursts at the average rate, all of them a
           "[measurement]") {
     // 8 messages at 4/s in bursts of 4: slots at 0 and 1 s. Unbursted, the last would be
     // scheduled at 1.75 s; the schedule is never run ahead of.
-    auto doc = run_json({"--plugin", "socket.unix", "--mode", "throughput", "--size", "64",
-                         "--rate", "4", "--burst", "4", "--count", "8", "--warmup", "0",
-                         "--format", "json"});
+    auto doc =
+        run_json({"--plugin", "socket.unix", "--mode", "throughput", "--size", "64", "--rate", "4",
+                  "--burst", "4", "--count", "8", "--warmup", "0", "--format", "json"});
     const json &r = doc.at("results").at(0);
     CHECK(r.at("integrity").at("messages_received") == 8);
     CHECK(r.at("integrity").at("lost") == 0);

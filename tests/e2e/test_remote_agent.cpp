@@ -291,19 +291,35 @@ TEST_CASE("the agent's worker type-checks every field of a job and runs no check
     worker_session session(a, "s3cret");
     json opened = session.request(setup_frame("", "socket.tcp", "creator", "127.0.0.1:0"));
     REQUIRE(opened.at("type") == "opened");
-    json settings = {{"transport", "socket.tcp"}, {"mode", "throughput"},  {"direction", "forward"},
-                     {"size_bytes", 64},          {"duration_s", 0.1},     {"warmup_s", 0},
-                     {"count", 0},                {"timeout_s", 0},        {"streams", 1},
-                     {"rate_per_s", 0},           {"burst", 1},            {"verify", false},
-                     {"batch", 1},                {"zero_copy", "auto"},   {"interval_s", 0},
-                     {"sender_cpu", -1},          {"receiver_cpu", -1},    {"options", json::object()}};
+    json settings = {{"transport", "socket.tcp"},
+                     {"mode", "throughput"},
+                     {"direction", "forward"},
+                     {"size_bytes", 64},
+                     {"duration_s", 0.1},
+                     {"warmup_s", 0},
+                     {"count", 0},
+                     {"timeout_s", 0},
+                     {"streams", 1},
+                     {"rate_per_s", 0},
+                     {"burst", 1},
+                     {"verify", false},
+                     {"batch", 1},
+                     {"zero_copy", "auto"},
+                     {"interval_s", 0},
+                     {"sender_cpu", -1},
+                     {"receiver_cpu", -1},
+                     {"options", json::object()}};
     auto job = [&](const char *key, json value) {
         json c = settings;
         c[key] = std::move(value);
         return json{{"type", "run"},
                     {"directions", {1}},
-                    {"job", {{"kind", "receive"}, {"case", c}, {"reliable", true},
-                             {"stream", true}, {"cpu", -1}}}};
+                    {"job",
+                     {{"kind", "receive"},
+                      {"case", c},
+                      {"reliable", true},
+                      {"stream", true},
+                      {"cpu", -1}}}};
     };
     for (const auto &[key, value, expected] :
          {std::tuple<const char *, json, const char *>{"streams", 100000, "'streams' is 100000"},
@@ -316,9 +332,10 @@ TEST_CASE("the agent's worker type-checks every field of a job and runs no check
         REQUIRE(reply.at("type") == "error");
         CHECK_THAT(reply.at("message").get<std::string>(), Catch::Contains(expected));
     }
-    json check = session.request({{"type", "run"},
-                                  {"directions", {1}},
-                                  {"job", {{"kind", "check_close_endpoints"}, {"delay_ms", 1e12}}}});
+    json check =
+        session.request({{"type", "run"},
+                         {"directions", {1}},
+                         {"job", {{"kind", "check_close_endpoints"}, {"delay_ms", 1e12}}}});
     REQUIRE(check.at("type") == "error");
     CHECK_THAT(check.at("message").get<std::string>(),
                Catch::Contains("an agent does not run conformance checks"));

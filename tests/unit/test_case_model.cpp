@@ -97,8 +97,7 @@ TEST_CASE("a case field that is missing, mistyped, out of range or unnamed is re
     CHECK_THAT(refusal(json::array()), Catch::Contains("expected a JSON object"));
 }
 
-TEST_CASE("a worker's result is read back exactly, and a malformed one is refused",
-          "[model]") {
+TEST_CASE("a worker's result is read back exactly, and a malformed one is refused", "[model]") {
     model::loop_result stream;
     stream.part = model::job_kind::receive;
     stream.messages_received = 10;
