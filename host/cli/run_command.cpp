@@ -92,9 +92,7 @@ report::run_report start_report(const command_line &cmd, int argc, const char *c
     report.environment = platform::read_system_info();
     report.started_at = utc_now();
     for (int i = 0; i < argc; ++i) report.command_line += (i ? " " : "") + std::string(argv[i]);
-    report.duration_s = cmd.case_defaults.duration_s;
-    report.warmup_s = cmd.case_defaults.warmup_s;
-    report.count = cmd.case_defaults.count;
+    report.defaults = cmd.case_defaults;
     report.repeat = cmd.repeat;
     if (cmd.agent) report.peer = cmd.agent->address.text();
     return report;

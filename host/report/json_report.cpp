@@ -262,9 +262,9 @@ json to_json(const run_report &report) {
               {"hostname", env.hostname},
               {"load_average_1m", env.load_average_1m}}},
             {"settings",
-             {{"duration_s", report.duration_s},
-              {"warmup_s", report.warmup_s},
-              {"count", report.count},
+             {{"duration_s", report.defaults.duration_s},
+              {"warmup_s", report.defaults.warmup_s},
+              {"count", report.defaults.count},
               {"repeat", report.repeat},
               {"peer", report.peer},
               {"latency_histogram_relative_error", stats::latency_histogram::relative_error}}},
@@ -290,9 +290,9 @@ run_report run_report_from_json(const json &doc) {
     report.environment.hostname = env.value("hostname", "");
     report.environment.load_average_1m = env.value("load_average_1m", -1.0);
     const auto &settings = doc.value("settings", json::object());
-    report.duration_s = settings.value("duration_s", 0.0);
-    report.warmup_s = settings.value("warmup_s", 0.0);
-    report.count = settings.value("count", std::uint64_t{0});
+    report.defaults.duration_s = settings.value("duration_s", 0.0);
+    report.defaults.warmup_s = settings.value("warmup_s", 0.0);
+    report.defaults.count = settings.value("count", std::uint64_t{0});
     report.repeat = settings.value("repeat", 1);
     report.peer = settings.value("peer", "");
     for (const auto &r : doc.at("results")) report.results.push_back(result_from(r));

@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "model/case_settings.hpp"
 #include "platform/system_info.hpp"
 #include "report/case_result.hpp"
 
@@ -13,9 +14,8 @@ struct run_report {
     platform::system_info environment;
     std::string started_at;  // ISO 8601, UTC
     std::string command_line;
-    double duration_s = 0;
-    double warmup_s = 0;
-    std::uint64_t count = 0;
+    // What every case started from (the command line's defaults); each result has its own.
+    model::case_settings defaults;
     int repeat = 1;
     std::string peer;  // --peer: the agent that ran the server side; "" for local runs
     std::vector<case_result> results;

@@ -61,10 +61,10 @@ std::string to_table(const run_report &report, bool markdown) {
         if (!r.ok()) bad.push_back(&r);
         if (!r.warnings.empty()) warned.push_back(&r);
     }
-    const std::string how = report.count
-                                ? fmt::format("{} messages per stream and case", report.count)
-                                : fmt::format("{:g} s per case after {:g} s warm-up",
-                                              report.duration_s, report.warmup_s);
+    const auto &d = report.defaults;
+    const std::string how =
+        d.count ? fmt::format("{} messages per stream and case", d.count)
+                : fmt::format("{:g} s per case after {:g} s warm-up", d.duration_s, d.warmup_s);
     const std::string repeats =
         report.repeat > 1
             ? fmt::format(", the median of {} repetitions (cv: their spread)", report.repeat)
