@@ -8,7 +8,7 @@
 #   scripts/mutate.sh [--from N] [WORK_DIR]   (default /tmp/ipcbench-mutate, kept for a faster
 #                                              rerun; --from N starts at the Nth mutation, 1-based)
 #
-# Not a CI stage: a rebuild per mutation costs about a minute on the 2-core machine, ~25 min in
+# Not a CI stage: a rebuild per mutation costs about a minute on the 2-core machine, ~30 min in
 # all. Run it once per issue (the closing note says when it last ran and what it caught).
 set -uo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -22,31 +22,35 @@ jobs="$(nproc)"
 
 # file | literal text | replacement | ctest -R regex of the tests that must fail
 mutations=(
-  "host/harness/orchestrator.cpp|client_job.cpu = client_sends ? spec.sender_cpu : spec.receiver_cpu;|client_job.cpu = client_sends ? spec.receiver_cpu : spec.sender_cpu;|affinity pins"
-  "host/harness/orchestrator.cpp|const bool reverse = !latency && spec.direction == \"reverse\";|const bool reverse = false;|the server process really sends"
+  "host/harness/orchestrator.cpp|client_job.cpu = plan.client_sends ? c.affinity.sender_cpu : c.affinity.receiver_cpu;|client_job.cpu = plan.client_sends ? c.affinity.receiver_cpu : c.affinity.sender_cpu;|affinity pins"
+  "host/harness/orchestrator.cpp|} else if (c.direction == traffic_direction::reverse) {|} else if (false) {|the server process really sends"
   "host/report/csv_report.cpp|seen += count;|seen += count + 1;|histogram CSV"
   "host/cli/compare_command.cpp|std::fabs(ratio - 1) * 100 > cmd.fail_on_regression|std::fabs(ratio - 1) * 100 >= 0|compare: a run against itself"
   "host/report/repetition_summary.cpp|it->second.first.cv > cv_warning|it->second.first.cv > 1e9|cv-warn: warns"
   "host/conformance/conformance_suite.cpp|if (!stream && max >= 64) {|if (false) {|conformance.udp.inet"
-  "host/report/json_report.cpp|{\"messages_received\", r.integrity.messages_received},||deliver every message"
+  "host/report/json_report.cpp|{\"messages_received\", i.messages_received},||deliver every message"
   "host/stats/sequence_tracker.hpp|            ++duplicates_;||duplicates and reordering"
   "host/stats/sequence_tracker.hpp|bits_[(s / 64) % words] &= ~(std::uint64_t{1} << (s % 64));||a gap clears the window"
   "host/remote/agent_policy.cpp|if (!transport.has(IPCB_CAP_CROSS_HOST))|if (false)|only cross-host transports"
   "host/remote/agent_hello.cpp|if (!token->is_string()) return wrong_type(\"token\", \"a string\", *token);||malformed hellos"
   "host/remote/agent_server.cpp|!tokens_equal(options_.token, hello.token)|false|wrong token"
-  "host/harness/worker.cpp|if (agent_mode_) return load_for_agent(id);||library of its choosing"
+  "host/worker/worker.cpp|if (agent_mode_) return load_for_agent(id);||library of its choosing"
   "host/platform/isolated_calls_posix.cpp|    setsid();  // its own session|    // no session of its own|signalling its process group"
   "host/platform/child_process_posix.cpp|if (dup2(output_fd, 1) < 0 \|\| dup2(output_fd, 2) < 0) _exit(127);||output never reaches"
   "host/platform/file_trust_posix.cpp|if (st.st_mode & S_IWOTH)|if (false)|others can write"
-  "host/report/html_report.cpp|html_escape(r->mode),|r->mode,|forged result file"
+  "host/report/html_report.cpp|\"<td>\" + html_escape(c.second->text(*r)) + \"</td>\"|\"<td>\" + c.second->text(*r) + \"</td>\"|forged result file"
   "host/main.cpp|if (std::fflush(stdout) != 0 \|\| std::ferror(stdout)) {|if (false) {|failed write of results"
   "host/harness/stale_runs.cpp|if (!owner_gone(dir)) continue;|continue;|SIGKILL of ipchost"
-  "host/harness/stream_set.cpp|if (const json *failure = first_failure(tasks)) report_failure_and_wait(*failure, channel);||one failing stream"
+  "host/harness/stream_set.cpp|            report_failure_and_wait(*failure, channel);|            (void)failure;|one failing stream"
   "host/cli/command_line.cpp|        check_pacing(cmd);||pacing: impossible"
   "plugins/shm/shm_ring.c|return pid > 0 && kill(pid, 0) != 0 && errno == ESRCH;|return 0;|a receiver waiting on a crashed sender"
   "plugins/udp/udp_endpoint.c|ipcb_fail(error, IPCB_E_TRUNCATED, 0,|ipcb_fail(error, IPCB_E_SYSTEM, 0,|conformance.udp.inet"
-  "host/harness/throughput_loops.cpp|if (sequences.record(seq) && j.verify && !pattern.matches(m, seq)) ++corrupted;|sequences.record(seq);|verify finds nothing"
+  "host/harness/throughput_loops.cpp|if (t.sequences.record(seq) && c.verify && !pattern.matches(m, seq)) ++t.corrupted;|t.sequences.record(seq);|verify finds nothing"
   "host/stats/sequence_tracker.hpp|if (highest_ - seq >= window) {|if (false) {|older than the window"
+  "host/harness/placement_sampler.cpp|shared += together ? 1 : 0;|shared += 0;|placement"
+  "host/report/repetition_summary.cpp|return order[(order.size() - 1) / 2];|return order[0];|repeat reports median"
+  "host/model/case_settings.cpp|if (!parse_name(text, v)) throw|if (false) throw|refused by name"
+  "host/model/json_fields.cpp|    if (n < low \|\| n > high)|    if (false)|refused by name"
 )
 
 echo "mutate: copying the tracked tree to $work"
