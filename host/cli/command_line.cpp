@@ -259,8 +259,9 @@ void apply_output_options(const po::variables_map &vm, const typed_options &t, c
         cmd.cv_warning = parse_positive("--cv-warn", t.cv_warn, "percent") / 100;
     cmd.quiet = vm.count("quiet") > 0;
     bool known = false;
+    const bool rendering_a_file = cmd.subcommand == "report";  // html too
     for (const auto &f : report::output_formats())
-        if (f.for_runs && t.format == f.name) {
+        if ((f.for_runs || rendering_a_file) && t.format == f.name) {
             cmd.format = f.format;
             known = true;
         }

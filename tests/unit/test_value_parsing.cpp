@@ -52,6 +52,10 @@ TEST_CASE("the command line is validated as a whole", "[cli]") {
     CHECK_THROWS_WITH(parse_command_line(2, unknown), Catch::Contains("bogus"));
     const char *mode[] = {"ipchost", "--mode", "fast"};
     CHECK_THROWS_WITH(parse_command_line(3, mode), Catch::Contains("throughput, latency or both"));
+    const char *html_run[] = {"ipchost", "--format", "html"};
+    CHECK_THROWS_WITH(parse_command_line(3, html_run), Catch::Contains("expected table"));
+    const char *html_report[] = {"ipchost", "report", "r.json", "--format", "html"};
+    CHECK(parse_command_line(5, html_report).format == ipcbench::report::output_format::html);
     const char *format[] = {"ipchost", "--format", "xml"};
     CHECK_THROWS_WITH(parse_command_line(3, format),
                       Catch::Contains("table, json, csv or markdown"));
