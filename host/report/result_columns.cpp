@@ -68,6 +68,22 @@ column latency_column(const char *key, const char *throughput_header, const char
     return c;
 }
 
+// The coefficient of variation of a figure over the repetitions (only with --repeat).
+column spread_column(const char *key, const char *throughput_header, const char *header,
+                     const char *figure) {
+    column c{key, throughput_header, header, nullptr, nullptr, nullptr};
+    c.text = [figure](const case_result &r) {
+        const auto *s = spread_of(r, figure);
+        return s ? fmt::format("{:.1f}%", s->cv * 100) : "-";
+    };
+    c.value = [figure](const case_result &r) {
+        const auto *s = spread_of(r, figure);
+        return s ? num(s->cv) : "";
+    };
+    c.shown = [](const run_report &report, bool) { return report.repeat > 1; };
+    return c;
+}
+
 column plain(const char *key, const char *tput, const char *lat, text_of text, text_of value,
              bool figure = true) {
     return {key, tput, lat, nullptr, std::move(text), std::move(value), figure};
@@ -166,18 +182,7 @@ std::vector<column> throughput_figure_columns() {
         [](const case_result &r) {
             return r.throughput ? num(r.throughput->messages_per_sec) : "";
         }));
-    column cv = plain(
-        "bytes_per_sec_cv", "cv", "",
-        [](const case_result &r) {
-            const auto *s = spread_of(r, "bytes_per_sec");
-            return s ? fmt::format("{:.1f}%", s->cv * 100) : "-";
-        },
-        [](const case_result &r) {
-            const auto *s = spread_of(r, "bytes_per_sec");
-            return s ? num(s->cv) : "";
-        });
-    cv.shown = [](const run_report &report, bool) { return report.repeat > 1; };
-    c.push_back(cv);
+    c.push_back(spread_column("bytes_per_sec_cv", "cv", "", "bytes_per_sec"));
     c.push_back(plain(
         "lost", "lost", "", [](const case_result &r) { return count(r.integrity.lost); },
         [](const case_result &r) { return count(r.integrity.lost); }));
@@ -214,18 +219,7 @@ std::vector<column> latency_figure_columns() {
         "latency_mean_ns", "", "mean",
         [](const case_result &r) { return r.latency ? micros(r.latency->mean) : "-"; },
         [](const case_result &r) { return r.latency ? num(r.latency->mean) : ""; }));
-    column cv = plain(
-        "latency_p50_cv", "", "cv p50",
-        [](const case_result &r) {
-            const auto *s = spread_of(r, "latency_p50_ns");
-            return s ? fmt::format("{:.1f}%", s->cv * 100) : "-";
-        },
-        [](const case_result &r) {
-            const auto *s = spread_of(r, "latency_p50_ns");
-            return s ? num(s->cv) : "";
-        });
-    cv.shown = [](const run_report &report, bool) { return report.repeat > 1; };
-    c.push_back(cv);
+    c.push_back(spread_column("latency_p50_cv", "", "cv p50", "latency_p50_ns"));
     c.push_back(plain(
         "latency_samples", "", "trips",
         [](const case_result &r) {
