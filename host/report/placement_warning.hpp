@@ -11,7 +11,7 @@ constexpr double busy_cpu_percent = 50;
 
 // Adds a warning to r when its two processes shared a CPU for much of the timed window and the
 // user did not pin them there: the scheduler's placement, not the transport, may explain a run
-// many times slower than another.
+// many times slower (or, for ping-pong, faster) than another.
 void warn_about_placement(case_result &r);
 
 }  // namespace ipcbench::report
