@@ -6,6 +6,7 @@
 
 #include "report/case_result.hpp"
 #include "report/csv_report.hpp"
+#include "report/placement_warning.hpp"
 #include "report/run_report.hpp"
 
 using namespace ipcbench::report;
@@ -84,4 +85,25 @@ TEST_CASE("the histogram CSV puts each value in its own bucket, counts and cumul
         CHECK(rows[i][7] == counts[i]);
         CHECK(std::stod(rows[i][8]) == Approx(cumulative[i]));
     }
+}
+
+TEST_CASE("the placement warning: shared and busy and not asked for", "[report]") {
+    auto result = [](double share, double cpu_each, int sender_cpu, int receiver_cpu) {
+        case_result r;
+        r.settings.transport_id = "socket.unix";
+        r.settings.affinity = {sender_cpu, receiver_cpu};
+        r.sender.cpu_percent = r.receiver.cpu_percent = cpu_each;
+        r.placement = placement_figures{25, share, 3, 4};
+        warn_about_placement(r);
+        return r.warnings;
+    };
+    const auto warned = result(0.5, 60, -1, -1);
+    REQUIRE(warned.size() == 1);
+    CHECK_THAT(warned[0], Catch::Contains("sender and receiver ran on the same CPU for 50%") &&
+                              Catch::Contains("sender moved 3 times, receiver 4") &&
+                              Catch::Contains("--affinity"));
+    CHECK(result(0.1, 60, -1, -1).empty());  // rarely together
+    CHECK(result(0.5, 10, -1, -1).empty());  // together, but mostly idle
+    CHECK(result(1.0, 60, 0, 0).empty());    // asked for with --affinity 0,0
+    CHECK(result(0.5, 60, 0, 1).size() == 1);
 }
