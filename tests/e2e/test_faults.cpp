@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include <fcntl.h>
+#include <sys/msg.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -234,6 +235,15 @@ TEST_CASE("SIGKILL of ipchost: its workers, or the next run, remove what it made
                     queues.push_back(a.get<std::string>().substr(5));  // "sysv:ID"
             }
         }
+        // Whatever the assertions below find, this test's own queues do not outlive it (a broken
+        // cleanup, as scripts/mutate.sh makes one, must fail the test, not leak queues). A removed
+        // queue's id is not handed out again soon: the kernel adds a sequence number to it.
+        struct remove_at_exit {
+            const std::vector<std::string> &ids;
+            ~remove_at_exit() {
+                for (const auto &id : ids) msgctl(std::atoi(id.c_str()), IPC_RMID, nullptr);
+            }
+        } remove_leftovers{queues};
         std::vector<pid_t> workers = children_of(pid);
         if (workers_too) {
             // Nobody may clean up: ipchost frozen first (it would remove a dead creator's
