@@ -48,7 +48,7 @@ mutations=(
   "host/harness/throughput_loops.cpp|if (t.sequences.record(seq) && c.verify && !pattern.matches(m, seq)) ++t.corrupted;|t.sequences.record(seq);|verify finds nothing"
   "host/stats/sequence_tracker.hpp|if (highest_ - seq >= window) {|if (false) {|older than the window"
   "host/harness/placement_sampler.cpp|shared += together ? 1 : 0;|shared += 0;|placement"
-  "host/report/repetition_summary.cpp|return order[(order.size() - 1) / 2];|return order[0];|repeat reports median"
+  "host/report/repetition_summary.cpp|return order[(order.size() - 1) / 2].second;|return order[0].second;|repeat reports median"
   "host/model/case_settings.cpp|if (!parse_name(text, v)) throw|if (false) throw|refused by name"
   "host/model/json_fields.cpp|    if (n < low \|\| n > high)|    if (false)|refused by name"
 )

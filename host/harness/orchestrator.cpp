@@ -164,12 +164,7 @@ std::vector<report::case_result> blank_results(const plugin::transport_info &tra
                                                const model::case_settings &c) {
     report::case_result base;
     base.plugin = transport.plugin_name;
-    base.settings = c;
-    if (c.mode == measure_mode::latency) {
-        base.settings.direction = traffic_direction::forward;
-        base.settings.batch = 1;
-        base.settings.rate_per_s = 0;
-    }
+    base.settings = c;  // latency cases come unpaced, batch 1, forward (settings_for_case)
     for (const auto &o : transport.options) base.options[o.key] = o.default_value;
     for (const auto &[k, v] : c.options) base.options[k] = v;
     base.direction = base.settings.direction == traffic_direction::reverse
@@ -196,7 +191,7 @@ std::vector<report::case_result> run_case(const plugin::transport_info &transpor
             throw std::runtime_error(transport.id +
                                      " has no zero-copy send (borrow/publish, ABI 1.1); use "
                                      "--zero-copy auto or off");
-        measure(transport, results.front().settings, agent, results, on_interval, outputs);
+        measure(transport, settings, agent, results, on_interval, outputs);
     } catch (const pair_interrupted &e) {
         status = report::case_status::interrupted;
         error = e.what();

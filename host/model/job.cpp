@@ -9,13 +9,13 @@ namespace {
 
 const char *const kind_names[] = {"send", "receive", "bidir", "ping", "pong"};
 
+}  // namespace
+
 std::optional<job_kind> job_kind_from(const std::string &name) {
     for (int i = 0; i < 5; ++i)
         if (name == kind_names[i]) return static_cast<job_kind>(i);
     return std::nullopt;
 }
-
-}  // namespace
 
 const char *to_string(job_kind k) {
     return kind_names[static_cast<int>(k)];

@@ -1,6 +1,8 @@
 #pragma once
 
 #include <nlohmann/json_fwd.hpp>
+#include <optional>
+#include <string>
 
 #include "model/case_settings.hpp"
 
@@ -9,6 +11,7 @@ namespace ipcbench::model {
 // The part one worker plays in a case.
 enum class job_kind { send, receive, bidir, ping, pong };
 const char *to_string(job_kind k);
+std::optional<job_kind> job_kind_from(const std::string &name);
 
 // What one worker does in the timed phase of a case: its part, the case as the user asked for
 // it, and what the orchestrator knows of the transport and the placement.

@@ -35,13 +35,10 @@ const counter counters[] = {
     {"echoed", &loop_result::echoed},
 };
 
-const char *const part_names[] = {"send", "receive", "bidir", "ping", "pong"};
-
+// A loop plays one part: a bidir job runs a send and a receive loop per stream.
 std::optional<job_kind> part_from(const std::string &name) {
-    for (int i = 0; i < 5; ++i)
-        if (name == part_names[i] && i != static_cast<int>(job_kind::bidir))
-            return static_cast<job_kind>(i);
-    return std::nullopt;
+    auto kind = job_kind_from(name);
+    return kind == job_kind::bidir ? std::nullopt : kind;
 }
 
 json usage_json(const platform::resource_usage &u) {
@@ -106,7 +103,7 @@ const loop_result &worker_result::part(job_kind k) const {
 
 void to_json(json &out, const loop_result &r) {
     out = json::object();
-    out["part"] = part_names[static_cast<int>(r.part)];
+    out["part"] = to_string(r.part);
     for (const auto &c : counters) out[c.name] = r.*c.member;
     out["ended_by"] = r.ended_by;
     out["first_ns"] = r.first_ns;

@@ -12,16 +12,16 @@ namespace {
 // The repetition whose figures a repeated result shows: the median by the headline figure
 // (throughput: bytes/s; latency: p50), the lower of the two middle ones for an even count.
 std::size_t median_index(const std::vector<const case_result *> &ok, const std::string &figure) {
-    std::vector<std::size_t> order(ok.size());
-    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-    auto value = [&](std::size_t i) {
+    std::vector<std::pair<double, std::size_t>> order;  // (figure, repetition)
+    order.reserve(ok.size());
+    for (std::size_t i = 0; i < ok.size(); ++i) {
         const auto f = comparable_figures(*ok[i]);
         const auto it = f.find(figure);
-        return it == f.end() ? 0.0 : it->second;
-    };
+        order.emplace_back(it == f.end() ? 0.0 : it->second, i);
+    }
     std::stable_sort(order.begin(), order.end(),
-                     [&](std::size_t a, std::size_t b) { return value(a) < value(b); });
-    return order[(order.size() - 1) / 2];
+                     [](const auto &a, const auto &b) { return a.first < b.first; });
+    return order[(order.size() - 1) / 2].second;
 }
 
 repetition_totals totals_of(const std::vector<const case_result *> &ok) {
