@@ -9,4 +9,9 @@ namespace ipcbench::platform {
 // workers, which hold named IPC objects that must not outlive a killed ipchost.
 void on_termination(void (*last_words)());
 
+// Ends this process the same way, now: for a worker whose orchestrator vanished (its control
+// channel closed) before the SIGTERM of its death arrived. One path, so the last words never
+// run twice at once (SIGTERM stays blocked while they run).
+[[noreturn]] void terminate_with_last_words();
+
 }  // namespace ipcbench::platform

@@ -270,11 +270,16 @@ private:
 int worker_main(int control_fd, const std::string &runtime_dir, bool agent_mode) {
     platform::ignore_sigpipe();
     platform::on_termination(remove_created_objects);
+    // The orchestrator gone (the channel closed, or writing to it failed) means ipchost died:
+    // remove what the creators made now. Its SIGTERM (PR_SET_PDEATHSIG) may not have come yet,
+    // and returning first would leave the objects to the next run.
     try {
-        return worker(control_fd, runtime_dir, agent_mode).run();
+        const int status = worker(control_fd, runtime_dir, agent_mode).run();
+        if (status == 1) platform::terminate_with_last_words();
+        return status;
     } catch (const std::exception &e) {
         spdlog::error("worker: {}", e.what());
-        return 3;
+        platform::terminate_with_last_words();
     }
 }
 
