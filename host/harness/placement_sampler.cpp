@@ -74,12 +74,13 @@ void placement_sampler::sample() {
     const auto &last_receiver = samples_.empty() ? none : samples_.back().receiver;
     auto sender = platform::sample_threads(sender_pid_, last_sender, migrations);
     auto receiver = platform::sample_threads(receiver_pid_, last_receiver, migrations);
-    record(platform::now_ns(), std::move(sender), std::move(receiver));
+    record(now, platform::now_ns(), std::move(sender), std::move(receiver));
 }
 
-void placement_sampler::record(std::int64_t at_ns, std::vector<platform::thread_placement> sender,
+void placement_sampler::record(std::int64_t begin_ns, std::int64_t end_ns,
+                               std::vector<platform::thread_placement> sender,
                                std::vector<platform::thread_placement> receiver) {
-    samples_.push_back({at_ns, std::move(sender), std::move(receiver)});
+    samples_.push_back({begin_ns, end_ns, std::move(sender), std::move(receiver)});
 }
 
 std::optional<report::placement_figures> placement_sampler::figures(
@@ -89,7 +90,9 @@ std::optional<report::placement_figures> placement_sampler::figures(
         return std::nullopt;
     std::vector<const snapshot *> inside;
     for (const auto &s : samples_)
-        if (s.at_ns >= first_ns && s.at_ns <= end_ns) inside.push_back(&s);
+        // Wholly inside: a read begun before the window may see where a thread was before it
+        // (a pinned thread before its move), under load even when it ends well inside.
+        if (s.begin_ns >= first_ns && s.end_ns <= end_ns) inside.push_back(&s);
     if (inside.size() < 2) return std::nullopt;
     report::placement_figures f;
     std::uint64_t shared = 0;

@@ -24,9 +24,15 @@ public:
     placement_sampler(long sender_pid, long receiver_pid);
 
     void sample();
-    // One sample taken at at_ns (sample() reads them from the system; tests make them up).
-    void record(std::int64_t at_ns, std::vector<platform::thread_placement> sender,
+    // One sample, read from begin_ns to end_ns (sample() reads them from the system; tests make
+    // them up, read in an instant).
+    void record(std::int64_t begin_ns, std::int64_t end_ns,
+                std::vector<platform::thread_placement> sender,
                 std::vector<platform::thread_placement> receiver);
+    void record(std::int64_t at_ns, std::vector<platform::thread_placement> sender,
+                std::vector<platform::thread_placement> receiver) {
+        record(at_ns, at_ns, std::move(sender), std::move(receiver));
+    }
 
     // The placement of the given loop threads over [first_ns, end_ns]; nullopt when fewer than
     // two samples fell inside it (a window shorter than about 2 periods) or a side is remote.
@@ -36,7 +42,7 @@ public:
 
 private:
     struct snapshot {
-        std::int64_t at_ns = 0;
+        std::int64_t begin_ns = 0, end_ns = 0;  // the reads took place in between
         std::vector<platform::thread_placement> sender, receiver;
     };
     long sender_pid_, receiver_pid_;
