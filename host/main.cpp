@@ -4,6 +4,7 @@
 #include <spdlog/spdlog.h>
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 
@@ -25,16 +26,29 @@ void set_up_logging(bool verbose) {
     spdlog::set_default_logger(logger);
 }
 
-// The hidden worker entry: `ipchost worker --control-fd N [--runtime-dir DIR [--agent]]`.
+// The hidden worker entry, as platform::child_process starts it:
+// `ipchost worker [--runtime-dir DIR] [--agent] --control-socket HANDLE`.
 int worker_entry(int argc, char **argv) {
-    const bool with_dir = argc >= 6 && std::strcmp(argv[4], "--runtime-dir") == 0;
-    const bool agent_mode = with_dir && argc == 7 && std::strcmp(argv[6], "--agent") == 0;
-    if ((argc != 4 && !(with_dir && (argc == 6 || agent_mode))) ||
-        std::strcmp(argv[2], "--control-fd") != 0) {
+    long long control = -1;
+    std::string runtime_dir;
+    bool agent_mode = false, understood = true;
+    for (int i = 2; i < argc && understood; ++i) {
+        const std::string arg = argv[i];
+        if (arg == "--control-socket" && i + 1 < argc)
+            control = std::strtoll(argv[++i], nullptr, 10);
+        else if (arg == "--runtime-dir" && i + 1 < argc)
+            runtime_dir = argv[++i];
+        else if (arg == "--agent")
+            agent_mode = true;
+        else
+            understood = false;
+    }
+    if (!understood || control < 0) {
         fmt::print(stderr, "ipchost worker: internal command, started by ipchost itself\n");
         return 2;
     }
-    return ipcbench::worker::worker_main(std::atoi(argv[3]), with_dir ? argv[5] : "", agent_mode);
+    return ipcbench::worker::worker_main(static_cast<ipcbench::platform::socket_handle>(control),
+                                         runtime_dir, agent_mode);
 }
 
 }  // namespace

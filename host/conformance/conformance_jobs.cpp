@@ -4,8 +4,6 @@
 
 #include "conformance/check_verdict.hpp"
 
-#include <dirent.h>
-
 #include <fmt/format.h>
 #include <filesystem>
 #include <fstream>

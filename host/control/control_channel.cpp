@@ -1,65 +1,51 @@
 #include "control/control_channel.hpp"
 
-#include <poll.h>
-#include <sys/socket.h>
-#include <unistd.h>
-
-#include <cerrno>
-#include <cstring>
-
 #include "platform/monotonic_clock.hpp"
+#include "platform/stream_socket.hpp"
 
 namespace ipcbench::control {
 
 void control_channel::send(const nlohmann::json &message) {
-    std::string frame = encode_frame(message);
-    std::size_t sent = 0;
-    while (sent < frame.size()) {
-        ssize_t n = ::send(fd_, frame.data() + sent, frame.size() - sent, MSG_NOSIGNAL);
-        if (n > 0) {
-            sent += static_cast<std::size_t>(n);
-        } else if (n < 0 && errno == EINTR) {
-            continue;
-        } else if (n < 0 && (errno == EPIPE || errno == ECONNRESET)) {
+    const std::string frame = encode_frame(message);
+    try {
+        if (!platform::send_all(socket_, frame.data(), frame.size()))
             throw channel_closed("control channel closed by the other process");
-        } else {
-            throw std::runtime_error(std::string("control channel write: ") + std::strerror(errno));
-        }
+    } catch (const platform::socket_error &e) {
+        throw std::runtime_error(std::string("control channel write: ") + e.what());
     }
 }
 
 bool control_channel::pump() {
     char buf[65536];
     for (;;) {
-        ssize_t n = ::recv(fd_, buf, sizeof buf, MSG_DONTWAIT);
-        if (n > 0) {
-            decoder_.feed(buf, static_cast<std::size_t>(n));
-            if (static_cast<std::size_t>(n) < sizeof buf) return true;
-            continue;
+        platform::io_result got;
+        try {
+            got = platform::receive_some(socket_, buf, sizeof buf, false);
+        } catch (const platform::socket_error &e) {
+            throw std::runtime_error(std::string("control channel read: ") + e.what());
         }
-        if (n == 0) return false;
-        if (errno == EINTR) continue;
-        if (errno == EAGAIN || errno == EWOULDBLOCK) return true;
-        if (errno == ECONNRESET) return false;
-        throw std::runtime_error(std::string("control channel read: ") + std::strerror(errno));
+        if (got.status == platform::io_status::closed) return false;
+        if (got.status == platform::io_status::would_block) return true;
+        decoder_.feed(buf, got.bytes);
+        if (got.bytes < sizeof buf) return true;
     }
 }
 
 std::optional<nlohmann::json> control_channel::receive(std::int64_t deadline_ns) {
     for (;;) {
         if (auto message = decoder_.next()) return message;
-        pollfd pfd{fd_, POLLIN, 0};
         int timeout_ms = -1;
         if (deadline_ns >= 0) {
             std::int64_t left = deadline_ns - platform::now_ns();
             timeout_ms = left <= 0 ? 0 : static_cast<int>((left + 999'999) / 1'000'000);
         }
-        int rc = ::poll(&pfd, 1, timeout_ms);
-        if (rc < 0) {
-            if (errno == EINTR) return std::nullopt;
-            throw std::runtime_error(std::string("control channel poll: ") + std::strerror(errno));
+        platform::readiness ready;
+        try {
+            ready = platform::wait_readable({socket_}, timeout_ms);
+        } catch (const platform::socket_error &e) {
+            throw std::runtime_error(std::string("control channel poll: ") + e.what());
         }
-        if (rc == 0) return std::nullopt;
+        if (ready.interrupted || !ready.any()) return std::nullopt;
         if (!pump()) {
             if (auto message = decoder_.next()) return message;
             throw channel_closed("control channel closed by the other process");

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "control/frame_codec.hpp"
+#include "platform/stream_socket.hpp"
 
 namespace ipcbench::control {
 
@@ -14,27 +15,27 @@ struct channel_closed : std::runtime_error {
     using std::runtime_error::runtime_error;
 };
 
-// One end of a control connection over a stream socket. Does not own the descriptor.
+// One end of a control connection over a stream socket. Does not own the socket.
 class control_channel {
 public:
-    explicit control_channel(int fd) : fd_(fd) {}
+    explicit control_channel(platform::socket_handle socket) : socket_(socket) {}
 
     void send(const nlohmann::json &message);
-    // Waits until deadline_ns (CLOCK_MONOTONIC; < 0 forever) for a message. std::nullopt on
+    // Waits until deadline_ns (platform::now_ns; < 0 forever) for a message. std::nullopt on
     // timeout or when interrupted by a signal (the caller checks why). Throws channel_closed at
     // end of stream, protocol_error on garbage.
     std::optional<nlohmann::json> receive(std::int64_t deadline_ns);
     // A message already buffered or readable without waiting.
     std::optional<nlohmann::json> poll() { return receive(0); }
     bool has_buffered() const { return decoder_.buffered() > 0; }
-    int fd() const { return fd_; }
+    platform::socket_handle socket() const { return socket_; }
 
     // Reads whatever is readable now into the decoder; false at end of stream.
     bool pump();
     std::optional<nlohmann::json> next_buffered() { return decoder_.next(); }
 
 private:
-    int fd_;
+    platform::socket_handle socket_;
     frame_decoder decoder_;
 };
 

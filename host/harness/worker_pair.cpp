@@ -1,23 +1,18 @@
 #include "harness/worker_pair.hpp"
 
-#include <poll.h>
-#include <signal.h>
-
 #include <spdlog/spdlog.h>
-#include <cerrno>
 
 #include "control/control_channel.hpp"
 #include "harness/stale_runs.hpp"
 #include "platform/child_process.hpp"
 #include "platform/monotonic_clock.hpp"
 #include "platform/signals.hpp"
+#include "platform/stream_socket.hpp"
 #include "plugin/address_cleanup.hpp"
 #include "remote/agent_client.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
-#include <sys/socket.h>
-#include <unistd.h>
 
 namespace ipcbench::harness {
 
@@ -26,7 +21,6 @@ using platform::now_ns;
 
 namespace {
 
-constexpr int worker_fd = 3;
 constexpr std::int64_t setup_timeout_ns = 10'000'000'000;
 
 std::string direction_name(std::uint32_t d) {
@@ -40,23 +34,20 @@ std::string direction_name(std::uint32_t d) {
 struct worker_pair::process {
     process(std::string side, platform::captured_output *keep)
         : side(std::move(side)),
-          child(std::make_unique<platform::child_process>(
-              platform::self_executable_path(),
-              std::vector<std::string>{"worker", "--control-fd", std::to_string(worker_fd)},
-              worker_fd, this->side + " worker", keep)),
-          channel(child->control_fd()) {}
-    process(std::string side, int remote_fd)
-        : side(std::move(side)), remote_fd(remote_fd), channel(remote_fd) {}
-    ~process() {
-        if (remote_fd >= 0) ::close(remote_fd);
-    }
+          child(std::make_unique<platform::child_process>(platform::self_executable_path(),
+                                                          std::vector<std::string>{"worker"},
+                                                          this->side + " worker", keep)),
+          channel(child->control_socket()) {}
+    process(std::string side, platform::socket_handle remote_socket)
+        : side(std::move(side)), remote_socket(remote_socket), channel(remote_socket) {}
+    ~process() { platform::close_socket(remote_socket); }
 
     bool finished() const { return child ? child->finished() : remote_closed; }
     void kill() {
         if (child)
-            child->kill_group(SIGKILL);
+            child->kill();
         else if (!remote_closed)
-            ::shutdown(remote_fd, SHUT_RDWR);
+            platform::shutdown_socket(remote_socket);
         remote_closed = true;
     }
     bool wait(int timeout_ms) {
@@ -70,7 +61,7 @@ struct worker_pair::process {
 
     std::string side;
     std::unique_ptr<platform::child_process> child;  // null for a remote worker
-    int remote_fd = -1;
+    platform::socket_handle remote_socket = platform::no_socket;
     bool remote_closed = false;
     control::control_channel channel;
 };
@@ -100,8 +91,7 @@ namespace {
 // True when the worker's control channel ends within timeout_ms: the process died.
 template <class Process>
 bool died_within(Process &w, int timeout_ms) {
-    pollfd pfd{w.channel.fd(), POLLIN, 0};
-    if (::poll(&pfd, 1, timeout_ms) <= 0) return false;
+    if (!platform::wait_readable({w.channel.socket()}, timeout_ms).any()) return false;
     if (w.channel.pump()) return false;
     w.wait(1000);
     return w.finished();
@@ -163,19 +153,21 @@ void worker_pair::wait_for_input(const std::vector<process *> &workers,
                            "' in time (a hung plugin or peer?); killed. Raise --timeout if the "
                            "case needs longer");
     }
-    std::vector<pollfd> fds;
-    fds.reserve(workers.size());
-    for (auto *w : workers) fds.push_back({w->channel.fd(), POLLIN, 0});
+    std::vector<platform::socket_handle> sockets;
+    sockets.reserve(workers.size());
+    for (auto *w : workers) sockets.push_back(w->channel.socket());
     const std::int64_t wait_ms = left / 1'000'000 + 1;
-    int rc = ::poll(fds.data(), fds.size(),
-                    static_cast<int>(ticking ? std::min<std::int64_t>(wait_ms, 10) : wait_ms));
-    if (rc < 0 && errno != EINTR) throw pair_failure("poll on the control channels failed");
+    platform::readiness ready;
+    try {
+        ready = platform::wait_readable(
+            sockets, static_cast<int>(ticking ? std::min<std::int64_t>(wait_ms, 10) : wait_ms));
+    } catch (const platform::socket_error &e) {
+        throw pair_failure(std::string("waiting on the control channels failed: ") + e.what());
+    }
     if (platform::interrupted())
-        throw pair_interrupted("interrupted by signal " +
-                               std::to_string(platform::interrupt_signal()));
-    if (rc <= 0) return;
+        throw pair_interrupted("interrupted by " + platform::interrupt_name());
     for (std::size_t i = 0; i < workers.size(); ++i) {
-        if (!(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+        if (!ready.ready[i]) continue;
         if (!workers[i]->channel.pump() && !workers[i]->channel.has_buffered()) {
             workers[i]->wait(1000);
             throw pair_failure("the " + workers[i]->side + " process died (" + workers[i]->ended() +

@@ -1,9 +1,12 @@
 #pragma once
 
 #include <sys/types.h>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
+
+#include "platform/stream_socket.hpp"
 
 namespace ipcbench::platform {
 
@@ -19,26 +22,27 @@ struct exit_status {
     std::string describe() const;  // "exit code 3", "signal 11 (SIGSEGV)"
 };
 
-// A copy of this executable started as a worker, with a connected control socket. The child runs
-// in its own process group, so a watchdog can kill it and anything it started, and dies with the
-// parent.
+// A copy of this executable started as a worker, with a connected control socket. The child and
+// what it starts can be killed at once (POSIX: its own process group; Windows: a Job object of
+// its own), and it dies with the parent (POSIX: PR_SET_PDEATHSIG, SIGTERM so it removes what it
+// made; Windows: JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE, the job handle closes when ipchost ends).
 class child_process {
 public:
-    // Starts `program args...`; the child gets its end of a socketpair as descriptor
-    // `child_fd_number` (args should tell it so). Throws std::runtime_error on failure.
-    // Its stdout and stderr go through an output_capture labelled `label`, never to ours.
-    // `keep`, when given, also receives that output for the result (see output_capture).
+    // Starts `program args... --control-socket H`, H being the child's end of a connected_pair()
+    // (POSIX: descriptor 3; Windows: the inherited SOCKET's value). Throws std::runtime_error
+    // on failure. Its stdout and stderr go through an output_capture labelled `label`, never to
+    // ours. `keep`, when given, also receives that output for the result (see output_capture).
     child_process(const std::string &program, const std::vector<std::string> &args,
-                  int child_fd_number, const std::string &label = "worker",
-                  captured_output *keep = nullptr);
+                  const std::string &label = "worker", captured_output *keep = nullptr);
     ~child_process();
     child_process(const child_process &) = delete;
     child_process &operator=(const child_process &) = delete;
 
-    int control_fd() const { return control_fd_; }
-    pid_t pid() const { return pid_; }
+    socket_handle control_socket() const { return control_; }
+    long pid() const { return pid_; }
 
-    void kill_group(int signal);
+    // Ends the child and everything it started, at once (SIGKILL / TerminateJobObject).
+    void kill();
     // Waits up to timeout_ms (-1 forever) for the child to end; true when it has.
     bool wait(int timeout_ms);
     bool finished() const { return finished_; }
@@ -46,18 +50,20 @@ public:
 
 private:
     std::unique_ptr<output_capture> output_;
-    pid_t pid_ = -1;
-    int control_fd_ = -1;
+    long pid_ = -1;
+    socket_handle control_ = no_socket;
+    std::intptr_t job_ = 0;  // Windows: the Job object; POSIX: unused
     bool finished_ = false;
     exit_status status_;
 };
 
 // Makes this process the reaper of its orphaned descendants (PR_SET_CHILD_SUBREAPER), so what a
 // plugin leaves running (a fork in its entry point, a daemon it starts) comes back to ipchost.
+// Windows: nothing to do (a worker's Job object holds all it starts).
 void become_subreaper();
 // Kills (SIGKILL) every child of this process not in `known` and returns "pid (name)" for
-// each: processes a plugin left behind.
-std::vector<std::string> kill_escaped_children(const std::vector<pid_t> &known = {});
+// each: processes a plugin left behind. Windows: a Job object ends those with their worker.
+std::vector<std::string> kill_escaped_children(const std::vector<long> &known = {});
 
 // The path of the running executable (for re-running it as a worker).
 std::string self_executable_path();

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <boost/dll/runtime_symbol_info.hpp>
 #include <cerrno>
 #include <cstring>
@@ -34,16 +35,26 @@ std::string self_executable_path() {
     return boost::dll::program_location().string();
 }
 
+namespace {
+constexpr int child_fd_number = 3;
+}  // namespace
+
 child_process::child_process(const std::string &program, const std::vector<std::string> &args,
-                             int child_fd_number, const std::string &label, captured_output *keep)
+                             const std::string &label, captured_output *keep)
     : output_(std::make_unique<output_capture>(label, keep)) {
-    const int output_fd = output_->child_fd();
-    int fds[2];
-    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0)
-        throw std::runtime_error(std::string("socketpair for the worker: ") + std::strerror(errno));
+    const int output_fd = static_cast<int>(output_->child_fd());
+    std::array<socket_handle, 2> pair{};
+    try {
+        pair = connected_pair();
+    } catch (const socket_error &e) {
+        throw std::runtime_error(std::string("control socket for the worker: ") + e.what());
+    }
+    const int fds[2] = {static_cast<int>(pair[0]), static_cast<int>(pair[1])};
     std::vector<std::string> argv_storage;
     argv_storage.push_back(program);
     argv_storage.insert(argv_storage.end(), args.begin(), args.end());
+    argv_storage.push_back("--control-socket");
+    argv_storage.push_back(std::to_string(child_fd_number));
     std::vector<char *> argv;
     argv.reserve(argv_storage.size() + 1);
     for (auto &arg : argv_storage) argv.push_back(arg.data());
@@ -78,21 +89,21 @@ child_process::child_process(const std::string &program, const std::vector<std::
     close(fds[1]);
     output_->close_child_fd();
     pid_ = pid;
-    control_fd_ = fds[0];
+    control_ = fds[0];
 }
 
 child_process::~child_process() {
     if (!finished_) {
-        kill_group(SIGKILL);
+        kill();
         wait(-1);
     }
-    if (control_fd_ >= 0) close(control_fd_);
+    close_socket(control_);
 }
 
-void child_process::kill_group(int sig) {
+void child_process::kill() {
     if (pid_ > 0 && !finished_) {
-        ::kill(-pid_, sig);
-        ::kill(pid_, sig);
+        ::kill(static_cast<pid_t>(-pid_), SIGKILL);
+        ::kill(static_cast<pid_t>(pid_), SIGKILL);
     }
 }
 
@@ -101,7 +112,7 @@ bool child_process::wait(int timeout_ms) {
     std::int64_t deadline = timeout_ms < 0 ? -1 : now_ns() + std::int64_t{timeout_ms} * 1'000'000;
     for (;;) {
         int status = 0;
-        pid_t r = waitpid(pid_, &status, deadline < 0 ? 0 : WNOHANG);
+        pid_t r = waitpid(static_cast<pid_t>(pid_), &status, deadline < 0 ? 0 : WNOHANG);
         if (r == pid_) {
             finished_ = true;
             if (WIFEXITED(status)) {
@@ -130,7 +141,7 @@ void become_subreaper() {
     prctl(PR_SET_CHILD_SUBREAPER, 1);
 }
 
-std::vector<std::string> kill_escaped_children(const std::vector<pid_t> &known) {
+std::vector<std::string> kill_escaped_children(const std::vector<long> &known) {
     std::vector<std::string> killed;
     const long self = getpid();
     std::error_code ec;
@@ -138,14 +149,14 @@ std::vector<std::string> kill_escaped_children(const std::vector<pid_t> &known) 
          it.increment(ec)) {
         const std::string name = it->path().filename().string();
         if (name.find_first_not_of("0123456789") != std::string::npos) continue;
-        const pid_t pid = static_cast<pid_t>(std::stol(name));
+        const long pid = std::stol(name);
         const auto status = read_process_status(pid);
         if (!status || status->parent != self ||
             std::find(known.begin(), known.end(), pid) != known.end())
             continue;
-        ::kill(pid, SIGKILL);
+        ::kill(static_cast<pid_t>(pid), SIGKILL);
         int ignored = 0;
-        waitpid(pid, &ignored, 0);
+        waitpid(static_cast<pid_t>(pid), &ignored, 0);
         killed.push_back(name + " (" + status->name + ")");
     }
     return killed;

@@ -2,6 +2,7 @@
 
 #include <atomic>
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <thread>
 
@@ -27,8 +28,9 @@ public:
     output_capture(const output_capture &) = delete;
     output_capture &operator=(const output_capture &) = delete;
 
-    int child_fd() const { return write_fd_; }  // for the child's descriptors 1 and 2
-    void close_child_fd();                      // in the parent, once the child has it
+    // The pipe end for the child's stdout and stderr (POSIX: a descriptor; Windows: a HANDLE).
+    std::intptr_t child_fd() const { return write_fd_; }
+    void close_child_fd();  // in the parent, once the child has it
 
     static constexpr std::size_t max_forwarded = std::size_t{64} * 1024;
 
@@ -37,7 +39,7 @@ private:
 
     std::string label_;
     captured_output *keep_ = nullptr;
-    int read_fd_ = -1, write_fd_ = -1;
+    std::intptr_t read_fd_ = -1, write_fd_ = -1;
     std::atomic<bool> stop_{false};
     std::size_t forwarded_ = 0, dropped_ = 0;
     std::thread thread_;

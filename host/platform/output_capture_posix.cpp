@@ -26,13 +26,13 @@ output_capture::~output_capture() {
     close_child_fd();
     stop_.store(true);
     thread_.join();
-    close(read_fd_);
+    close(static_cast<int>(read_fd_));
     if (dropped_ > 0)
         fmt::print(stderr, "[{}] ... {} more bytes of output dropped\n", label_, dropped_);
 }
 
 void output_capture::close_child_fd() {
-    if (write_fd_ >= 0) close(write_fd_);
+    if (write_fd_ >= 0) close(static_cast<int>(write_fd_));
     write_fd_ = -1;
 }
 
@@ -40,11 +40,11 @@ void output_capture::forward() {
     std::string pending;
     char buf[16384];
     for (;;) {
-        pollfd p{read_fd_, POLLIN, 0};
+        pollfd p{static_cast<int>(read_fd_), POLLIN, 0};
         const int rc = poll(&p, 1, 100);
         if (rc < 0 && errno != EINTR) break;
         ssize_t n = 0;
-        if (rc > 0) n = read(read_fd_, buf, sizeof buf);
+        if (rc > 0) n = read(static_cast<int>(read_fd_), buf, sizeof buf);
         if (n > 0) {
             const auto bytes = static_cast<std::size_t>(n);
             if (keep_) keep_->bytes += bytes;

@@ -20,6 +20,8 @@ std::optional<process_status> read_process_status(long pid);
 // process runs. A recorded identity that no longer matches means that process is gone.
 std::string process_identity(long pid);
 std::string self_identity();
+// This process's id.
+long current_process_id();
 
 // The folder private run directories go in: $TMPDIR, else /tmp.
 std::filesystem::path temp_root();

@@ -51,7 +51,11 @@ std::string process_identity(long pid) {
 }
 
 std::string self_identity() {
-    return process_identity(static_cast<long>(getpid()));
+    return process_identity(current_process_id());
+}
+
+long current_process_id() {
+    return static_cast<long>(getpid());
 }
 
 std::filesystem::path temp_root() {

@@ -6,7 +6,8 @@ namespace ipcbench::platform {
 // IPC objects and print what it measured. SIGPIPE is ignored: a closed peer is an error code.
 void install_interrupt_handlers();
 bool interrupted();
-int interrupt_signal();  // the signal that interrupted, 0 if none
+// What interrupted: "signal 2 (SIGINT)", "Ctrl+C"; "" if nothing did.
+std::string interrupt_name();
 
 // Processes that run plugin code ignore SIGPIPE.
 void ignore_sigpipe();

@@ -1,6 +1,8 @@
 #include "platform/signals.hpp"
 
 #include <csignal>
+#include <cstring>
+#include <string>
 
 namespace ipcbench::platform {
 namespace {
@@ -27,8 +29,11 @@ bool interrupted() {
     return caught_signal != 0;
 }
 
-int interrupt_signal() {
-    return caught_signal;
+std::string interrupt_name() {
+    if (caught_signal == 0) return "";
+    const char *name = sigabbrev_np(caught_signal);
+    return "signal " + std::to_string(caught_signal) +
+           (name ? std::string(" (SIG") + name + ")" : "");
 }
 
 void ignore_sigpipe() {

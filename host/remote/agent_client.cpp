@@ -1,20 +1,17 @@
 #include "remote/agent_client.hpp"
 
-#include <poll.h>
-#include <sys/socket.h>
-#include <unistd.h>
-
 #include <spdlog/spdlog.h>
 #include <stdexcept>
 
 #include "control/control_channel.hpp"
 #include "platform/monotonic_clock.hpp"
+#include "platform/stream_socket.hpp"
 #include "remote/agent_protocol.hpp"
 
 namespace ipcbench::remote {
 
 void say_goodbye(const agent_address &agent) {
-    int fd = -1;
+    platform::socket_handle fd = platform::no_socket;
     try {
         fd = connect_tcp(agent.address, 5);
         control::control_channel channel(fd);
@@ -26,30 +23,36 @@ void say_goodbye(const agent_address &agent) {
     } catch (const std::exception &e) {
         spdlog::debug("goodbye to the agent at {}: {}", agent.address.text(), e.what());
     }
-    if (fd >= 0) close(fd);
+    platform::close_socket(fd);
 }
 
 namespace {
 
 // Reads exactly n bytes by deadline: the agent's answer must be taken off the socket without
 // reading into what the worker sends right after it.
-bool recv_exact(int fd, char *buf, std::size_t n, std::int64_t deadline) {
+bool recv_exact(platform::socket_handle fd, char *buf, std::size_t n, std::int64_t deadline) {
     std::size_t got = 0;
     while (got < n) {
-        pollfd pfd{fd, POLLIN, 0};
         const std::int64_t left = deadline - platform::now_ns();
-        if (left <= 0 || ::poll(&pfd, 1, static_cast<int>(left / 1'000'000) + 1) <= 0) return false;
-        ssize_t r = ::recv(fd, buf + got, n - got, 0);
-        if (r <= 0) throw control::channel_closed("closed");
-        got += static_cast<std::size_t>(r);
+        if (left <= 0 ||
+            !platform::wait_readable({fd}, static_cast<int>(left / 1'000'000) + 1).any())
+            return false;
+        platform::io_result r;
+        try {
+            r = platform::receive_some(fd, buf + got, n - got, true);
+        } catch (const platform::socket_error &) {
+            throw control::channel_closed("closed");
+        }
+        if (r.status != platform::io_status::done) throw control::channel_closed("closed");
+        got += r.bytes;
     }
     return true;
 }
 
 }  // namespace
 
-int connect_agent(const agent_address &agent, double timeout_s) {
-    const int fd = connect_tcp(agent.address, timeout_s);
+platform::socket_handle connect_agent(const agent_address &agent, double timeout_s) {
+    const platform::socket_handle fd = connect_tcp(agent.address, timeout_s);
     try {
         control::control_channel channel(fd);
         channel.send({{"type", "hello"},
@@ -85,15 +88,15 @@ int connect_agent(const agent_address &agent, double timeout_s) {
                                      " answered the handshake with '" +
                                      (*reply)["type"].get<std::string>() + "'");
     } catch (const control::channel_closed &) {
-        close(fd);
+        platform::close_socket(fd);
         throw std::runtime_error("the agent at " + agent.address.text() +
                                  " closed the connection during the handshake");
     } catch (const control::protocol_error &e) {
-        close(fd);
+        platform::close_socket(fd);
         throw std::runtime_error("the agent at " + agent.address.text() +
                                  " answered with a malformed frame: " + e.what());
     } catch (...) {
-        close(fd);
+        platform::close_socket(fd);
         throw;
     }
     return fd;

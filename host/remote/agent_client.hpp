@@ -17,7 +17,7 @@ struct agent_address {
 // Connects to the agent and passes its handshake; returns the socket, now the control channel of
 // a fresh worker over there. Throws with the agent's own message when it refuses (wrong token,
 // busy, other protocol version).
-int connect_agent(const agent_address &agent, double timeout_s);
+platform::socket_handle connect_agent(const agent_address &agent, double timeout_s);
 
 // Tells the agent this client's run is over (an agent started with --once then exits).
 // Best effort: problems are only logged.

@@ -1,10 +1,5 @@
 #include "remote/agent_server.hpp"
 
-#include <poll.h>
-#include <signal.h>
-#include <sys/socket.h>
-#include <unistd.h>
-
 #include <spdlog/spdlog.h>
 #include <algorithm>
 #include <memory>
@@ -16,6 +11,7 @@
 #include "platform/private_file.hpp"
 #include "platform/run_directory.hpp"
 #include "platform/signals.hpp"
+#include "platform/stream_socket.hpp"
 #include "remote/agent_hello.hpp"
 #include "remote/agent_protocol.hpp"
 
@@ -29,20 +25,26 @@ std::int64_t seconds_ns(double s) {
     return static_cast<std::int64_t>(s * 1e9);
 }
 
-void send_frame(int fd, const json &message) {
+using platform::socket_handle;
+
+void send_frame(socket_handle s, const json &message) {
     const std::string frame = control::encode_frame(message);
-    std::size_t sent = 0;
-    while (sent < frame.size()) {
-        ssize_t n = ::send(fd, frame.data() + sent, frame.size() - sent, MSG_NOSIGNAL);
-        if (n <= 0) return;  // the client is gone: nothing more to tell it
-        sent += static_cast<std::size_t>(n);
+    try {
+        platform::send_all(s, frame.data(), frame.size());
+    } catch (const platform::socket_error &) {
+        // the client is gone: nothing more to tell it
     }
 }
 
-void refuse(int fd, const std::string &peer, const std::string &why) {
+void refuse(socket_handle s, const std::string &peer, const std::string &why) {
     spdlog::warn("client {}: refused: {}", peer, why);
-    send_frame(fd, {{"type", "error"}, {"message", why}});
-    close(fd);
+    send_frame(s, {{"type", "error"}, {"message", why}});
+    platform::close_socket(s);
+}
+
+std::string peer_name(socket_handle s) {
+    const auto a = platform::peer_address(s);
+    return host_port{a.host, a.port}.text();
 }
 
 // Requests the worker answers exactly once, and the answers.
@@ -56,7 +58,7 @@ bool is_answer(const std::string &type) {
 }
 
 struct pending_client {
-    int fd;
+    socket_handle fd;
     std::string peer;
     std::int64_t deadline;
     control::frame_decoder decoder;
@@ -66,7 +68,7 @@ struct pending_client {
 // unchanged) so the agent knows whether the worker owes an answer: silence then is work, not
 // idleness.
 struct session {
-    int fd = -1;
+    socket_handle fd = platform::no_socket;
     std::string peer;
     std::int64_t started = 0;
     std::int64_t idle_deadline = 0;
@@ -78,21 +80,27 @@ struct session {
 
 class agent {
 public:
-    agent(const serve_options &options, int listen_fd) : options_(options), listen_fd_(listen_fd) {}
+    agent(const serve_options &options, socket_handle listener)
+        : options_(options), listen_fd_(listener) {}
 
     int run() {
         while (!platform::interrupted() && !stop_) {
-            std::vector<pollfd> fds{{listen_fd_, POLLIN, 0}};
-            for (const auto &p : pending_) fds.push_back({p.fd, POLLIN, 0});
+            std::vector<socket_handle> fds{listen_fd_};
+            for (const auto &p : pending_) fds.push_back(p.fd);
             if (active_) {
-                fds.push_back({active_->fd, POLLIN, 0});
-                fds.push_back({active_->worker->control_fd(), POLLIN, 0});
+                fds.push_back(active_->fd);
+                fds.push_back(active_->worker->control_socket());
             }
-            int rc = ::poll(fds.data(), fds.size(), 200);
-            if (rc < 0 && errno != EINTR) break;
+            platform::readiness ready;
+            try {
+                ready = platform::wait_readable(fds, 200);
+            } catch (const platform::socket_error &e) {
+                spdlog::error("waiting for clients failed: {}", e.what());
+                break;
+            }
             expire();
-            if (rc <= 0) continue;
-            serve_events(fds);
+            if (!ready.any()) continue;
+            serve_events(fds, ready.ready);
         }
         end_session("the agent is stopping");
         for (auto &p : pending_) refuse(p.fd, p.peer, "the agent is stopping");
@@ -101,31 +109,28 @@ public:
     }
 
 private:
-    static bool ready(const pollfd &p) { return (p.revents & (POLLIN | POLLHUP | POLLERR)) != 0; }
-
     // fds as polled: the listener, the handshakes, then (if there was one) the session's client
     // and worker. The session goes first, so a client that just left frees the agent for a
     // handshake; new connections come last.
-    void serve_events(const std::vector<pollfd> &fds) {
-        const bool with_session =
-            fds.size() >= 3 && active_ && fds[fds.size() - 2].fd == active_->fd;
+    void serve_events(const std::vector<socket_handle> &fds, const std::vector<bool> &ready) {
+        const bool with_session = fds.size() >= 3 && active_ && fds[fds.size() - 2] == active_->fd;
         const std::size_t handshakes = fds.size() - 1 - (with_session ? 2 : 0);
         if (with_session) {
             const std::size_t s = fds.size() - 2;
-            if (ready(fds[s]) && !relay(true)) {
+            if (ready[s] && !relay(true)) {
                 if (active_) end_session("the client disconnected");
-            } else if (active_ && ready(fds[s + 1]) && !relay(false)) {
+            } else if (active_ && ready[s + 1] && !relay(false)) {
                 if (active_) end_session("the worker ended");
             }
         }
         for (std::size_t i = 1; i <= handshakes; ++i)
-            if (ready(fds[i])) read_handshake(fds[i].fd);
-        if (fds[0].revents & POLLIN) accept_client();
+            if (ready[i]) read_handshake(fds[i]);
+        if (ready[0]) accept_client();
     }
 
     void accept_client() {
-        int fd = accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC);
-        if (fd < 0) return;
+        const socket_handle fd = platform::accept_connection(listen_fd_);
+        if (fd == platform::no_socket) return;
         if (pending_.size() >= max_pending_handshakes) {
             // Room for the newcomer: idle connections cannot lock the rightful client out.
             refuse(pending_.front().fd, pending_.front().peer,
@@ -158,20 +163,25 @@ private:
     }
 
     // Reads what a client still authenticating sent; answers and forgets it once decided.
-    void read_handshake(int fd) {
+    void read_handshake(socket_handle fd) {
         auto it = std::find_if(pending_.begin(), pending_.end(),
                                [fd](const pending_client &p) { return p.fd == fd; });
         if (it == pending_.end()) return;
         char buf[4096];
-        ssize_t n = ::recv(fd, buf, sizeof buf, MSG_DONTWAIT);
-        if (n < 0 && (errno == EAGAIN || errno == EINTR)) return;
+        platform::io_result got{platform::io_status::closed, 0};
+        try {
+            got = platform::receive_some(fd, buf, sizeof buf, false);
+        } catch (const platform::socket_error &) {
+            // a reset connection: closed before the handshake
+        }
+        if (got.status == platform::io_status::would_block) return;
         std::optional<json> frame;
         std::string problem;
-        if (n <= 0) {
+        if (got.status == platform::io_status::closed) {
             problem = "closed before the handshake";
         } else {
             try {
-                it->decoder.feed(buf, static_cast<std::size_t>(n));
+                it->decoder.feed(buf, got.bytes);
                 frame = it->decoder.next();
             } catch (const control::protocol_error &e) {
                 problem = std::string("malformed handshake: ") + e.what();
@@ -197,7 +207,7 @@ private:
         if (hello.done) {
             // The client's run is over: no worker; --once stops here.
             send_frame(client.fd, {{"type", "goodbye"}});
-            close(client.fd);
+            platform::close_socket(client.fd);
             spdlog::info("client {}: run finished", client.peer);
             stop_ = options_.once;
             return;
@@ -218,9 +228,9 @@ private:
         try {
             s->worker = std::make_unique<platform::child_process>(
                 platform::self_executable_path(),
-                std::vector<std::string>{"worker", "--control-fd", "3", "--runtime-dir",
-                                         s->run_dir.path().string(), "--agent"},
-                3, "agent worker");
+                std::vector<std::string>{"worker", "--runtime-dir", s->run_dir.path().string(),
+                                         "--agent"},
+                "agent worker");
         } catch (const std::exception &e) {
             return refuse(client.fd, client.peer,
                           std::string("cannot start a worker: ") + e.what());
@@ -236,15 +246,20 @@ private:
     // false when the session must end.
     bool relay(bool from_client) {
         session &s = *active_;
-        const int from = from_client ? s.fd : s.worker->control_fd();
-        const int to = from_client ? s.worker->control_fd() : s.fd;
+        const socket_handle from = from_client ? s.fd : s.worker->control_socket();
+        const socket_handle to = from_client ? s.worker->control_socket() : s.fd;
         char buf[65536];
-        ssize_t n = ::recv(from, buf, sizeof buf, MSG_DONTWAIT);
-        if (n == 0) return false;
-        if (n < 0) return errno == EAGAIN || errno == EINTR;
+        platform::io_result got{platform::io_status::closed, 0};
+        try {
+            got = platform::receive_some(from, buf, sizeof buf, false);
+        } catch (const platform::socket_error &) {
+            return false;
+        }
+        if (got.status == platform::io_status::closed) return false;
+        if (got.status == platform::io_status::would_block) return true;
         control::frame_decoder &decoder = from_client ? s.from_client : s.from_worker;
         try {
-            decoder.feed(buf, static_cast<std::size_t>(n));
+            decoder.feed(buf, got.bytes);
             while (auto frame = decoder.next()) {
                 const std::string &type = (*frame)["type"].get_ref<const std::string &>();
                 if (from_client && is_request(type)) ++s.outstanding;
@@ -257,22 +272,21 @@ private:
             return true;
         }
         s.idle_deadline = now_ns() + seconds_ns(options_.idle_timeout_s);
-        for (std::size_t sent = 0; sent < static_cast<std::size_t>(n);) {
-            ssize_t m = ::send(to, buf + sent, static_cast<std::size_t>(n) - sent, MSG_NOSIGNAL);
-            if (m <= 0) return false;
-            sent += static_cast<std::size_t>(m);
+        try {
+            return platform::send_all(to, buf, got.bytes);
+        } catch (const platform::socket_error &) {
+            return false;
         }
-        return true;
     }
 
     void end_session(const std::string &why) {
         if (!active_) return;
-        ::shutdown(active_->fd, SHUT_RDWR);
-        close(active_->fd);
+        platform::shutdown_socket(active_->fd);
+        platform::close_socket(active_->fd);
         // The worker sees its control channel close and stops (closing its endpoints); a hung
         // one is killed.
-        ::shutdown(active_->worker->control_fd(), SHUT_RDWR);
-        if (!active_->worker->wait(1000)) active_->worker->kill_group(SIGKILL);
+        platform::shutdown_socket(active_->worker->control_socket());
+        if (!active_->worker->wait(1000)) active_->worker->kill();
         active_->worker->wait(-1);
         spdlog::info("client {}: session ended after {:.1f} s ({}; worker {})", active_->peer,
                      (now_ns() - active_->started) / 1e9, why,
@@ -284,7 +298,7 @@ private:
     }
 
     const serve_options &options_;
-    int listen_fd_;
+    socket_handle listen_fd_;
     std::vector<pending_client> pending_;
     std::unique_ptr<session> active_;
     int sessions_ = 0;
@@ -331,12 +345,12 @@ int serve(const serve_options &given) {
                       e.what());
         return 1;
     }
-    const int listen_fd = listen_tcp(options.bind);
+    const socket_handle listen_fd = listen_tcp(options.bind);
     platform::install_interrupt_handlers();
     spdlog::info("serving on {} ({}), one client at a time", options.bind.text(),
                  options.insecure ? "no token: --insecure" : "token required");
     const int code = agent(options, listen_fd).run();
-    close(listen_fd);
+    platform::close_socket(listen_fd);
     std::error_code ignored;
     if (!token_file.empty()) std::filesystem::remove(token_file, ignored);
     return code;

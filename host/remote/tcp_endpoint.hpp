@@ -2,6 +2,8 @@
 
 #include <string>
 
+#include "platform/stream_socket.hpp"
+
 namespace ipcbench::remote {
 
 // Numeric "HOST:PORT" / "[V6]:PORT" for the control connection (no DNS: benchmark hosts are
@@ -14,11 +16,9 @@ struct host_port {
 };
 host_port parse_host_port(const std::string &text, int default_port);
 
-// A listening TCP socket (SO_REUSEADDR, close-on-exec); throws with the reason.
-int listen_tcp(const host_port &where);
-// A connected TCP socket, within timeout_s; throws with the reason.
-int connect_tcp(const host_port &where, double timeout_s);
-// "10.0.0.2:53012" of a connected socket's peer.
-std::string peer_name(int fd);
+// A listening TCP socket, not inherited by workers; throws naming the address and the reason.
+platform::socket_handle listen_tcp(const host_port &where);
+// A connected TCP socket, within timeout_s; throws naming the agent and the reason.
+platform::socket_handle connect_tcp(const host_port &where, double timeout_s);
 
 }  // namespace ipcbench::remote

@@ -1,7 +1,5 @@
 #include "worker/worker.hpp"
 
-#include <unistd.h>
-
 #include <spdlog/spdlog.h>
 #include <chrono>
 #include <memory>
@@ -14,6 +12,7 @@
 #include "model/job.hpp"
 #include "model/loop_result.hpp"
 #include "platform/last_words.hpp"
+#include "platform/process_identity.hpp"
 #include "platform/signals.hpp"
 #include "plugin/plugin_loader.hpp"
 #include "plugin/plugin_registry.hpp"
@@ -54,13 +53,13 @@ std::uint32_t direction_from(const std::string &name) {
 
 class worker {
 public:
-    worker(int fd, std::string runtime_dir, bool agent_mode)
+    worker(platform::socket_handle fd, std::string runtime_dir, bool agent_mode)
         : channel_(fd), runtime_dir_(std::move(runtime_dir)), agent_mode_(agent_mode) {}
 
     int run() {
         channel_.send({{"type", "hello"},
                        {"protocol", control::protocol_version},
-                       {"pid", static_cast<long>(getpid())}});
+                       {"pid", platform::current_process_id()}});
         for (;;) {
             nlohmann::json message;
             try {
@@ -267,7 +266,8 @@ private:
 
 }  // namespace
 
-int worker_main(int control_fd, const std::string &runtime_dir, bool agent_mode) {
+int worker_main(platform::socket_handle control_fd, const std::string &runtime_dir,
+                bool agent_mode) {
     platform::ignore_sigpipe();
     platform::on_termination(remove_created_objects);
     // The orchestrator gone (the channel closed, or writing to it failed) means ipchost died:

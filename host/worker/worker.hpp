@@ -2,6 +2,8 @@
 
 #include <string>
 
+#include "platform/stream_socket.hpp"
+
 namespace ipcbench::worker {
 
 // The hidden `ipchost worker --control-fd N` process (the worker): one side of one case. It loads
@@ -11,6 +13,7 @@ namespace ipcbench::worker {
 // host, where that path means nothing). `agent_mode`: started by `ipchost serve` for a network
 // client, so every request is checked against remote/agent_policy.hpp (transports by id from this
 // host's folders, cross-host only, network addresses only).
-int worker_main(int control_fd, const std::string &runtime_dir = "", bool agent_mode = false);
+int worker_main(platform::socket_handle control_fd, const std::string &runtime_dir = "",
+                bool agent_mode = false);
 
 }  // namespace ipcbench::worker

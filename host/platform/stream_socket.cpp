@@ -1,0 +1,295 @@
+#include "platform/stream_socket.hpp"
+
+#include "platform/socket_api.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <system_error>
+
+#include "platform/monotonic_clock.hpp"
+#include "platform/signals.hpp"
+
+namespace ipcbench::platform {
+namespace {
+
+native::socket_t native_of(socket_handle s) {
+    return static_cast<native::socket_t>(s);
+}
+
+std::string reason(int code) {
+    return std::system_category().message(code);
+}
+
+[[noreturn]] void fail(const char *call) {
+    throw socket_error(std::string(call) + ": " + reason(native::last_error()));
+}
+
+#ifdef _WIN32
+// Winsock must be started once per process before its first call.
+void ensure_started() {
+    static const bool started = [] {
+        WSADATA data;
+        return WSAStartup(MAKEWORD(2, 2), &data) == 0;
+    }();
+    if (!started) throw socket_error("WSAStartup failed: Winsock is not available");
+}
+void set_blocking(native::socket_t s, bool blocking) {
+    u_long nonblocking = blocking ? 0 : 1;
+    ioctlsocket(s, FIONBIO, &nonblocking);
+}
+void not_inherited(native::socket_t s) {
+    SetHandleInformation(reinterpret_cast<HANDLE>(s), HANDLE_FLAG_INHERIT, 0);
+}
+native::socket_t new_socket(int family, int type) {
+    ensure_started();
+    return WSASocketW(family, type, 0, nullptr, 0, WSA_FLAG_OVERLAPPED | WSA_FLAG_NO_HANDLE_INHERIT);
+}
+#else
+void ensure_started() {}
+void set_blocking(native::socket_t s, bool blocking) {
+    const int flags = fcntl(s, F_GETFL);
+    fcntl(s, F_SETFL, blocking ? flags & ~O_NONBLOCK : flags | O_NONBLOCK);
+}
+void not_inherited(native::socket_t) {}  // made with SOCK_CLOEXEC
+native::socket_t new_socket(int family, int type) {
+    return ::socket(family, type | SOCK_CLOEXEC, 0);
+}
+#endif
+
+sockaddr_storage to_sockaddr(const std::string &host, int port, native::length_t &len) {
+    ensure_started();
+    sockaddr_storage ss{};
+    auto *v4 = reinterpret_cast<sockaddr_in *>(&ss);
+    auto *v6 = reinterpret_cast<sockaddr_in6 *>(&ss);
+    if (inet_pton(AF_INET, host.c_str(), &v4->sin_addr) == 1) {
+        v4->sin_family = AF_INET;
+        v4->sin_port = htons(static_cast<std::uint16_t>(port));
+        len = sizeof *v4;
+    } else if (inet_pton(AF_INET6, host.c_str(), &v6->sin6_addr) == 1) {
+        v6->sin6_family = AF_INET6;
+        v6->sin6_port = htons(static_cast<std::uint16_t>(port));
+        len = sizeof *v6;
+    } else {
+        throw socket_error("'" + host + "' is not a numeric IPv4 or IPv6 address");
+    }
+    return ss;
+}
+
+socket_address address_of(const sockaddr_storage &ss) {
+    char host[INET6_ADDRSTRLEN] = "?";
+    int port = 0;
+    if (ss.ss_family == AF_INET) {
+        const auto *v4 = reinterpret_cast<const sockaddr_in *>(&ss);
+        inet_ntop(AF_INET, &v4->sin_addr, host, sizeof host);
+        port = ntohs(v4->sin_port);
+    } else if (ss.ss_family == AF_INET6) {
+        const auto *v6 = reinterpret_cast<const sockaddr_in6 *>(&ss);
+        inet_ntop(AF_INET6, &v6->sin6_addr, host, sizeof host);
+        port = ntohs(v6->sin6_port);
+    }
+    return {host, port};
+}
+
+[[maybe_unused]] socket_address local_address(native::socket_t s) {
+    sockaddr_storage ss{};
+    native::length_t len = sizeof ss;
+    if (getsockname(s, reinterpret_cast<sockaddr *>(&ss), &len) != 0) return {"?", 0};
+    return address_of(ss);
+}
+
+}  // namespace
+
+bool readiness::any() const {
+    return std::find(ready.begin(), ready.end(), true) != ready.end();
+}
+
+bool send_all(socket_handle s, const void *data, std::size_t size) {
+    const char *p = static_cast<const char *>(data);
+    std::size_t sent = 0;
+    while (sent < size) {
+        const int chunk = static_cast<int>(std::min<std::size_t>(size - sent, 1 << 30));
+        const auto n = ::send(native_of(s), p + sent, chunk, native::send_flags);
+        if (n > 0) {
+            sent += static_cast<std::size_t>(n);
+            continue;
+        }
+        const int e = native::last_error();
+        if (n < 0 && e == native::e_interrupted) continue;
+        if (n < 0 && native::peer_gone(e)) return false;
+        throw socket_error("send: " + reason(e));
+    }
+    return true;
+}
+
+io_result receive_some(socket_handle s, void *buffer, std::size_t size, bool wait) {
+    const int chunk = static_cast<int>(std::min<std::size_t>(size, 1 << 30));
+    for (;;) {
+        if (!wait) {
+            const auto ready = wait_readable({s}, 0);
+            if (!ready.any()) return {io_status::would_block, 0};
+        }
+        const auto n = ::recv(native_of(s), static_cast<char *>(buffer), chunk, 0);
+        if (n > 0) return {io_status::done, static_cast<std::size_t>(n)};
+        if (n == 0) return {io_status::closed, 0};
+        const int e = native::last_error();
+        if (e == native::e_interrupted) continue;
+        if (e == native::e_would_block) return {io_status::would_block, 0};
+        if (native::peer_gone(e)) return {io_status::closed, 0};
+        throw socket_error("recv: " + reason(e));
+    }
+}
+
+readiness wait_readable(const std::vector<socket_handle> &sockets, int timeout_ms) {
+    std::vector<native::pollfd_t> fds(sockets.size());
+    for (std::size_t i = 0; i < sockets.size(); ++i) {
+        fds[i].fd = native_of(sockets[i]);
+        fds[i].events = native::readable_events;
+    }
+    readiness out;
+    out.ready.assign(sockets.size(), false);
+#ifdef _WIN32
+    // WSAPoll is not woken by Ctrl+C: wait in slices and look at the interrupt flag between them.
+    const std::int64_t deadline = timeout_ms < 0 ? -1 : now_ns() + std::int64_t{timeout_ms} * 1'000'000;
+    int rc = 0;
+    for (;;) {
+        int slice = 50;
+        if (deadline >= 0)
+            slice = static_cast<int>(std::clamp<std::int64_t>((deadline - now_ns()) / 1'000'000, 0, 50));
+        rc = native::poll(fds.data(), static_cast<unsigned long>(fds.size()), slice);
+        if (rc != 0 || interrupted() || (deadline >= 0 && now_ns() >= deadline)) break;
+    }
+#else
+    const int rc = native::poll(fds.data(), fds.size(), timeout_ms);
+#endif
+    if (rc < 0) {
+        if (native::last_error() == native::e_interrupted) {
+            out.interrupted = true;
+            return out;
+        }
+        fail("poll");
+    }
+    out.interrupted = interrupted();
+    for (std::size_t i = 0; i < fds.size(); ++i)
+        out.ready[i] = (fds[i].revents & (native::readable_events | POLLHUP | POLLERR)) != 0;
+    return out;
+}
+
+void shutdown_socket(socket_handle s) {
+    if (s != no_socket) ::shutdown(native_of(s), native::shut_both);
+}
+
+void close_socket(socket_handle s) {
+    if (s != no_socket) native::close(native_of(s));
+}
+
+bool is_numeric_address(const std::string &host) {
+    native::length_t len = 0;
+    try {
+        to_sockaddr(host, 0, len);
+        return true;
+    } catch (const socket_error &) {
+        return false;
+    }
+}
+
+socket_handle listen_tcp(const std::string &host, int port) {
+    native::length_t len = 0;
+    sockaddr_storage ss = to_sockaddr(host, port, len);
+    const native::socket_t s = new_socket(ss.ss_family, SOCK_STREAM);
+    if (s == native::invalid) fail("socket");
+    int one = 1;
+#ifdef _WIN32
+    // Windows' SO_REUSEADDR lets another process steal a bound port; this forbids it.
+    setsockopt(s, SOL_SOCKET, SO_EXCLUSIVEADDRUSE, reinterpret_cast<const char *>(&one), sizeof one);
+#else
+    setsockopt(s, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+#endif
+    if (bind(s, reinterpret_cast<sockaddr *>(&ss), len) != 0 || listen(s, 8) != 0) {
+        const int e = native::last_error();
+        native::close(s);
+        throw socket_error(reason(e));
+    }
+    return static_cast<socket_handle>(s);
+}
+
+socket_handle connect_tcp(const std::string &host, int port, double timeout_s) {
+    native::length_t len = 0;
+    sockaddr_storage ss = to_sockaddr(host, port, len);
+    const native::socket_t s = new_socket(ss.ss_family, SOCK_STREAM);
+    if (s == native::invalid) fail("socket");
+    set_blocking(s, false);
+    int err = 0;
+    if (connect(s, reinterpret_cast<sockaddr *>(&ss), len) != 0) {
+        err = native::last_error();
+        if (err == native::e_in_progress) {
+            native::pollfd_t pfd{};
+            pfd.fd = s;
+            pfd.events = POLLOUT;
+            const int rc = native::poll(&pfd, 1, static_cast<int>(timeout_s * 1000));
+            native::length_t elen = sizeof err;
+            if (rc == 1)
+                getsockopt(s, SOL_SOCKET, SO_ERROR, reinterpret_cast<char *>(&err), &elen);
+            else
+                err = native::e_timed_out;
+        }
+    }
+    if (err != 0) {
+        native::close(s);
+        throw socket_error(reason(err));
+    }
+    set_blocking(s, true);
+    int one = 1;
+    setsockopt(s, IPPROTO_TCP, TCP_NODELAY, reinterpret_cast<const char *>(&one), sizeof one);
+    return static_cast<socket_handle>(s);
+}
+
+socket_handle accept_connection(socket_handle listener) {
+#ifdef _WIN32
+    const native::socket_t s = ::accept(native_of(listener), nullptr, nullptr);
+#else
+    const native::socket_t s = ::accept4(native_of(listener), nullptr, nullptr, SOCK_CLOEXEC);
+#endif
+    if (s == native::invalid) return no_socket;
+    not_inherited(s);
+    return static_cast<socket_handle>(s);
+}
+
+socket_address peer_address(socket_handle s) {
+    sockaddr_storage ss{};
+    native::length_t len = sizeof ss;
+    if (getpeername(native_of(s), reinterpret_cast<sockaddr *>(&ss), &len) != 0) return {"?", 0};
+    return address_of(ss);
+}
+
+std::array<socket_handle, 2> connected_pair() {
+#ifdef _WIN32
+    const socket_handle listener = listen_tcp("127.0.0.1", 0);
+    const socket_address where = local_address(native_of(listener));
+    socket_handle ours = no_socket, theirs = no_socket;
+    try {
+        ours = connect_tcp(where.host, where.port, 10);
+        theirs = accept_connection(listener);
+        if (theirs == no_socket) fail("accept");
+        // The accepted connection must be the one we made: its peer is our connecting end.
+        const socket_address mine = local_address(native_of(ours));
+        const socket_address peer = peer_address(theirs);
+        if (mine.port != peer.port || mine.host != peer.host)
+            throw socket_error("another process connected to the worker's control socket first");
+    } catch (...) {
+        close_socket(listener);
+        close_socket(ours);
+        close_socket(theirs);
+        throw;
+    }
+    close_socket(listener);
+    not_inherited(native_of(ours));
+    not_inherited(native_of(theirs));
+    return {ours, theirs};
+#else
+    int fds[2];
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0) fail("socketpair");
+    return {fds[0], fds[1]};
+#endif
+}
+
+}  // namespace ipcbench::platform

@@ -1,0 +1,72 @@
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace ipcbench::platform {
+
+// A stream socket's OS handle: a descriptor on POSIX, a SOCKET on Windows. The control channel
+// to a worker, the agent's listener and its connections are all such sockets, so one set of
+// calls serves both systems (platform/socket_api.hpp holds the few spellings that differ).
+using socket_handle = std::intptr_t;
+constexpr socket_handle no_socket = -1;
+
+// A socket call failed for a reason other than the peer going away: the text names the call
+// and the system's reason ("connect: Connection refused").
+struct socket_error : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+enum class io_status { done, would_block, closed };
+struct io_result {
+    io_status status = io_status::done;
+    std::size_t bytes = 0;
+};
+
+// Sends all of data (a signal or a short write is retried; SIGPIPE never raised). False when the
+// peer has closed or reset the connection; throws socket_error otherwise.
+bool send_all(socket_handle s, const void *data, std::size_t size);
+// Reads what has arrived, up to size bytes: done with bytes > 0, closed at end of stream or
+// reset, would_block when nothing is there and `wait` is false. With `wait`, blocks until data,
+// end of stream or an error. Throws socket_error otherwise.
+io_result receive_some(socket_handle s, void *buffer, std::size_t size, bool wait);
+
+// Waits up to timeout_ms (-1: forever) until one of `sockets` is readable, at end of stream or in
+// error. ready[i] says which; interrupted when Ctrl+C / SIGINT / SIGTERM came meanwhile (see
+// platform/signals). Throws socket_error when the wait itself fails.
+struct readiness {
+    bool interrupted = false;
+    std::vector<bool> ready;
+    bool any() const;
+};
+readiness wait_readable(const std::vector<socket_handle> &sockets, int timeout_ms);
+
+void shutdown_socket(socket_handle s);  // both directions; the peer sees end of stream
+void close_socket(socket_handle s);     // no_socket is ignored
+
+// Two connected stream sockets, neither inherited by child processes (child_process passes one
+// on itself). POSIX: socketpair(AF_UNIX). Windows: a loopback TCP connection whose two ends are
+// checked to be each other's, so no other process can slip in between listen and accept.
+std::array<socket_handle, 2> connected_pair();
+
+// TCP for the remote agent. `host` must be a numeric IPv4 or IPv6 address.
+bool is_numeric_address(const std::string &host);
+// A listening socket (SO_REUSEADDR on POSIX, SO_EXCLUSIVEADDRUSE on Windows); throws
+// socket_error with the reason.
+socket_handle listen_tcp(const std::string &host, int port);
+// A connected socket (TCP_NODELAY) within timeout_s; throws socket_error with the reason.
+socket_handle connect_tcp(const std::string &host, int port, double timeout_s);
+// The next connection waiting on `listener`, or no_socket when none could be taken.
+socket_handle accept_connection(socket_handle listener);
+// Address and port of a connected socket's peer ({"?", 0} when unknown).
+struct socket_address {
+    std::string host;
+    int port = 0;
+};
+socket_address peer_address(socket_handle s);
+
+}  // namespace ipcbench::platform
