@@ -8,6 +8,7 @@
 #include <fstream>
 #include <functional>
 #include <map>
+#include <random>
 #include <regex>
 #include <set>
 #include <string>
@@ -68,7 +69,64 @@ std::string find_cycle(const graph &g) {
     return "";
 }
 
+// An operating-system header: a `.h` include in angle brackets that is not one of the libraries
+// the host builds on (C and C++ standard headers are <cstdio>-style, without `.h`).
+bool is_os_header(const std::string &header) {
+    static const std::vector<std::string> libraries{"fmt/", "spdlog/", "ipcbench/", "boost/",
+                                                    "nlohmann/", "catch2/"};
+    if (header.size() < 2 || header.compare(header.size() - 2, 2, ".h") != 0) return false;
+    return std::none_of(libraries.begin(), libraries.end(), [&](const std::string &prefix) {
+        return header.rfind(prefix, 0) == 0;
+    });
+}
+
+// "file: <header>" for each OS header included outside host/platform/ (where the POSIX and
+// Windows implementations of every OS call live).
+std::vector<std::string> os_headers_outside_platform(const std::filesystem::path &host) {
+    std::vector<std::string> found;
+    const std::regex include(R"re(^\s*#\s*include\s*<([^>]+)>)re");
+    for (const auto &entry : std::filesystem::recursive_directory_iterator(host)) {
+        const auto ext = entry.path().extension();
+        if (ext != ".cpp" && ext != ".hpp" && ext != ".h") continue;
+        const auto relative = std::filesystem::relative(entry.path(), host);
+        if (relative.begin()->string() == "platform") continue;
+        std::ifstream in(entry.path());
+        for (std::string line; std::getline(in, line);) {
+            std::smatch m;
+            if (std::regex_search(line, m, include) && is_os_header(m[1]))
+                found.push_back(relative.generic_string() + ": <" + m[1].str() + ">");
+        }
+    }
+    return found;
+}
+
 }  // namespace
+
+TEST_CASE("only host/platform includes operating-system headers", "[layering]") {
+    CHECK(is_os_header("unistd.h"));
+    CHECK(is_os_header("sys/socket.h"));
+    CHECK(is_os_header("windows.h"));
+    CHECK_FALSE(is_os_header("fmt/format.h"));
+    CHECK_FALSE(is_os_header("cstdio"));
+    CHECK_FALSE(is_os_header("boost/dll.hpp"));
+    const auto found = os_headers_outside_platform(HOST_SOURCE_DIR);
+    for (const auto &f : found) INFO(f);
+    CAPTURE(found);
+    CHECK(found.empty());
+}
+
+TEST_CASE("the OS header check finds a stray include", "[layering]") {
+    const auto dir = std::filesystem::temp_directory_path() /
+                     ("ipcbench-layering-" + std::to_string(std::random_device{}()));
+    std::filesystem::create_directories(dir / "harness");
+    std::filesystem::create_directories(dir / "platform");
+    std::ofstream(dir / "harness" / "loop.cpp") << "#include <fmt/format.h>\n#include <poll.h>\n";
+    std::ofstream(dir / "platform" / "wait_posix.cpp") << "#include <poll.h>\n";
+    const auto found = os_headers_outside_platform(dir);
+    std::filesystem::remove_all(dir);
+    REQUIRE(found.size() == 1);
+    CHECK(found[0] == "harness/loop.cpp: <poll.h>");
+}
 
 TEST_CASE("host folders include each other without cycles", "[layering]") {
     const graph g = folder_includes(HOST_SOURCE_DIR);
