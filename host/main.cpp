@@ -12,6 +12,7 @@
 #include "cli/usage_error.hpp"
 #include "harness/stale_runs.hpp"
 #include "platform/child_process.hpp"
+#include "platform/isolated_calls.hpp"
 #include "plugin/plugin_search_path.hpp"
 #include "remote/agent_protocol.hpp"
 #include "remote/agent_server.hpp"
@@ -74,6 +75,8 @@ int run_main(int argc, char **argv) {
         set_up_logging(false);
         return worker_entry(argc, argv);
     }
+    if (argc > 1 && std::strcmp(argv[1], "isolated") == 0)  // a probe where there is no fork
+        return ipcbench::platform::serve_isolated_task(argc, argv);
     using namespace ipcbench;
     platform::become_subreaper();  // what plugins leave running comes back here to be killed
     try {

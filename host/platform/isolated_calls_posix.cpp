@@ -218,3 +218,22 @@ std::vector<isolated_result> run_isolated(std::size_t count,
 }
 
 }  // namespace ipcbench::platform
+
+namespace ipcbench::platform {
+
+std::vector<isolated_result> run_isolated_task(const char *task,
+                                               const std::vector<std::string> &arguments,
+                                               int timeout_ms, int parallel) {
+    const isolated_work work = find_isolated_task(task);
+    if (work == nullptr)
+        return std::vector<isolated_result>(arguments.size(),
+                                            {std::string("no isolated task '") + task + "'", ""});
+    return run_isolated(
+        arguments.size(), [&](std::size_t i) { return work(arguments[i]); }, timeout_ms, parallel);
+}
+
+int serve_isolated_task(int, char **) {
+    return 2;  // forked children run the work directly: nothing re-runs ipchost for it
+}
+
+}  // namespace ipcbench::platform

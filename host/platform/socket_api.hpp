@@ -13,9 +13,15 @@ using length_t = int;
 constexpr socket_t invalid = INVALID_SOCKET;
 constexpr int send_flags = 0;
 constexpr short readable_events = POLLRDNORM;
-inline int last_error() { return WSAGetLastError(); }
-inline int close(socket_t s) { return closesocket(s); }
-inline int poll(WSAPOLLFD *fds, unsigned long n, int timeout_ms) { return WSAPoll(fds, n, timeout_ms); }
+inline int last_error() {
+    return WSAGetLastError();
+}
+inline int close(socket_t s) {
+    return closesocket(s);
+}
+inline int poll(WSAPOLLFD *fds, unsigned long n, int timeout_ms) {
+    return WSAPoll(fds, n, timeout_ms);
+}
 using pollfd_t = WSAPOLLFD;
 constexpr int e_interrupted = WSAEINTR;
 constexpr int e_would_block = WSAEWOULDBLOCK;
@@ -43,15 +49,23 @@ using length_t = socklen_t;
 constexpr socket_t invalid = -1;
 constexpr int send_flags = MSG_NOSIGNAL;
 constexpr short readable_events = POLLIN;
-inline int last_error() { return errno; }
-inline int close(socket_t s) { return ::close(s); }
-inline int poll(pollfd *fds, nfds_t n, int timeout_ms) { return ::poll(fds, n, timeout_ms); }
+inline int last_error() {
+    return errno;
+}
+inline int close(socket_t s) {
+    return ::close(s);
+}
+inline int poll(pollfd *fds, nfds_t n, int timeout_ms) {
+    return ::poll(fds, n, timeout_ms);
+}
 using pollfd_t = pollfd;
 constexpr int e_interrupted = EINTR;
 constexpr int e_would_block = EAGAIN;
 constexpr int e_in_progress = EINPROGRESS;
 constexpr int e_timed_out = ETIMEDOUT;
-inline bool peer_gone(int e) { return e == EPIPE || e == ECONNRESET; }
+inline bool peer_gone(int e) {
+    return e == EPIPE || e == ECONNRESET;
+}
 constexpr int shut_both = SHUT_RDWR;
 }  // namespace ipcbench::platform::native
 #endif

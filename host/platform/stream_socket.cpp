@@ -42,7 +42,8 @@ void not_inherited(native::socket_t s) {
 }
 native::socket_t new_socket(int family, int type) {
     ensure_started();
-    return WSASocketW(family, type, 0, nullptr, 0, WSA_FLAG_OVERLAPPED | WSA_FLAG_NO_HANDLE_INHERIT);
+    return WSASocketW(family, type, 0, nullptr, 0,
+                      WSA_FLAG_OVERLAPPED | WSA_FLAG_NO_HANDLE_INHERIT);
 }
 #else
 void ensure_started() {}
@@ -149,12 +150,14 @@ readiness wait_readable(const std::vector<socket_handle> &sockets, int timeout_m
     out.ready.assign(sockets.size(), false);
 #ifdef _WIN32
     // WSAPoll is not woken by Ctrl+C: wait in slices and look at the interrupt flag between them.
-    const std::int64_t deadline = timeout_ms < 0 ? -1 : now_ns() + std::int64_t{timeout_ms} * 1'000'000;
+    const std::int64_t deadline =
+        timeout_ms < 0 ? -1 : now_ns() + std::int64_t{timeout_ms} * 1'000'000;
     int rc = 0;
     for (;;) {
         int slice = 50;
         if (deadline >= 0)
-            slice = static_cast<int>(std::clamp<std::int64_t>((deadline - now_ns()) / 1'000'000, 0, 50));
+            slice = static_cast<int>(
+                std::clamp<std::int64_t>((deadline - now_ns()) / 1'000'000, 0, 50));
         rc = native::poll(fds.data(), static_cast<unsigned long>(fds.size()), slice);
         if (rc != 0 || interrupted() || (deadline >= 0 && now_ns() >= deadline)) break;
     }
@@ -200,7 +203,8 @@ socket_handle listen_tcp(const std::string &host, int port) {
     int one = 1;
 #ifdef _WIN32
     // Windows' SO_REUSEADDR lets another process steal a bound port; this forbids it.
-    setsockopt(s, SOL_SOCKET, SO_EXCLUSIVEADDRUSE, reinterpret_cast<const char *>(&one), sizeof one);
+    setsockopt(s, SOL_SOCKET, SO_EXCLUSIVEADDRUSE, reinterpret_cast<const char *>(&one),
+               sizeof one);
 #else
     setsockopt(s, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
 #endif

@@ -8,31 +8,46 @@
 
 namespace ipcbench::plugin {
 
+namespace {
+
+// In the isolated child: load the plugin, remove each address, send back what failed.
+// The argument: {"library": PATH, "transport": ID, "addresses": [...]}.
+std::string remove_addresses(const std::string &argument) {
+    nlohmann::json failed = nlohmann::json::array();
+    try {
+        const auto request = nlohmann::json::parse(argument);
+        load_outcome loaded = load_transport(request.at("library").get<std::string>(),
+                                             request.at("transport").get<std::string>());
+        const ipcb_transport *table = loaded.transports.front().table;
+        if (table->remove_address == nullptr) return failed.dump();
+        for (const auto &item : request.at("addresses")) {
+            const std::string address = item.get<std::string>();
+            ipcb_error error{};
+            error.struct_size = sizeof error;
+            const int32_t status = table->remove_address(address.c_str(), &error);
+            error.message[sizeof error.message - 1] = '\0';
+            if (status != IPCB_OK)
+                failed.push_back(text::printable(address, 200) + ": " +
+                                 text::printable(error.message, 200));
+        }
+    } catch (const std::exception &e) {
+        failed.push_back(e.what());
+    }
+    return failed.dump();
+}
+constexpr const char *remove_task_name = "remove-addresses";
+const platform::isolated_task remove_task{remove_task_name, remove_addresses};
+
+}  // namespace
+
 std::vector<std::string> remove_addresses_isolated(const transport_info &transport,
                                                    const std::vector<std::string> &addresses) {
     if (addresses.empty()) return {};
-    // In the child: load the plugin, remove each address, send back what failed.
-    auto work = [&](std::size_t) {
-        nlohmann::json failed = nlohmann::json::array();
-        try {
-            load_outcome loaded = load_transport(transport.library, transport.id);
-            const ipcb_transport *table = loaded.transports.front().table;
-            if (table->remove_address == nullptr) return failed.dump();
-            for (const auto &address : addresses) {
-                ipcb_error error{};
-                error.struct_size = sizeof error;
-                const int32_t status = table->remove_address(address.c_str(), &error);
-                error.message[sizeof error.message - 1] = '\0';
-                if (status != IPCB_OK)
-                    failed.push_back(text::printable(address, 200) + ": " +
-                                     text::printable(error.message, 200));
-            }
-        } catch (const std::exception &e) {
-            failed.push_back(e.what());
-        }
-        return failed.dump();
-    };
-    const auto results = platform::run_isolated(1, work, remove_address_timeout_ms);
+    const nlohmann::json request{{"library", transport.library.string()},
+                                 {"transport", transport.id},
+                                 {"addresses", addresses}};
+    const auto results =
+        platform::run_isolated_task(remove_task_name, {request.dump()}, remove_address_timeout_ms);
     if (!results[0].failure.empty())
         return {"remove_address " + results[0].failure +
                 " (in an isolated process; ipchost "

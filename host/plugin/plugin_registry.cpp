@@ -14,7 +14,7 @@ namespace {
 #if defined(_WIN32)
 constexpr const char *library_suffix = ".dll";
 #else
-constexpr const char *library_suffix = ".so";
+constexpr const char *library_suffix = IPCBENCH_PLUGIN_SUFFIX;  // ".so", ".dll"
 #endif
 
 }  // namespace
@@ -49,6 +49,17 @@ void plugin_registry::scan(const std::vector<std::filesystem::path> &folders) {
     cache.save();
 }
 
+namespace {
+
+// In the isolated child: load one file and send back what it offers.
+constexpr const char *probe_task_name = "probe-plugin";
+std::string probe_one_file(const std::string &path) {
+    return metadata_to_json(load_plugin_file(path)).dump();
+}
+const platform::isolated_task probe_task{probe_task_name, probe_one_file};
+
+}  // namespace
+
 // Loading runs the library's constructors and entry point: that happens only in isolated
 // children (own session, no stdio, a deadline), which send back what they found. ipchost itself
 // never runs plugin code; workers load the file again for their case.
@@ -61,10 +72,10 @@ void plugin_registry::probe(const std::vector<std::filesystem::path> &files, pro
         else
             fresh.push_back(i);
     }
-    const auto probed = platform::run_isolated(
-        fresh.size(),
-        [&](std::size_t k) { return metadata_to_json(load_plugin_file(files[fresh[k]])).dump(); },
-        probe_timeout_ms, probe_parallelism);
+    std::vector<std::string> paths;
+    for (std::size_t k : fresh) paths.push_back(files[k].string());
+    const auto probed =
+        platform::run_isolated_task(probe_task_name, paths, probe_timeout_ms, probe_parallelism);
     for (std::size_t k = 0; k < fresh.size(); ++k) {
         results[fresh[k]] = probed[k];
         // A crash or a hang is the file's; a failed fork or pipe is this machine's moment.

@@ -9,7 +9,7 @@ namespace ipcbench::plugin {
 
 std::filesystem::path default_plugin_folder() {
     std::filesystem::path exe = boost::dll::program_location().string();
-    return (exe.parent_path() / ".." / "lib" / "ipcbench" / "plugins").lexically_normal();
+    return (exe.parent_path() / IPCBENCH_PLUGIN_DIR_FROM_BIN).lexically_normal();
 }
 
 std::vector<std::filesystem::path> plugin_search_path(

@@ -72,12 +72,11 @@ std::string find_cycle(const graph &g) {
 // An operating-system header: a `.h` include in angle brackets that is not one of the libraries
 // the host builds on (C and C++ standard headers are <cstdio>-style, without `.h`).
 bool is_os_header(const std::string &header) {
-    static const std::vector<std::string> libraries{"fmt/", "spdlog/", "ipcbench/", "boost/",
-                                                    "nlohmann/", "catch2/"};
+    static const std::vector<std::string> libraries{"fmt/",   "spdlog/",   "ipcbench/",
+                                                    "boost/", "nlohmann/", "catch2/"};
     if (header.size() < 2 || header.compare(header.size() - 2, 2, ".h") != 0) return false;
-    return std::none_of(libraries.begin(), libraries.end(), [&](const std::string &prefix) {
-        return header.rfind(prefix, 0) == 0;
-    });
+    return std::none_of(libraries.begin(), libraries.end(),
+                        [&](const std::string &prefix) { return header.rfind(prefix, 0) == 0; });
 }
 
 // "file: <header>" for each OS header included outside host/platform/ (where the POSIX and

@@ -1,0 +1,70 @@
+#pragma once
+
+// Helpers the Windows implementations in host/platform/ share (never included elsewhere):
+// UTF-8 <-> UTF-16 for the W calls, the system's own words for an error code, and a security
+// descriptor that lets only the current user in.
+
+#include <windows.h>
+
+#include <string>
+
+namespace ipcbench::platform::windows {
+
+std::wstring widen(const std::string &utf8);
+std::string narrow(const std::wstring &utf16);
+// FormatMessage's text for `code` (GetLastError()), without the trailing line break, followed by
+// the code: "The system cannot find the file specified. (error 2)".
+std::string error_text(DWORD code);
+inline std::string last_error_text() {
+    return error_text(GetLastError());
+}
+
+// SECURITY_ATTRIBUTES granting full access to the current user only, with inheritance off and
+// nothing inherited from the parent folder ("D:P(A;;GA;;;<user SID>)"). Owns its descriptor.
+class owner_only_security {
+public:
+    owner_only_security();
+    ~owner_only_security();
+    owner_only_security(const owner_only_security &) = delete;
+    owner_only_security &operator=(const owner_only_security &) = delete;
+    SECURITY_ATTRIBUTES *attributes() { return &attributes_; }
+    const std::wstring &user_sid() const { return sid_; }
+
+private:
+    std::wstring sid_;
+    SECURITY_ATTRIBUTES attributes_{};
+};
+
+// A handle closed when it goes out of scope.
+class unique_handle {
+public:
+    unique_handle() = default;
+    explicit unique_handle(HANDLE h) : h_(h) {}
+    ~unique_handle() { reset(); }
+    unique_handle(const unique_handle &) = delete;
+    unique_handle &operator=(const unique_handle &) = delete;
+    unique_handle(unique_handle &&o) noexcept : h_(o.release()) {}
+    unique_handle &operator=(unique_handle &&o) noexcept {
+        if (this != &o) {
+            reset();
+            h_ = o.release();
+        }
+        return *this;
+    }
+    HANDLE get() const { return h_; }
+    explicit operator bool() const { return h_ != nullptr && h_ != INVALID_HANDLE_VALUE; }
+    HANDLE release() {
+        HANDLE h = h_;
+        h_ = nullptr;
+        return h;
+    }
+    void reset(HANDLE h = nullptr) {
+        if (*this) CloseHandle(h_);
+        h_ = h;
+    }
+
+private:
+    HANDLE h_ = nullptr;
+};
+
+}  // namespace ipcbench::platform::windows
