@@ -1,11 +1,11 @@
 // The worker halves of the ABI 1.1 checks: zero-copy (borrow/publish, take/release), batches
 // (send_batch, recv_batch), and a crash while a slot is borrowed or a message taken.
 #include <fmt/format.h>
-#include <csignal>
 #include <vector>
 
 #include "conformance/check_verdict.hpp"
 #include "conformance/conformance_jobs.hpp"
+#include "platform/last_words.hpp"
 
 namespace ipcbench::conformance {
 namespace {
@@ -261,7 +261,7 @@ json batch_receive(plugin::transport_endpoint &in, const json &job) {
         std::size_t n = 0;
         ep.recv_raw(buf.data(), size, &n, wait_ns);
     }
-    for (;;) std::raise(SIGKILL);  // no close, no unlink, no atexit: what a crash leaves
+    platform::die_without_last_words();  // no close, no unlink, no atexit: what a crash leaves
 }
 
 }  // namespace ipcbench::conformance

@@ -27,16 +27,10 @@ std::size_t pattern_offset(const job &j) {
     return j.settings.rate_per_s > 0 ? timestamp_offset + 8 : header_bytes;
 }
 
-// Sleeps until `when` (CLOCK_MONOTONIC ns): the kernel for the bulk, a spin for the last 50 us,
-// so the pacing error stays well below a microsecond when the CPU is free.
+// Waits until `when` (now_ns time): the system's sleep for the bulk, a spin for the last stretch
+// (50 us on Linux), so the pacing error stays well below a microsecond when the CPU is free.
 void wait_until(std::int64_t when) {
-    std::int64_t left = when - now_ns();
-    if (left > 100'000) {
-        std::int64_t wake = when - 50'000;
-        timespec ts{static_cast<time_t>(wake / 1'000'000'000),
-                    static_cast<long>(wake % 1'000'000'000)};
-        clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, nullptr);
-    }
+    if (when - now_ns() > 2 * platform::sleep_slack_ns) platform::sleep_until_ns(when);
     while (now_ns() < when) {
     }
 }

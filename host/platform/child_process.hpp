@@ -1,6 +1,6 @@
 #pragma once
 
-#include <sys/types.h>
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -52,7 +52,7 @@ private:
     std::unique_ptr<output_capture> output_;
     long pid_ = -1;
     socket_handle control_ = no_socket;
-    std::intptr_t job_ = 0;  // Windows: the Job object; POSIX: unused
+    std::intptr_t job_ = 0, process_ = 0;  // Windows: the Job object and process; POSIX: unused
     bool finished_ = false;
     exit_status status_;
 };

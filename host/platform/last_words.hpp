@@ -14,4 +14,8 @@ void on_termination(void (*last_words)());
 // run twice at once (SIGTERM stays blocked while they run).
 [[noreturn]] void terminate_with_last_words();
 
+// Ends this process at once, as a crash would: no last words, no atexit, no close (SIGKILL to
+// itself; Windows: TerminateProcess). For the conformance check of what a crash leaves.
+[[noreturn]] void die_without_last_words();
+
 }  // namespace ipcbench::platform

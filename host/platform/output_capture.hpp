@@ -35,13 +35,16 @@ public:
     static constexpr std::size_t max_forwarded = std::size_t{64} * 1024;
 
 private:
-    void forward();
+    void forward();                               // the capture thread (per system)
+    void take(const char *data, std::size_t size);  // counts, keeps up to max_forwarded
+    void emit_lines(bool done);                   // prints the complete lines (all when done)
 
     std::string label_;
     captured_output *keep_ = nullptr;
     std::intptr_t read_fd_ = -1, write_fd_ = -1;
     std::atomic<bool> stop_{false};
     std::size_t forwarded_ = 0, dropped_ = 0;
+    std::string pending_;
     std::thread thread_;
 };
 

@@ -9,7 +9,6 @@
 #include <cstdio>
 #include <stdexcept>
 
-#include "text/printable_text.hpp"
 
 namespace ipcbench::platform {
 
@@ -37,7 +36,6 @@ void output_capture::close_child_fd() {
 }
 
 void output_capture::forward() {
-    std::string pending;
     char buf[16384];
     for (;;) {
         pollfd p{static_cast<int>(read_fd_), POLLIN, 0};
@@ -45,25 +43,9 @@ void output_capture::forward() {
         if (rc < 0 && errno != EINTR) break;
         ssize_t n = 0;
         if (rc > 0) n = read(static_cast<int>(read_fd_), buf, sizeof buf);
-        if (n > 0) {
-            const auto bytes = static_cast<std::size_t>(n);
-            if (keep_) keep_->bytes += bytes;
-            const std::size_t room = max_forwarded - std::min(max_forwarded, forwarded_);
-            pending.append(buf, std::min(bytes, room));
-            forwarded_ += std::min(bytes, room);
-            dropped_ += bytes - std::min(bytes, room);
-        }
+        if (n > 0) take(buf, static_cast<std::size_t>(n));
         const bool done = (rc > 0 && n <= 0) || (rc == 0 && stop_.load());
-        for (std::size_t eol;
-             (eol = pending.find('\n')) != std::string::npos || (done && !pending.empty());) {
-            const std::size_t end = eol == std::string::npos ? pending.size() : eol;
-            const std::string line = text::printable(pending.substr(0, end), 4096);
-            fmt::print(stderr, "[{}] {}\n", label_, line);
-            if (keep_ && keep_->text.size() < captured_output::max_kept)
-                keep_->text +=
-                    line.substr(0, captured_output::max_kept - keep_->text.size()) + "\n";
-            pending.erase(0, end == pending.size() ? end : end + 1);
-        }
+        emit_lines(done);
         if (done) break;
     }
 }

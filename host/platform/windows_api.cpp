@@ -2,6 +2,7 @@
 
 #include <sddl.h>
 
+#include <cstdio>
 #include <stdexcept>
 
 namespace ipcbench::platform::windows {
@@ -76,6 +77,102 @@ owner_only_security::owner_only_security() : sid_(current_user_sid()) {
 
 owner_only_security::~owner_only_security() {
     LocalFree(attributes_.lpSecurityDescriptor);
+}
+
+std::wstring quote_argument(const std::wstring &argument) {
+    if (!argument.empty() && argument.find_first_of(L" \t\n\v\"") == std::wstring::npos)
+        return argument;
+    std::wstring out = L"\"";
+    std::size_t backslashes = 0;
+    for (wchar_t c : argument) {
+        if (c == L'\\') {
+            ++backslashes;
+            continue;
+        }
+        out.append(c == L'"' ? backslashes * 2 + 1 : backslashes, L'\\');
+        backslashes = 0;
+        out.push_back(c);
+    }
+    out.append(backslashes * 2, L'\\');
+    return out + L"\"";
+}
+
+std::wstring command_line(const std::string &program, const std::vector<std::string> &args) {
+    std::wstring line = quote_argument(widen(program));
+    for (const auto &arg : args) line += L" " + quote_argument(widen(arg));
+    return line;
+}
+
+unique_handle null_device(bool for_writing) {
+    SECURITY_ATTRIBUTES inheritable{sizeof(SECURITY_ATTRIBUTES), nullptr, TRUE};
+    return unique_handle(CreateFileW(L"NUL", for_writing ? GENERIC_WRITE : GENERIC_READ,
+                                     FILE_SHARE_READ | FILE_SHARE_WRITE, &inheritable,
+                                     OPEN_EXISTING, 0, nullptr));
+}
+
+job_process start_in_job(const std::string &program, const std::vector<std::string> &args,
+                         HANDLE std_in, HANDLE std_out, HANDLE std_err,
+                         std::vector<HANDLE> inherit) {
+    job_process out;
+    out.job.reset(CreateJobObjectW(nullptr, nullptr));
+    JOBOBJECT_EXTENDED_LIMIT_INFORMATION limits{};
+    limits.BasicLimitInformation.LimitFlags = JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE;
+    if (!out.job || !SetInformationJobObject(out.job.get(), JobObjectExtendedLimitInformation,
+                                             &limits, sizeof limits))
+        throw std::runtime_error("cannot make a Job object for a child process: " +
+                                 last_error_text());
+    for (HANDLE h : {std_in, std_out, std_err}) inherit.push_back(h);
+    for (HANDLE h : inherit) SetHandleInformation(h, HANDLE_FLAG_INHERIT, HANDLE_FLAG_INHERIT);
+    // Only these handles go to the child, not every inheritable one this process holds.
+    SIZE_T size = 0;
+    InitializeProcThreadAttributeList(nullptr, 1, 0, &size);
+    std::string storage(size, '\0');
+    auto *attributes = reinterpret_cast<LPPROC_THREAD_ATTRIBUTE_LIST>(storage.data());
+    const bool listed = InitializeProcThreadAttributeList(attributes, 1, 0, &size) &&
+                        UpdateProcThreadAttribute(attributes, 0, PROC_THREAD_ATTRIBUTE_HANDLE_LIST,
+                                                  inherit.data(), inherit.size() * sizeof(HANDLE),
+                                                  nullptr, nullptr);
+    STARTUPINFOEXW startup{};
+    startup.StartupInfo.cb = sizeof startup;
+    startup.StartupInfo.dwFlags = STARTF_USESTDHANDLES;
+    startup.StartupInfo.hStdInput = std_in;
+    startup.StartupInfo.hStdOutput = std_out;
+    startup.StartupInfo.hStdError = std_err;
+    startup.lpAttributeList = listed ? attributes : nullptr;
+    std::wstring line = command_line(program, args);
+    PROCESS_INFORMATION info{};
+    const DWORD flags = CREATE_SUSPENDED | CREATE_UNICODE_ENVIRONMENT |
+                        (listed ? EXTENDED_STARTUPINFO_PRESENT : 0);
+    const BOOL started = CreateProcessW(widen(program).c_str(), line.data(), nullptr, nullptr, TRUE,
+                                        flags, nullptr, nullptr, &startup.StartupInfo, &info);
+    const DWORD error = GetLastError();
+    if (listed) DeleteProcThreadAttributeList(attributes);
+    for (HANDLE h : inherit) SetHandleInformation(h, HANDLE_FLAG_INHERIT, 0);
+    if (!started) throw std::runtime_error("cannot start " + program + ": " + error_text(error));
+    out.process.reset(info.hProcess);
+    unique_handle thread(info.hThread);
+    if (!AssignProcessToJobObject(out.job.get(), info.hProcess)) {
+        const std::string why = last_error_text();
+        TerminateProcess(info.hProcess, 1);
+        throw std::runtime_error("cannot put a child process in its Job object: " + why);
+    }
+    ResumeThread(info.hThread);
+    out.pid = static_cast<long>(info.dwProcessId);
+    return out;
+}
+
+std::string describe_exit_code(DWORD code) {
+    if (code < 0xC0000000u) return "exit code " + std::to_string(code);
+    const char *name = code == 0xC0000005u   ? "access violation"
+                       : code == 0xC00000FDu ? "stack overflow"
+                       : code == 0xC0000409u ? "stack buffer overrun or abort"
+                       : code == 0xC000001Du ? "illegal instruction"
+                       : code == 0xC0000094u ? "integer division by zero"
+                       : code == 0xC0000135u ? "a DLL it needs was not found"
+                                             : "an unhandled exception";
+    char hex[16];
+    std::snprintf(hex, sizeof hex, "0x%08lX", static_cast<unsigned long>(code));
+    return std::string("exception ") + hex + " (" + name + ")";
 }
 
 }  // namespace ipcbench::platform::windows

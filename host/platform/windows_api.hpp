@@ -7,6 +7,7 @@
 #include <windows.h>
 
 #include <string>
+#include <vector>
 
 namespace ipcbench::platform::windows {
 
@@ -66,5 +67,27 @@ public:
 private:
     HANDLE h_ = nullptr;
 };
+
+// One argument as CommandLineToArgvW and the C runtime read it back (quotes, and backslashes
+// before a quote, escaped).
+std::wstring quote_argument(const std::wstring &argument);
+std::wstring command_line(const std::string &program, const std::vector<std::string> &args);
+
+// A process started suspended, put in a Job object of its own with
+// JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE (it and all it starts end when the job handle closes, also
+// when ipchost dies), then resumed. It inherits only `inherit` (plus its standard handles).
+struct job_process {
+    unique_handle process;
+    unique_handle job;
+    long pid = 0;
+};
+job_process start_in_job(const std::string &program, const std::vector<std::string> &args,
+                         HANDLE std_in, HANDLE std_out, HANDLE std_err,
+                         std::vector<HANDLE> inherit);
+// NUL opened for reading or writing, inheritable (a child's unused standard handle).
+unique_handle null_device(bool for_writing);
+// What an exit code means: a crash's NTSTATUS ("exception 0xC0000005 (access violation)") or a
+// plain "exit code 3".
+std::string describe_exit_code(DWORD code);
 
 }  // namespace ipcbench::platform::windows
