@@ -78,8 +78,8 @@ void child_process::kill() {
 
 bool child_process::wait(int timeout_ms) {
     if (finished_) return true;
-    const DWORD rc = WaitForSingleObject(handle_of(process_),
-                                         timeout_ms < 0 ? INFINITE : static_cast<DWORD>(timeout_ms));
+    const DWORD rc = WaitForSingleObject(
+        handle_of(process_), timeout_ms < 0 ? INFINITE : static_cast<DWORD>(timeout_ms));
     if (rc == WAIT_TIMEOUT) return false;
     DWORD code = 0;
     GetExitCodeProcess(handle_of(process_), &code);

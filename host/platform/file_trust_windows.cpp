@@ -13,8 +13,8 @@ namespace {
 // Groups that stand for "every user" on Windows: Everyone, Authenticated Users, Users, Guests.
 constexpr std::array<const wchar_t *, 4> broad_groups{L"S-1-1-0", L"S-1-5-11", L"S-1-5-32-545",
                                                       L"S-1-5-32-546"};
-constexpr ACCESS_MASK write_rights = FILE_WRITE_DATA | FILE_APPEND_DATA | WRITE_DAC |
-                                     WRITE_OWNER | GENERIC_WRITE | GENERIC_ALL | DELETE;
+constexpr ACCESS_MASK write_rights = FILE_WRITE_DATA | FILE_APPEND_DATA | WRITE_DAC | WRITE_OWNER |
+                                     GENERIC_WRITE | GENERIC_ALL | DELETE;
 
 std::string sid_text(PSID sid) {
     wchar_t *text = nullptr;

@@ -35,9 +35,9 @@ public:
     static constexpr std::size_t max_forwarded = std::size_t{64} * 1024;
 
 private:
-    void forward();                               // the capture thread (per system)
+    void forward();                                 // the capture thread (per system)
     void take(const char *data, std::size_t size);  // counts, keeps up to max_forwarded
-    void emit_lines(bool done);                   // prints the complete lines (all when done)
+    void emit_lines(bool done);                     // prints the complete lines (all when done)
 
     std::string label_;
     captured_output *keep_ = nullptr;

@@ -9,7 +9,6 @@
 #include <cstdio>
 #include <stdexcept>
 
-
 namespace ipcbench::platform {
 
 output_capture::output_capture(std::string label, captured_output *keep)

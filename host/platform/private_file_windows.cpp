@@ -31,10 +31,9 @@ std::filesystem::path private_folder(const std::filesystem::path &path) {
 // planted in its place) is refused rather than followed.
 void write_private_file(const std::filesystem::path &path, const std::string &content) {
     windows::owner_only_security security;
-    windows::unique_handle h(CreateFileW(path.wstring().c_str(), GENERIC_WRITE, 0,
-                                         security.attributes(), CREATE_ALWAYS,
-                                         FILE_ATTRIBUTE_NORMAL | FILE_FLAG_OPEN_REPARSE_POINT,
-                                         nullptr));
+    windows::unique_handle h(
+        CreateFileW(path.wstring().c_str(), GENERIC_WRITE, 0, security.attributes(), CREATE_ALWAYS,
+                    FILE_ATTRIBUTE_NORMAL | FILE_FLAG_OPEN_REPARSE_POINT, nullptr));
     if (!h) throw failure("cannot write", path);
     FILE_ATTRIBUTE_TAG_INFO tag{};
     if (GetFileInformationByHandleEx(h.get(), FileAttributeTagInfo, &tag, sizeof tag) &&

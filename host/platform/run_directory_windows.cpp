@@ -17,7 +17,8 @@ run_directory::run_directory() {
     std::random_device random;
     for (int attempt = 0; attempt < 16 && path_.empty(); ++attempt) {
         const std::filesystem::path candidate =
-            temp_root() / (std::string(prefix) + std::to_string(random()) + std::to_string(random()));
+            temp_root() /
+            (std::string(prefix) + std::to_string(random()) + std::to_string(random()));
         if (CreateDirectoryW(candidate.wstring().c_str(), security.attributes()))
             path_ = candidate;
         else if (GetLastError() != ERROR_ALREADY_EXISTS)

@@ -29,11 +29,11 @@ bool interrupted() {
 
 std::string interrupt_name() {
     switch (caught.load()) {
-    case 0: return "";
-    case CTRL_C_EVENT + 1: return "Ctrl+C";
-    case CTRL_BREAK_EVENT + 1: return "Ctrl+Break";
-    case CTRL_CLOSE_EVENT + 1: return "the console closing";
-    default: return "a console event (logoff or shutdown)";
+        case 0: return "";
+        case CTRL_C_EVENT + 1: return "Ctrl+C";
+        case CTRL_BREAK_EVENT + 1: return "Ctrl+Break";
+        case CTRL_CLOSE_EVENT + 1: return "the console closing";
+        default: return "a console event (logoff or shutdown)";
     }
 }
 

@@ -25,8 +25,8 @@ std::string windows_version() {
     using rtl_get_version = LONG(WINAPI *)(OSVERSIONINFOW *);
     OSVERSIONINFOW version{};
     version.dwOSVersionInfoSize = sizeof version;
-    auto get = reinterpret_cast<rtl_get_version>(reinterpret_cast<void *>(
-        GetProcAddress(GetModuleHandleW(L"ntdll.dll"), "RtlGetVersion")));
+    auto get = reinterpret_cast<rtl_get_version>(
+        reinterpret_cast<void *>(GetProcAddress(GetModuleHandleW(L"ntdll.dll"), "RtlGetVersion")));
     if (get == nullptr || get(&version) != 0) return "";
     return std::to_string(version.dwMajorVersion) + "." + std::to_string(version.dwMinorVersion) +
            "." + std::to_string(version.dwBuildNumber);
@@ -35,8 +35,8 @@ std::string windows_version() {
 // The active power plan's name ("Balanced", "High performance"): Windows' governor.
 std::string power_plan() {
     using get_active = DWORD(WINAPI *)(HKEY, GUID **);
-    using read_name = DWORD(WINAPI *)(HKEY, const GUID *, const GUID *, const GUID *, UCHAR *,
-                                      DWORD *);
+    using read_name =
+        DWORD(WINAPI *)(HKEY, const GUID *, const GUID *, const GUID *, UCHAR *, DWORD *);
     HMODULE powrprof = LoadLibraryW(L"powrprof.dll");
     if (powrprof == nullptr) return "";
     std::string name;
@@ -48,8 +48,8 @@ std::string power_plan() {
     if (active && friendly && active(nullptr, &scheme) == ERROR_SUCCESS) {
         wchar_t buffer[256] = {};
         DWORD size = sizeof buffer - sizeof(wchar_t);
-        if (friendly(nullptr, scheme, nullptr, nullptr, reinterpret_cast<UCHAR *>(buffer),
-                     &size) == ERROR_SUCCESS)
+        if (friendly(nullptr, scheme, nullptr, nullptr, reinterpret_cast<UCHAR *>(buffer), &size) ==
+            ERROR_SUCCESS)
             name = windows::narrow(buffer);
         LocalFree(scheme);
     }
@@ -69,13 +69,14 @@ system_info read_system_info() {
     info.machine = system.wProcessorArchitecture == PROCESSOR_ARCHITECTURE_AMD64   ? "x86_64"
                    : system.wProcessorArchitecture == PROCESSOR_ARCHITECTURE_ARM64 ? "arm64"
                                                                                    : "other";
-    info.cpu_model = registry_string(HKEY_LOCAL_MACHINE,
-                                     L"HARDWARE\\DESCRIPTION\\System\\CentralProcessor\\0",
-                                     L"ProcessorNameString");
+    info.cpu_model =
+        registry_string(HKEY_LOCAL_MACHINE, L"HARDWARE\\DESCRIPTION\\System\\CentralProcessor\\0",
+                        L"ProcessorNameString");
     info.governor = power_plan();
     wchar_t host[256] = {};
     DWORD size = 255;
-    if (GetComputerNameExW(ComputerNameDnsHostname, host, &size)) info.hostname = windows::narrow(host);
+    if (GetComputerNameExW(ComputerNameDnsHostname, host, &size))
+        info.hostname = windows::narrow(host);
     info.cores = std::thread::hardware_concurrency();
     return info;
 }

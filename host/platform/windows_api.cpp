@@ -9,8 +9,8 @@ namespace ipcbench::platform::windows {
 
 std::wstring widen(const std::string &utf8) {
     if (utf8.empty()) return {};
-    const int n = MultiByteToWideChar(CP_UTF8, 0, utf8.data(), static_cast<int>(utf8.size()),
-                                      nullptr, 0);
+    const int n =
+        MultiByteToWideChar(CP_UTF8, 0, utf8.data(), static_cast<int>(utf8.size()), nullptr, 0);
     std::wstring out(static_cast<std::size_t>(n), L'\0');
     MultiByteToWideChar(CP_UTF8, 0, utf8.data(), static_cast<int>(utf8.size()), out.data(), n);
     return out;
@@ -28,10 +28,9 @@ std::string narrow(const std::wstring &utf16) {
 
 std::string error_text(DWORD code) {
     wchar_t *buffer = nullptr;
-    const DWORD n = FormatMessageW(FORMAT_MESSAGE_ALLOCATE_BUFFER | FORMAT_MESSAGE_FROM_SYSTEM |
-                                       FORMAT_MESSAGE_IGNORE_INSERTS,
-                                   nullptr, code, 0, reinterpret_cast<wchar_t *>(&buffer), 0,
-                                   nullptr);
+    const DWORD n = FormatMessageW(
+        FORMAT_MESSAGE_ALLOCATE_BUFFER | FORMAT_MESSAGE_FROM_SYSTEM | FORMAT_MESSAGE_IGNORE_INSERTS,
+        nullptr, code, 0, reinterpret_cast<wchar_t *>(&buffer), 0, nullptr);
     std::string text = n > 0 ? narrow(std::wstring(buffer, n)) : "unknown error";
     if (buffer) LocalFree(buffer);
     while (!text.empty() && (text.back() == '\n' || text.back() == '\r' || text.back() == ' '))
@@ -49,9 +48,9 @@ std::wstring current_user_sid() {
     GetTokenInformation(token, TokenUser, nullptr, 0, &size);
     std::string buffer(size, '\0');
     wchar_t *text = nullptr;
-    const bool ok = GetTokenInformation(token, TokenUser, buffer.data(), size, &size) &&
-                    ConvertSidToStringSidW(reinterpret_cast<TOKEN_USER *>(buffer.data())->User.Sid,
-                                           &text);
+    const bool ok =
+        GetTokenInformation(token, TokenUser, buffer.data(), size, &size) &&
+        ConvertSidToStringSidW(reinterpret_cast<TOKEN_USER *>(buffer.data())->User.Sid, &text);
     CloseHandle(token);
     if (!ok) throw std::runtime_error("cannot read this process's user: " + last_error_text());
     std::wstring sid(text);
@@ -128,10 +127,10 @@ job_process start_in_job(const std::string &program, const std::vector<std::stri
     InitializeProcThreadAttributeList(nullptr, 1, 0, &size);
     std::string storage(size, '\0');
     auto *attributes = reinterpret_cast<LPPROC_THREAD_ATTRIBUTE_LIST>(storage.data());
-    const bool listed = InitializeProcThreadAttributeList(attributes, 1, 0, &size) &&
-                        UpdateProcThreadAttribute(attributes, 0, PROC_THREAD_ATTRIBUTE_HANDLE_LIST,
-                                                  inherit.data(), inherit.size() * sizeof(HANDLE),
-                                                  nullptr, nullptr);
+    const bool listed =
+        InitializeProcThreadAttributeList(attributes, 1, 0, &size) &&
+        UpdateProcThreadAttribute(attributes, 0, PROC_THREAD_ATTRIBUTE_HANDLE_LIST, inherit.data(),
+                                  inherit.size() * sizeof(HANDLE), nullptr, nullptr);
     STARTUPINFOEXW startup{};
     startup.StartupInfo.cb = sizeof startup;
     startup.StartupInfo.dwFlags = STARTF_USESTDHANDLES;
@@ -141,8 +140,8 @@ job_process start_in_job(const std::string &program, const std::vector<std::stri
     startup.lpAttributeList = listed ? attributes : nullptr;
     std::wstring line = command_line(program, args);
     PROCESS_INFORMATION info{};
-    const DWORD flags = CREATE_SUSPENDED | CREATE_UNICODE_ENVIRONMENT |
-                        (listed ? EXTENDED_STARTUPINFO_PRESENT : 0);
+    const DWORD flags =
+        CREATE_SUSPENDED | CREATE_UNICODE_ENVIRONMENT | (listed ? EXTENDED_STARTUPINFO_PRESENT : 0);
     const BOOL started = CreateProcessW(widen(program).c_str(), line.data(), nullptr, nullptr, TRUE,
                                         flags, nullptr, nullptr, &startup.StartupInfo, &info);
     const DWORD error = GetLastError();

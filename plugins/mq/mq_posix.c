@@ -71,14 +71,14 @@ static int32_t IPCB_CALL pq_open(const ipcb_open_params *p, ipcb_endpoint **out,
     int access;
     if (p == NULL || out == NULL) return ipcb_fail(error, IPCB_E_INVALID, 0, "NULL argument");
     *out = NULL;
-    if ((status = posix_check_option_keys(p, mq_posix_options, MQ_POSIX_OPTION_COUNT, "mq.posix",
-                                          error)) != IPCB_OK)
+    if ((status = plugin_check_option_keys(p, mq_posix_options, MQ_POSIX_OPTION_COUNT, "mq.posix",
+                                           error)) != IPCB_OK)
         return status;
     if (p->direction != IPCB_DIR_SEND && p->direction != IPCB_DIR_RECV)
         return ipcb_fail(error, IPCB_E_UNSUPPORTED, 0,
                          "mq.posix endpoints are one-way: open with IPCB_DIR_SEND or RECV");
-    if ((v = posix_option(p, "maxmsg")) != NULL && v[0] &&
-        posix_parse_bytes(v, 65536, &maxmsg) != 0)
+    if ((v = plugin_option(p, "maxmsg")) != NULL && v[0] &&
+        plugin_parse_bytes(v, 65536, &maxmsg) != 0)
         return ipcb_fail(error, IPCB_E_BAD_OPTION, 0,
                          "option maxmsg=%s: expected a message count from 1 to 65536", v);
     ep = (ipcb_endpoint *)calloc(1, sizeof *ep);

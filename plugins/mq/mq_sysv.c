@@ -48,14 +48,14 @@ static int32_t IPCB_CALL sysv_open(const ipcb_open_params *p, ipcb_endpoint **ou
     long limit_msg = msgmax(), limit_queue = msgmnb();
     if (p == NULL || out == NULL) return ipcb_fail(error, IPCB_E_INVALID, 0, "NULL argument");
     *out = NULL;
-    if ((status = posix_check_option_keys(p, mq_sysv_options, MQ_SYSV_OPTION_COUNT, "mq.sysv",
-                                          error)) != IPCB_OK)
+    if ((status = plugin_check_option_keys(p, mq_sysv_options, MQ_SYSV_OPTION_COUNT, "mq.sysv",
+                                           error)) != IPCB_OK)
         return status;
     if (p->direction != IPCB_DIR_SEND && p->direction != IPCB_DIR_RECV)
         return ipcb_fail(error, IPCB_E_UNSUPPORTED, 0,
                          "mq.sysv endpoints are one-way: open with IPCB_DIR_SEND or RECV");
-    if ((v = posix_option(p, "queue_bytes")) != NULL && v[0] &&
-        posix_parse_bytes(v, (uint64_t)1 << 31, &queue_bytes) != 0)
+    if ((v = plugin_option(p, "queue_bytes")) != NULL && v[0] &&
+        plugin_parse_bytes(v, (uint64_t)1 << 31, &queue_bytes) != 0)
         return ipcb_fail(error, IPCB_E_BAD_OPTION, 0,
                          "option queue_bytes=%s: expected a byte count such as 64K", v);
     if (limit_msg > 0 && p->max_message_size > (uint64_t)limit_msg)

@@ -31,7 +31,7 @@ int32_t pipe_parse_options(const ipcb_open_params *params, ipcb_endpoint *ep, ip
         if (strcmp(kv->key, "pipe_size") == 0) {
             if (kv->value[0] == '\0') continue;
             uint64_t bytes = 0;
-            if (posix_parse_bytes(kv->value, (uint64_t)1 << 30, &bytes) != 0)
+            if (plugin_parse_bytes(kv->value, (uint64_t)1 << 30, &bytes) != 0)
                 return ipcb_fail(error, IPCB_E_BAD_OPTION, 0,
                                  "option pipe_size=%s: expected a byte count from 1 to 1G, "
                                  "for example 1M",

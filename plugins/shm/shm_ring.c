@@ -179,16 +179,16 @@ static const ipcb_option_desc ring_options[] = {
 static int32_t parse(const ipcb_open_params *p, ipcb_endpoint *ep, uint64_t *ring_size,
                      ipcb_error *error) {
     const char *v;
-    int32_t s = posix_check_option_keys(p, ring_options, 3, "shm.ring", error);
+    int32_t s = plugin_check_option_keys(p, ring_options, 3, "shm.ring", error);
     if (s != IPCB_OK) return s;
     *ring_size = 4u << 20;
-    if ((v = posix_option(p, "ring_size")) != NULL && v[0] &&
-        (posix_parse_bytes(v, (uint64_t)1 << 31, ring_size) != 0 || *ring_size < 4096 ||
+    if ((v = plugin_option(p, "ring_size")) != NULL && v[0] &&
+        (plugin_parse_bytes(v, (uint64_t)1 << 31, ring_size) != 0 || *ring_size < 4096 ||
          (*ring_size & (*ring_size - 1)) != 0))
         return ipcb_fail(error, IPCB_E_BAD_OPTION, 0,
                          "option ring_size=%s: expected a power of two from 4K to 2G, e.g. 4M", v);
     ep->wait = WAIT_HYBRID;
-    if ((v = posix_option(p, "wait")) != NULL && v[0]) {
+    if ((v = plugin_option(p, "wait")) != NULL && v[0]) {
         if (!strcmp(v, "spin"))
             ep->wait = WAIT_SPIN;
         else if (!strcmp(v, "futex"))
@@ -200,9 +200,9 @@ static int32_t parse(const ipcb_open_params *p, ipcb_endpoint *ep, uint64_t *rin
                              "option wait=%s: expected spin, futex or hybrid", v);
     }
     ep->spin_ns = 50000;
-    if ((v = posix_option(p, "spin_us")) != NULL && v[0]) {
+    if ((v = plugin_option(p, "spin_us")) != NULL && v[0]) {
         uint64_t us = 0;
-        if (posix_parse_bytes(v, 1000000, &us) != 0)
+        if (plugin_parse_bytes(v, 1000000, &us) != 0)
             return ipcb_fail(error, IPCB_E_BAD_OPTION, 0,
                              "option spin_us=%s: expected microseconds from 1 to 1000000", v);
         ep->spin_ns = (int64_t)us * 1000;

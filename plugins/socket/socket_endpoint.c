@@ -22,21 +22,21 @@ static unsigned socket_counter;
 static int32_t parse_options(const ipcb_open_params *p, ipcb_endpoint *ep, int is_tcp,
                              ipcb_error *error) {
     const char *v;
-    if ((v = posix_option(p, "sndbuf")) != NULL && v[0] &&
-        posix_parse_bytes(v, (uint64_t)1 << 30, &ep->sndbuf) != 0)
+    if ((v = plugin_option(p, "sndbuf")) != NULL && v[0] &&
+        plugin_parse_bytes(v, (uint64_t)1 << 30, &ep->sndbuf) != 0)
         return ipcb_fail(error, IPCB_E_BAD_OPTION, 0,
                          "option sndbuf=%s: expected a byte count such as 256K or 4M", v);
-    if ((v = posix_option(p, "rcvbuf")) != NULL && v[0] &&
-        posix_parse_bytes(v, (uint64_t)1 << 30, &ep->rcvbuf) != 0)
+    if ((v = plugin_option(p, "rcvbuf")) != NULL && v[0] &&
+        plugin_parse_bytes(v, (uint64_t)1 << 30, &ep->rcvbuf) != 0)
         return ipcb_fail(error, IPCB_E_BAD_OPTION, 0,
                          "option rcvbuf=%s: expected a byte count such as 256K or 4M", v);
     ep->nodelay = -1;
     if (is_tcp) {
         ep->nodelay = 1;
-        if ((v = posix_option(p, "nodelay")) != NULL && posix_parse_bool(v, &ep->nodelay) != 0)
+        if ((v = plugin_option(p, "nodelay")) != NULL && plugin_parse_bool(v, &ep->nodelay) != 0)
             return ipcb_fail(error, IPCB_E_BAD_OPTION, 0,
                              "option nodelay=%s: expected 1 or 0 (on/off)", v);
-        if ((v = posix_option(p, "zerocopy")) != NULL && posix_parse_bool(v, &ep->zerocopy) != 0)
+        if ((v = plugin_option(p, "zerocopy")) != NULL && plugin_parse_bool(v, &ep->zerocopy) != 0)
             return ipcb_fail(error, IPCB_E_BAD_OPTION, 0,
                              "option zerocopy=%s: expected 1 or 0 (on/off)", v);
     }
@@ -86,7 +86,7 @@ int32_t socket_open(const ipcb_open_params *p, const char *id, int type, int is_
     if (p->role != IPCB_ROLE_CREATOR && p->role != IPCB_ROLE_CONNECTOR)
         return ipcb_fail(error, IPCB_E_INVALID, 0, "role %u is neither creator nor connector",
                          p->role);
-    status = posix_check_option_keys(p, options, option_count, id, error);
+    status = plugin_check_option_keys(p, options, option_count, id, error);
     if (status != IPCB_OK) return status;
     ep = (ipcb_endpoint *)calloc(1, sizeof *ep);
     if (ep == NULL) return ipcb_fail(error, IPCB_E_NO_MEMORY, ENOMEM, "out of memory");
@@ -120,7 +120,7 @@ int32_t socket_open(const ipcb_open_params *p, const char *id, int type, int is_
 
     /* Creator: bind and listen now, accept in connect(). */
     if (is_tcp) {
-        const char *bind_to = posix_option(p, "bind");
+        const char *bind_to = plugin_option(p, "bind");
         int one = 1;
         if (bind_to == NULL || bind_to[0] == '\0') bind_to = p->address;
         if (bind_to == NULL || bind_to[0] == '\0') bind_to = "127.0.0.1:0";

@@ -90,7 +90,7 @@ int32_t udp_open(const ipcb_open_params *p, const char *id, int is_unix,
     const char *v;
     if (p == NULL || out == NULL) return ipcb_fail(error, IPCB_E_INVALID, 0, "NULL argument");
     *out = NULL;
-    if ((status = posix_check_option_keys(p, options, option_count, id, error)) != IPCB_OK)
+    if ((status = plugin_check_option_keys(p, options, option_count, id, error)) != IPCB_OK)
         return status;
     if (max_size && p->max_message_size > max_size)
         return ipcb_fail(error, IPCB_E_TOO_BIG, EMSGSIZE,
@@ -103,13 +103,13 @@ int32_t udp_open(const ipcb_open_params *p, const char *id, int is_unix,
     ep->fd = -1;
     ep->max_message = p->max_message_size;
     ep->family = is_unix ? AF_UNIX : AF_INET;
-    if ((v = posix_option(p, "sndbuf")) != NULL && v[0] &&
-        posix_parse_bytes(v, (uint64_t)1 << 30, &ep->sndbuf) != 0) {
+    if ((v = plugin_option(p, "sndbuf")) != NULL && v[0] &&
+        plugin_parse_bytes(v, (uint64_t)1 << 30, &ep->sndbuf) != 0) {
         status = ipcb_fail(error, IPCB_E_BAD_OPTION, 0, "option sndbuf=%s: expected bytes", v);
         goto fail;
     }
-    if ((v = posix_option(p, "rcvbuf")) != NULL && v[0] &&
-        posix_parse_bytes(v, (uint64_t)1 << 30, &ep->rcvbuf) != 0) {
+    if ((v = plugin_option(p, "rcvbuf")) != NULL && v[0] &&
+        plugin_parse_bytes(v, (uint64_t)1 << 30, &ep->rcvbuf) != 0) {
         status = ipcb_fail(error, IPCB_E_BAD_OPTION, 0, "option rcvbuf=%s: expected bytes", v);
         goto fail;
     }
@@ -149,7 +149,7 @@ int32_t udp_open(const ipcb_open_params *p, const char *id, int is_unix,
     } else {
         struct sockaddr_storage local;
         socklen_t local_len = 0;
-        const char *bind_to = posix_option(p, "bind");
+        const char *bind_to = plugin_option(p, "bind");
         if (bind_to == NULL || bind_to[0] == '\0') bind_to = p->address;
         if (bind_to == NULL || bind_to[0] == '\0') bind_to = "127.0.0.1:0";
         if (inet_address_parse(bind_to, &local, &local_len) != 0) {
