@@ -30,13 +30,13 @@ void set_up_logging(bool verbose) {
 // The hidden worker entry, as platform::child_process starts it:
 // `ipchost worker [--runtime-dir DIR] [--agent] --control-socket HANDLE`.
 int worker_entry(int argc, char **argv) {
-    long long control = -1;
+    std::string control;
     std::string runtime_dir;
     bool agent_mode = false, understood = true;
     for (int i = 2; i < argc && understood; ++i) {
         const std::string arg = argv[i];
         if (arg == "--control-socket" && i + 1 < argc)
-            control = std::strtoll(argv[++i], nullptr, 10);
+            control = argv[++i];
         else if (arg == "--runtime-dir" && i + 1 < argc)
             runtime_dir = argv[++i];
         else if (arg == "--agent")
@@ -44,12 +44,18 @@ int worker_entry(int argc, char **argv) {
         else
             understood = false;
     }
-    if (!understood || control < 0) {
+    if (!understood || control.empty()) {
         fmt::print(stderr, "ipchost worker: internal command, started by ipchost itself\n");
         return 2;
     }
-    return ipcbench::worker::worker_main(static_cast<ipcbench::platform::socket_handle>(control),
-                                         runtime_dir, agent_mode);
+    ipcbench::platform::socket_handle socket = ipcbench::platform::no_socket;
+    try {
+        socket = ipcbench::platform::socket_from_token(control);
+    } catch (const std::exception &e) {
+        fmt::print(stderr, "ipchost worker: {}\n", e.what());
+        return 2;
+    }
+    return ipcbench::worker::worker_main(socket, runtime_dir, agent_mode);
 }
 
 }  // namespace

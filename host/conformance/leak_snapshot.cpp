@@ -6,6 +6,9 @@
 #include <fstream>
 #include <sstream>
 
+#include "platform/named_objects.hpp"
+#include "platform/process_identity.hpp"
+
 namespace ipcbench::conformance {
 namespace {
 
@@ -45,7 +48,7 @@ bool named(const std::vector<std::string> &addresses, const std::string &object)
 
 leak_snapshot leak_snapshot::take(const std::string &runtime_dir) {
     leak_snapshot s;
-    s.descriptors = entries("/proc/self/fd").size();
+    s.descriptors = platform::open_handle_count();
     s.run_directory_entries = entries(runtime_dir).size();
     s.sysv_queues = sysv_queue_ids();
     s.posix_queues = entries("/dev/mqueue");
@@ -57,6 +60,11 @@ std::string leak_snapshot::leaked_in(const leak_snapshot &after,
                                      const std::vector<std::string> &addresses) const {
     std::string out;
     auto add = [&out](const std::string &text) { out += (out.empty() ? "" : ", ") + text; };
+    for (const auto &address : addresses)
+        if (platform::named_object_exists(address)) {
+            add("still open: " + address);
+            break;
+        }
     if (after.descriptors > descriptors)
         add(fmt::format("descriptors: {} -> {}", descriptors, after.descriptors));
     if (after.run_directory_entries > run_directory_entries)

@@ -29,7 +29,7 @@ struct exit_status {
 class child_process {
 public:
     // Starts `program args... --control-socket H`, H being the child's end of a connected_pair()
-    // (POSIX: descriptor 3; Windows: the inherited SOCKET's value). Throws std::runtime_error
+    // (POSIX: descriptor 3; Windows: "stdin", see socket_from_token). Throws std::runtime_error
     // on failure. Its stdout and stderr go through an output_capture labelled `label`, never to
     // ours. `keep`, when given, also receives that output for the result (see output_capture).
     child_process(const std::string &program, const std::vector<std::string> &args,

@@ -29,8 +29,8 @@ std::string self_executable_path() {
     return boost::dll::program_location().string();
 }
 
-// The worker gets its end of the control pair as an inherited SOCKET whose value is on its
-// command line; stdout and stderr go to the output capture, stdin is NUL.
+// The worker gets its end of the control pair through WSADuplicateSocket, described on its stdin
+// (platform/stream_socket.hpp); stdout and stderr go to the output capture.
 child_process::child_process(const std::string &program, const std::vector<std::string> &args,
                              const std::string &label, captured_output *keep)
     : output_(std::make_unique<output_capture>(label, keep)) {
@@ -42,13 +42,26 @@ child_process::child_process(const std::string &program, const std::vector<std::
     }
     std::vector<std::string> full = args;
     full.push_back("--control-socket");
-    full.push_back(std::to_string(pair[1]));
+    full.push_back("stdin");
     windows::job_process started;
     try {
-        const windows::unique_handle input = windows::null_device(false);
+        SECURITY_ATTRIBUTES plain{sizeof(SECURITY_ATTRIBUTES), nullptr, FALSE};
+        HANDLE in_read = nullptr, in_write = nullptr;
+        if (!CreatePipe(&in_read, &in_write, &plain, 4096))
+            throw std::runtime_error("pipe for the worker's stdin: " + windows::last_error_text());
+        const windows::unique_handle input(in_read), input_writer(in_write);
         const HANDLE output = handle_of(output_->child_fd());
-        started = windows::start_in_job(program, full, input.get(), output, output,
-                                        {reinterpret_cast<HANDLE>(pair[1])});
+        // The socket's description for this very process, written before it runs.
+        started =
+            windows::start_in_job(program, full, input.get(), output, output, {}, [&](long pid) {
+                const std::string info = socket_for_process(pair[1], pid);
+                DWORD written = 0;
+                if (!WriteFile(input_writer.get(), info.data(), static_cast<DWORD>(info.size()),
+                               &written, nullptr) ||
+                    written != info.size())
+                    throw std::runtime_error("cannot pass the control socket to the worker: " +
+                                             windows::last_error_text());
+            });
     } catch (...) {
         close_socket(pair[0]);
         close_socket(pair[1]);

@@ -22,6 +22,9 @@ std::string process_identity(long pid);
 std::string self_identity();
 // This process's id.
 long current_process_id();
+// How many descriptors (POSIX: /proc/self/fd) or handles (Windows: GetProcessHandleCount) this
+// process holds open: what a leak check compares before and after.
+std::size_t open_handle_count();
 
 // The folder private run directories go in: $TMPDIR, else /tmp.
 std::filesystem::path temp_root();

@@ -58,6 +58,15 @@ long current_process_id() {
     return static_cast<long>(getpid());
 }
 
+std::size_t open_handle_count() {
+    std::size_t n = 0;
+    std::error_code ec;
+    for (std::filesystem::directory_iterator it("/proc/self/fd", ec), end; !ec && it != end;
+         it.increment(ec))
+        ++n;
+    return n;
+}
+
 std::filesystem::path temp_root() {
     const char *tmp = std::getenv("TMPDIR");
     return tmp && *tmp ? tmp : "/tmp";

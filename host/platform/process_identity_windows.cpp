@@ -72,6 +72,11 @@ long current_process_id() {
     return static_cast<long>(GetCurrentProcessId());
 }
 
+std::size_t open_handle_count() {
+    DWORD count = 0;
+    return GetProcessHandleCount(GetCurrentProcess(), &count) ? count : 0;
+}
+
 std::filesystem::path temp_root() {
     wchar_t buffer[MAX_PATH + 1] = {};
     const DWORD n = GetTempPathW(MAX_PATH + 1, buffer);

@@ -3,6 +3,7 @@
 #include "platform/socket_api.hpp"
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <system_error>
 
@@ -16,9 +17,21 @@ native::socket_t native_of(socket_handle s) {
     return static_cast<native::socket_t>(s);
 }
 
+#ifdef _WIN32
+std::string reason(int code) {
+    char text[256] = "";
+    DWORD n = FormatMessageA(FORMAT_MESSAGE_FROM_SYSTEM | FORMAT_MESSAGE_IGNORE_INSERTS, nullptr,
+                             static_cast<DWORD>(code), 0, text, sizeof text, nullptr);
+    while (n > 0 && (text[n - 1] == '\n' || text[n - 1] == '\r' || text[n - 1] == ' '))
+        text[--n] = 0;
+    return (n ? std::string(text) : std::string("unknown error")) + " (error " +
+           std::to_string(code) + ")";
+}
+#else
 std::string reason(int code) {
     return std::system_category().message(code);
 }
+#endif
 
 [[noreturn]] void fail(const char *call) {
     throw socket_error(std::string(call) + ": " + reason(native::last_error()));
@@ -105,6 +118,7 @@ bool readiness::any() const {
 }
 
 bool send_all(socket_handle s, const void *data, std::size_t size) {
+    ensure_started();
     const char *p = static_cast<const char *>(data);
     std::size_t sent = 0;
     while (sent < size) {
@@ -123,6 +137,7 @@ bool send_all(socket_handle s, const void *data, std::size_t size) {
 }
 
 io_result receive_some(socket_handle s, void *buffer, std::size_t size, bool wait) {
+    ensure_started();
     const int chunk = static_cast<int>(std::min<std::size_t>(size, 1 << 30));
     for (;;) {
         if (!wait) {
@@ -141,6 +156,7 @@ io_result receive_some(socket_handle s, void *buffer, std::size_t size, bool wai
 }
 
 readiness wait_readable(const std::vector<socket_handle> &sockets, int timeout_ms) {
+    ensure_started();
     std::vector<native::pollfd_t> fds(sockets.size());
     for (std::size_t i = 0; i < sockets.size(); ++i) {
         fds[i].fd = native_of(sockets[i]);
@@ -264,6 +280,47 @@ socket_address peer_address(socket_handle s) {
     if (getpeername(native_of(s), reinterpret_cast<sockaddr *>(&ss), &len) != 0) return {"?", 0};
     return address_of(ss);
 }
+
+#ifdef _WIN32
+std::string socket_for_process(socket_handle s, long pid) {
+    ensure_started();
+    WSAPROTOCOL_INFOW info{};
+    if (WSADuplicateSocketW(native_of(s), static_cast<DWORD>(pid), &info) != 0)
+        fail("WSADuplicateSocket");
+    return std::string(reinterpret_cast<const char *>(&info), sizeof info);
+}
+
+socket_handle socket_from_token(const std::string &token) {
+    ensure_started();
+    if (token != "stdin")
+        throw socket_error("control socket token '" + token + "': expected stdin");
+    WSAPROTOCOL_INFOW info{};
+    DWORD got = 0, n = 0;
+    const HANDLE input = GetStdHandle(STD_INPUT_HANDLE);
+    while (got < sizeof info &&
+           ReadFile(input, reinterpret_cast<char *>(&info) + got, sizeof info - got, &n, nullptr) &&
+           n > 0)
+        got += n;
+    if (got != sizeof info) throw socket_error("the control socket's description did not arrive");
+    const native::socket_t s =
+        WSASocketW(FROM_PROTOCOL_INFO, FROM_PROTOCOL_INFO, FROM_PROTOCOL_INFO, &info, 0,
+                   WSA_FLAG_OVERLAPPED | WSA_FLAG_NO_HANDLE_INHERIT);
+    if (s == native::invalid) fail("WSASocket from the parent's description");
+    return static_cast<socket_handle>(s);
+}
+#else
+std::string socket_for_process(socket_handle s, long) {
+    return std::to_string(s);
+}
+
+socket_handle socket_from_token(const std::string &token) {
+    char *end = nullptr;
+    const long fd = std::strtol(token.c_str(), &end, 10);
+    if (token.empty() || *end != '\0' || fd < 0)
+        throw socket_error("control socket token '" + token + "': expected a descriptor number");
+    return static_cast<socket_handle>(fd);
+}
+#endif
 
 std::array<socket_handle, 2> connected_pair() {
 #ifdef _WIN32

@@ -53,6 +53,13 @@ void close_socket(socket_handle s);     // no_socket is ignored
 // checked to be each other's, so no other process can slip in between listen and accept.
 std::array<socket_handle, 2> connected_pair();
 
+// Passing a socket to a child process. POSIX: the child inherits the descriptor and its number
+// is the token. Windows: a socket handle is not valid in another process as such (wine refuses
+// it, and so do layered service providers): WSADuplicateSocket makes a WSAPROTOCOL_INFOW for the
+// child's pid, the parent writes it to the child's stdin, and the token is "stdin".
+std::string socket_for_process(socket_handle s, long pid);  // Windows: the bytes to pass on
+socket_handle socket_from_token(const std::string &token);  // the child's side; throws
+
 // TCP for the remote agent. `host` must be a numeric IPv4 or IPv6 address.
 bool is_numeric_address(const std::string &host);
 // A listening socket (SO_REUSEADDR on POSIX, SO_EXCLUSIVEADDRUSE on Windows); throws

@@ -110,8 +110,8 @@ unique_handle null_device(bool for_writing) {
 }
 
 job_process start_in_job(const std::string &program, const std::vector<std::string> &args,
-                         HANDLE std_in, HANDLE std_out, HANDLE std_err,
-                         std::vector<HANDLE> inherit) {
+                         HANDLE std_in, HANDLE std_out, HANDLE std_err, std::vector<HANDLE> inherit,
+                         const std::function<void(long pid)> &before_resume) {
     job_process out;
     out.job.reset(CreateJobObjectW(nullptr, nullptr));
     JOBOBJECT_EXTENDED_LIMIT_INFORMATION limits{};
@@ -155,8 +155,16 @@ job_process start_in_job(const std::string &program, const std::vector<std::stri
         TerminateProcess(info.hProcess, 1);
         throw std::runtime_error("cannot put a child process in its Job object: " + why);
     }
-    ResumeThread(info.hThread);
     out.pid = static_cast<long>(info.dwProcessId);
+    if (before_resume) {
+        try {
+            before_resume(out.pid);
+        } catch (...) {
+            TerminateProcess(info.hProcess, 1);
+            throw;
+        }
+    }
+    ResumeThread(info.hThread);
     return out;
 }
 

@@ -42,7 +42,8 @@ int plugin_parse_bool(const char *text, int *out) {
 }
 
 int32_t plugin_check_option_keys(const ipcb_open_params *params, const ipcb_option_desc *known,
-                                uint32_t known_count, const char *transport_id, ipcb_error *error) {
+                                 uint32_t known_count, const char *transport_id,
+                                 ipcb_error *error) {
     uint32_t i, k;
     for (i = 0; i < params->option_count; ++i) {
         const char *key = params->options[i].key;

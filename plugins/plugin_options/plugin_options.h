@@ -17,7 +17,7 @@ int plugin_parse_bool(const char *text, int *out);
 /* Checks params' option keys against a NULL-terminated list; IPCB_E_UNKNOWN_OPTION naming the
  * first unknown key and listing the known ones. */
 int32_t plugin_check_option_keys(const ipcb_open_params *params, const ipcb_option_desc *known,
-                                uint32_t known_count, const char *transport_id, ipcb_error *error);
+                                 uint32_t known_count, const char *transport_id, ipcb_error *error);
 /* The value of option `key`, or NULL when the user did not set it. */
 const char *plugin_option(const ipcb_open_params *params, const char *key);
 
