@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages ipcbench builds and tests with, if any is missing
-# (`--bench`: also the peer tools scripts/bench.sh compares with).
+# (`--bench`: also the peer tools scripts/bench.sh compares with; `--windows`: the mingw-w64
+# cross compiler and wine, for the Windows build and its tests).
 # Runs as root (CI, containers) or through sudo.
 set -euo pipefail
 
@@ -19,10 +20,13 @@ packages=(
   chromium fonts-dejavu-core
 )
 
-# scripts/bench.sh also compares with the peer tools.
-if [ "${1:-}" = "--bench" ]; then
-  packages+=(iperf3 sockperf qperf util-linux)
-fi
+for flag in "$@"; do
+  case "$flag" in
+  --bench) packages+=(iperf3 sockperf qperf util-linux) ;;  # scripts/bench.sh's peer tools
+  --windows) packages+=(g++-mingw-w64-x86-64-posix wine64 wine) ;;
+  *) echo "install-deps: unknown flag $flag (--bench, --windows)" >&2; exit 2 ;;
+  esac
+done
 
 missing=()
 for p in "${packages[@]}"; do

@@ -6,8 +6,10 @@
 #   3. the same suite built with ThreadSanitizer
 #   4. clang-tidy on host/ and plugins/, while
 #   5. the control-channel fuzzer runs for FUZZ_SECONDS (default 60)
+#   6. the Windows build (mingw-w64) and its tests under wine (scripts/windows/test.sh)
 # `scripts/test.sh --fast` runs stages 0 and 1 only. Build folders: build-test, build-asan, build-tsan,
-# build-fuzz, build-tidy (kept between runs, so a second run only rebuilds what changed).
+# build-fuzz, build-tidy, build-windows (kept between runs, so a second run only rebuilds what
+# changed).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 jobs="$(nproc)"
@@ -67,6 +69,7 @@ if [ "$fast" = 0 ]; then
   fuzz_stage() { cat "$fuzz_log"; return "$(cat "$fuzz_log.rc")"; }
   stage fuzz fuzz_stage
   rm -f "$fuzz_log" "$fuzz_log.rc"
+  stage windows "$root/scripts/windows/test.sh"
 fi
 
 echo

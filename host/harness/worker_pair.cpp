@@ -50,6 +50,7 @@ struct worker_pair::process {
             platform::shutdown_socket(remote_socket);
         remote_closed = true;
     }
+    bool exited() { return child && child->wait(0); }
     bool wait(int timeout_ms) {
         if (child) return child->wait(timeout_ms);
         remote_closed = true;  // called once its channel ended
@@ -160,15 +161,19 @@ void worker_pair::wait_for_input(const std::vector<process *> &workers,
     platform::readiness ready;
     try {
         ready = platform::wait_readable(
-            sockets, static_cast<int>(ticking ? std::min<std::int64_t>(wait_ms, 10) : wait_ms));
+            sockets, static_cast<int>(std::min<std::int64_t>(wait_ms, ticking ? 10 : 100)));
     } catch (const platform::socket_error &e) {
         throw pair_failure(std::string("waiting on the control channels failed: ") + e.what());
     }
     if (platform::interrupted())
         throw pair_interrupted("interrupted by " + platform::interrupt_name());
     for (std::size_t i = 0; i < workers.size(); ++i) {
-        if (!ready.ready[i]) continue;
-        if (!workers[i]->channel.pump() && !workers[i]->channel.has_buffered()) {
+        // A socket whose process died does not always say so (under wine it stays silent until
+        // read): a local worker that has exited is looked at as well, every 100 ms at most.
+        const bool exited = !done[i] && workers[i]->exited();
+        if (!ready.ready[i] && !exited) continue;
+        const bool open = workers[i]->channel.pump();
+        if ((!open || exited) && !workers[i]->channel.has_buffered()) {
             workers[i]->wait(1000);
             throw pair_failure("the " + workers[i]->side + " process died (" + workers[i]->ended() +
                                ") while it should answer '" + type + "'");

@@ -43,12 +43,12 @@ static int32_t parse_options(const ipcb_open_params *p, ipcb_endpoint *ep, ipcb_
     const char *size = plugin_option(p, "buffer_size");
     const char *io = plugin_option(p, "io");
     uint64_t bytes = 65536;
-    int32_t status =
-        plugin_check_option_keys(p, pipe_named_options, PIPE_NAMED_OPTION_COUNT, "pipe.named", error);
+    int32_t status = plugin_check_option_keys(p, pipe_named_options, PIPE_NAMED_OPTION_COUNT,
+                                              "pipe.named", error);
     if (status != IPCB_OK) return status;
     if (mode && strcmp(mode, "byte") != 0 && strcmp(mode, "message") != 0)
-        return ipcb_fail(error, IPCB_E_BAD_OPTION, 0,
-                         "option mode=%s: expected byte or message", mode);
+        return ipcb_fail(error, IPCB_E_BAD_OPTION, 0, "option mode=%s: expected byte or message",
+                         mode);
     if (io && strcmp(io, "overlapped") != 0 && strcmp(io, "blocking") != 0)
         return ipcb_fail(error, IPCB_E_BAD_OPTION, 0,
                          "option io=%s: expected overlapped or blocking", io);

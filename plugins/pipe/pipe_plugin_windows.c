@@ -9,8 +9,9 @@ static const ipcb_transport named_transport = {
     .struct_size = sizeof(ipcb_transport),
     .option_count = PIPE_NAMED_OPTION_COUNT,
     .id = "pipe.named",
-    .description = "Windows named pipe (\\\\.\\pipe\\ipcbench-..., current user only, first "
-                   "instance), duplex; byte or message mode",
+    .description =
+        "Windows named pipe (\\\\.\\pipe\\ipcbench-..., current user only, first "
+        "instance), duplex; byte or message mode",
     .caps = IPCB_CAP_STREAM | IPCB_CAP_RELIABLE | IPCB_CAP_ORDERED | IPCB_CAP_DUPLEX |
             IPCB_CAP_CLOSE_NOTIFY,
     .max_message_size = 0,

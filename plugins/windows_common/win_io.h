@@ -18,7 +18,8 @@ int64_t win_deadline(int64_t timeout_ns);
 DWORD win_left_ms(int64_t deadline_ns);
 
 /* Like ipcb_fail for a failed Windows call: the message, then ": <FormatMessage text> (error N)";
- * status is IPCB_E_SYSTEM unless the code has its own (ERROR_NOT_ENOUGH_MEMORY: IPCB_E_NO_MEMORY). */
+ * status is IPCB_E_SYSTEM unless the code has its own (ERROR_NOT_ENOUGH_MEMORY: IPCB_E_NO_MEMORY).
+ */
 int32_t win_fail(ipcb_error *error, DWORD code, const char *format, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 3, 4)))

@@ -1,0 +1,141 @@
+#!/usr/bin/env bash
+# ipchost.exe driven from outside under wine (WINEPREFIX and WINEDEBUG come from ctest).
+# wine's output always goes to files, stdin from /dev/null: its background services inherit
+# pipes, and a pipeline would wait for them.
+#   wine_tests.sh list IPCHOST FIXTURE_DIR   good plugins listed, broken DLLs rejected with codes
+#   wine_tests.sh check IPCHOST TRANSPORT    `ipchost check` ends "N passed, 0 failed"
+#   wine_tests.sh run IPCHOST                a JSON run with CPU and RSS of both processes
+#   wine_tests.sh killed IPCHOST KILLER      a worker killed mid-run is reported with its side
+#   wine_tests.sh exports DLL...             each plugin DLL exports only ipcb_plugin_entry
+#   wine_tests.sh leftovers IPCHOST          no worker process, no run directory left
+set -uo pipefail
+what="$1"
+shift
+out="$(mktemp -d)"
+trap 'rm -rf "$out"' EXIT
+
+winerun() {  # runs a Windows program; its CRLF line ends become LF
+  local rc
+  wine "$@" </dev/null >"$out/stdout" 2>"$out/stderr"
+  rc=$?
+  sed -i 's/\r$//' "$out/stdout" "$out/stderr"
+  return "$rc"
+}
+fail() {
+  echo "FAIL: $*"
+  echo "--- stdout"
+  cat "$out/stdout" 2>/dev/null
+  echo "--- stderr"
+  cat "$out/stderr" 2>/dev/null
+  exit 1
+}
+expect() {  # expect FILE REGEX WHY
+  grep -Eq -- "$2" "$out/$1" || fail "$3 (no line matching /$2/ in $1)"
+}
+
+# The folder wine's %TEMP% maps to, where run directories go.
+temp_dir() {
+  local user
+  user="$(id -un)"
+  for d in "$WINEPREFIX/drive_c/users/$user/AppData/Local/Temp" "$WINEPREFIX/drive_c/users/$user/Temp"; do
+    [ -d "$d" ] && { echo "$d"; return; }
+  done
+}
+
+case "$what" in
+list)
+  exe="$1" fixtures="$2"
+  winerun "$exe" --list --verbose --plugin-dir "$fixtures"
+  rc=$?
+  [ "$rc" -eq 0 ] || fail "--list exited $rc"
+  expect stdout '^pipe\.named +pipe ' "pipe.named is not listed"
+  expect stdout 'ipcb-junk\.dll: rejected \[IPCB-LOAD-001\]: cannot be loaded' "the junk DLL is not rejected as unloadable"
+  expect stdout 'ipcb-entry_crash_windows\.dll: rejected \[IPCB-LOAD-011\].*exception 0xC0000005 \(access violation\)' \
+    "the crashing entry point is not rejected with its exception"
+  expect stdout 'ipcb-dllmain_hang_windows\.dll: rejected \[IPCB-LOAD-011\].*hung for more than' \
+    "the hanging DllMain is not rejected as hung"
+  expect stdout 'Rejected files \(3\)' "expected exactly the three broken files rejected"
+  ;;
+check)
+  exe="$1" transport="$2"
+  winerun "$exe" check --plugin "$transport"
+  rc=$?
+  [ "$rc" -eq 0 ] || fail "check exited $rc"
+  expect stdout '^[1-9][0-9]* passed, 0 failed$' "check did not pass every check"
+  if grep -q '^FAIL' "$out/stdout"; then fail "a check failed"; fi
+  ;;
+run)
+  exe="$1"
+  winerun "$exe" --plugin pipe.named --size 64K --count 2000 --format json
+  rc=$?
+  [ "$rc" -eq 0 ] || fail "the run exited $rc"
+  jq -e '.results | length >= 1' "$out/stdout" >/dev/null || fail "no result"
+  jq -e 'all(.results[]; .status == "ok" and .transport == "pipe.named")' "$out/stdout" >/dev/null ||
+    fail "a result is not an ok pipe.named case"
+  jq -e '.results[0].integrity | .messages_received == 2000 and .corrupted == 0 and .lost == 0' \
+    "$out/stdout" >/dev/null || fail "not every message arrived intact"
+  for side in sender receiver; do
+    jq -e --arg s "$side" '.results[0][$s] | (.cpu_user_s + .cpu_sys_s) > 0 and .max_rss_kib > 0' \
+      "$out/stdout" >/dev/null || fail "no CPU time or peak RSS for the $side"
+  done
+  jq -e '.results[0].throughput.bytes_per_sec > 0' "$out/stdout" >/dev/null || fail "no throughput"
+  jq -e '.environment.os == "Windows"' "$out/stdout" >/dev/null || fail "the environment does not say Windows"
+  ;;
+killed)
+  exe="$1" killer="$2"
+  wine "$exe" --plugin pipe.named --mode throughput --size 1K --duration 20 --format json </dev/null \
+    >"$out/stdout" 2>"$out/stderr" &
+  run=$!
+  # Wait (bounded) for both workers to run, then end one with TerminateProcess, as Windows ends
+  # a crashed or killed process.
+  killed=0
+  for _ in $(seq 1 150); do
+    if [ "$(pgrep -fc 'ipchost\.exe worker' || true)" -ge 2 ]; then
+      sleep 1
+      wine "$killer" </dev/null >"$out/killer" 2>&1 && killed=1
+      break
+    fi
+    sleep 0.1
+  done
+  [ "$killed" = 1 ] || { kill "$run" 2>/dev/null; fail "no worker to kill"; }
+  # A death is noticed at once; 10 s of the 20 s run is the bound.
+  for _ in $(seq 1 100); do
+    kill -0 "$run" 2>/dev/null || break
+    sleep 0.1
+  done
+  if kill -0 "$run" 2>/dev/null; then
+    kill "$run"
+    fail "ipchost did not end within 10 s of a worker's death"
+  fi
+  wait "$run"
+  rc=$?
+  sed -i 's/\r$//' "$out/stdout" "$out/stderr"
+  [ "$rc" -ne 0 ] || fail "ipchost exited 0 although a worker died"
+  jq -e '.results[0].status == "failed"' "$out/stdout" >/dev/null || fail "the case is not failed"
+  jq -e '.results[0].error | test("the (sender|receiver) process died")' "$out/stdout" >/dev/null ||
+    fail "the error does not name the side that died"
+  ;;
+exports)
+  for dll in "$@"; do
+    x86_64-w64-mingw32-objdump -p "$dll" >"$out/stdout" 2>&1 || fail "objdump $dll"
+    names="$(awk '/\[Ordinal\/Name Pointer\] Table/{t=1; next} t && /^[ \t]*\[/{print $NF} t && /^$/{t=0}' "$out/stdout")"
+    [ "$names" = "ipcb_plugin_entry" ] || fail "$dll exports: ${names:-nothing}"
+  done
+  ;;
+leftovers)
+  exe="$1"
+  # Live ipchost.exe processes (wine runs each as a Linux process named after the .exe); zombies
+  # of killed workers are the reaper's business, and this script's own command line names it.
+  ps -eo pid=,stat=,args= | awk -v self=$$ '$1 != self && $2 !~ /^Z/ && /ipchost\.exe/ && !/wine_tests\.sh/' \
+    >"$out/stdout"
+  [ -s "$out/stdout" ] && fail "ipchost.exe processes are still running"
+  tmp="$(temp_dir)"
+  [ -n "$tmp" ] || fail "no %TEMP% folder in $WINEPREFIX"
+  ls -d "$tmp"/ipcbench-run-* >"$out/stdout" 2>/dev/null && fail "run directories left in $tmp"
+  ;;
+*)
+  echo "wine_tests.sh: unknown test '$what'" >&2
+  exit 2
+  ;;
+esac
+echo "ok: $what"
