@@ -2,7 +2,7 @@
 # std::thread works):
 #   cmake -S . -B build-windows -DCMAKE_TOOLCHAIN_FILE=cmake/mingw-w64-toolchain.cmake \
 #         -DIPCBENCH_WINDOWS_DEPS=<folder made by scripts/windows/build-deps.sh>
-# Executables and DLLs link libgcc and libstdc++ statically, so they run without extra DLLs
+# Executables and DLLs link libgcc, libstdc++ and winpthread statically, so they run without extra DLLs
 # (without it an .exe exits with code 53 under wine, printing nothing).
 set(CMAKE_SYSTEM_NAME Windows)
 set(CMAKE_SYSTEM_PROCESSOR x86_64)
@@ -16,8 +16,8 @@ set(CMAKE_FIND_ROOT_PATH_MODE_LIBRARY ONLY)
 set(CMAKE_FIND_ROOT_PATH_MODE_INCLUDE ONLY)
 set(CMAKE_FIND_ROOT_PATH_MODE_PACKAGE ONLY)
 set(CMAKE_EXE_LINKER_FLAGS_INIT "-static -static-libgcc -static-libstdc++")
-set(CMAKE_SHARED_LINKER_FLAGS_INIT "-static-libgcc -static-libstdc++")
-set(CMAKE_MODULE_LINKER_FLAGS_INIT "-static-libgcc -static-libstdc++")
+set(CMAKE_SHARED_LINKER_FLAGS_INIT "-static -static-libgcc -static-libstdc++")
+set(CMAKE_MODULE_LINKER_FLAGS_INIT "-static -static-libgcc -static-libstdc++")
 # Windows 10 APIs, no min/max macros, the lean windows.h.
 add_compile_definitions(_WIN32_WINNT=0x0A00 WINVER=0x0A00 WIN32_LEAN_AND_MEAN NOMINMAX)
 # How tests run the .exe files: under wine (scripts/windows/test.sh sets WINEPREFIX).

@@ -1,12 +1,14 @@
 #include "inet_address.h"
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#ifndef _WIN32
+#include <arpa/inet.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#endif
 
 #include "ipcbench/error_format.h"
 
@@ -57,6 +59,7 @@ int inet_address_parse(const char *text, struct sockaddr_storage *out, socklen_t
     return -1;
 }
 
+#ifndef _WIN32
 int32_t unix_address_parse(const char *transport_id, const char *text, struct sockaddr_storage *out,
                            socklen_t *out_len, ipcb_error *error) {
     struct sockaddr_un *un = (struct sockaddr_un *)out;
@@ -72,6 +75,8 @@ int32_t unix_address_parse(const char *transport_id, const char *text, struct so
     *out_len = sizeof *un;
     return IPCB_OK;
 }
+
+#endif
 
 void inet_address_format(const struct sockaddr *addr, char *buf, size_t cap) {
     char host[INET6_ADDRSTRLEN] = "?";

@@ -3,9 +3,9 @@
 #define IPCB_INET_ADDRESS_H
 
 #include <stddef.h>
-#include <sys/socket.h>
 
 #include "ipcbench/transport.h"
+#include "socket_compat.h"
 
 /* 0 on success. */
 int inet_address_parse(const char *text, struct sockaddr_storage *out, socklen_t *out_len);
@@ -13,8 +13,10 @@ int inet_address_parse(const char *text, struct sockaddr_storage *out, socklen_t
  * the address as it is. */
 void inet_address_format(const struct sockaddr *addr, char *buf, size_t cap);
 
+#ifndef _WIN32
 /* An existing Unix socket path as a connector's address; IPCB_E_BAD_ADDRESS naming it otherwise. */
 int32_t unix_address_parse(const char *transport_id, const char *text, struct sockaddr_storage *out,
                            socklen_t *out_len, ipcb_error *error);
+#endif
 
 #endif

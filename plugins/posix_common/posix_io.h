@@ -15,7 +15,8 @@ int64_t posix_deadline(int64_t timeout_ns);
 /* Nanoseconds left until deadline (>= 0), or -1 for no deadline. */
 int64_t posix_left(int64_t deadline_ns);
 
-/* Waits until fd has one of `events` (POLLIN/POLLOUT), or until deadline_ns (< 0: forever).
+/* Waits until fd has one of `events` (POLLIN/POLLOUT; on Windows fd is a socket, waited on with
+ * WSAPoll), or until deadline_ns (< 0: forever).
  * IPCB_OK when ready (or hung up: the next read/write tells), IPCB_E_TIMEOUT, or an error. */
 int32_t posix_wait_fd(int fd, short events, int64_t deadline_ns, ipcb_error *error);
 

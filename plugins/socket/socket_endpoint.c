@@ -2,22 +2,24 @@
 #include "socket_endpoint.h"
 
 #include <errno.h>
-#include <fcntl.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
-#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#ifndef _WIN32
+#include <poll.h>
 #include <sys/stat.h>
-#include <unistd.h>
+#endif
 
 #include "inet_address.h"
 #include "ipcbench/error_format.h"
 #include "posix_io.h"
 #include "socket_buffers.h"
+#include "socket_compat.h"
 
+#ifndef _WIN32
 static unsigned socket_counter;
+#endif
 
 static int32_t parse_options(const ipcb_open_params *p, ipcb_endpoint *ep, int is_tcp,
                              ipcb_error *error) {
@@ -53,6 +55,7 @@ static int32_t fit_message(ipcb_endpoint *ep, int fd, ipcb_error *error) {
     return socket_fit_message(fd, ep->id, ep->max_message, ep->sndbuf != 0, error);
 }
 
+#ifndef _WIN32
 static int32_t make_unix_path(ipcb_endpoint *ep, const char *runtime_dir, ipcb_error *error) {
     const char *dir = runtime_dir;
     unsigned n = __atomic_fetch_add(&socket_counter, 1u, __ATOMIC_RELAXED);
@@ -75,6 +78,7 @@ static int32_t make_unix_path(ipcb_endpoint *ep, const char *runtime_dir, ipcb_e
                          dir, sizeof ep->path - 1);
     return IPCB_OK;
 }
+#endif
 
 int32_t socket_open(const ipcb_open_params *p, const char *id, int type, int is_tcp,
                     const ipcb_option_desc *options, uint32_t option_count, ipcb_endpoint **out,
@@ -86,6 +90,7 @@ int32_t socket_open(const ipcb_open_params *p, const char *id, int type, int is_
     if (p->role != IPCB_ROLE_CREATOR && p->role != IPCB_ROLE_CONNECTOR)
         return ipcb_fail(error, IPCB_E_INVALID, 0, "role %u is neither creator nor connector",
                          p->role);
+    if ((status = sock_startup(error)) != IPCB_OK) return status;
     status = plugin_check_option_keys(p, options, option_count, id, error);
     if (status != IPCB_OK) return status;
     ep = (ipcb_endpoint *)calloc(1, sizeof *ep);
@@ -110,10 +115,13 @@ int32_t socket_open(const ipcb_open_params *p, const char *id, int type, int is_
                 goto fail;
             }
             ep->family = ep->address.ss_family;
-        } else if ((status = unix_address_parse(id, p->address, &ep->address, &ep->address_len,
-                                                error)) != IPCB_OK) {
+        }
+#ifndef _WIN32
+        else if ((status = unix_address_parse(id, p->address, &ep->address, &ep->address_len,
+                                              error)) != IPCB_OK) {
             goto fail;
         }
+#endif
         *out = ep;
         return IPCB_OK;
     }
@@ -132,13 +140,20 @@ int32_t socket_open(const ipcb_open_params *p, const char *id, int type, int is_
             goto fail;
         }
         ep->family = ep->address.ss_family;
-        ep->listen_fd = socket(ep->family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        ep->listen_fd = (int)socket(ep->family, SOCK_STREAM | SOCK_CLOEXEC, 0);
         if (ep->listen_fd < 0) {
-            status = ipcb_fail_errno(error, errno, "socket");
+            status = sock_fail(error, sock_errno(), "socket");
             goto fail;
         }
+#ifdef _WIN32
+        /* Windows' SO_REUSEADDR would let another process bind the same port: forbid that. */
+        setsockopt(ep->listen_fd, SOL_SOCKET, SO_EXCLUSIVEADDRUSE, (const char *)&one, sizeof one);
+#else
         setsockopt(ep->listen_fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-    } else {
+#endif
+    }
+#ifndef _WIN32
+    else {
         struct sockaddr_un *un = (struct sockaddr_un *)&ep->address;
         if ((status = make_unix_path(ep, p->runtime_dir, error)) != IPCB_OK) goto fail;
         un->sun_family = AF_UNIX;
@@ -150,17 +165,20 @@ int32_t socket_open(const ipcb_open_params *p, const char *id, int type, int is_
             goto fail;
         }
     }
+#endif
     if ((status = apply_buffers(ep, ep->listen_fd, error)) != IPCB_OK) goto fail;
     if ((status = fit_message(ep, ep->listen_fd, error)) != IPCB_OK) goto fail;
     if (bind(ep->listen_fd, (struct sockaddr *)&ep->address, ep->address_len) != 0) {
-        int e = errno;
+        int e = sock_errno();
         if (ep->family == AF_UNIX) ep->path[0] = '\0';
-        status = ipcb_fail_errno(error, e, "bind");
+        status = sock_fail(error, e, "bind");
         goto fail;
     }
+#ifndef _WIN32
     if (ep->family == AF_UNIX) chmod(ep->path, 0600);
+#endif
     if (listen(ep->listen_fd, 4) != 0) {
-        status = ipcb_fail_errno(error, errno, "listen");
+        status = sock_fail(error, sock_errno(), "listen");
         goto fail;
     }
     ep->address_len = sizeof ep->address;
@@ -191,10 +209,12 @@ static int32_t tune_connected(ipcb_endpoint *ep, ipcb_error *error) {
     int32_t status = apply_buffers(ep, ep->fd, error);
     if (status != IPCB_OK) return status;
     if ((status = fit_message(ep, ep->fd, error)) != IPCB_OK) return status;
-    if (ep->nodelay >= 0 &&
-        setsockopt(ep->fd, IPPROTO_TCP, TCP_NODELAY, &ep->nodelay, sizeof ep->nodelay) != 0)
-        return ipcb_fail_errno(error, errno, "setsockopt(TCP_NODELAY)");
+    if (ep->nodelay >= 0 && setsockopt(ep->fd, IPPROTO_TCP, TCP_NODELAY, (const char *)&ep->nodelay,
+                                       sizeof ep->nodelay) != 0)
+        return sock_fail(error, sock_errno(), "setsockopt(TCP_NODELAY)");
+#ifndef _WIN32
     if (ep->zerocopy) return socket_enable_zerocopy(ep, error);
+#endif
     return IPCB_OK;
 }
 
@@ -203,16 +223,18 @@ static int32_t accept_peer(ipcb_endpoint *ep, int64_t deadline, ipcb_error *erro
     if (status == IPCB_E_TIMEOUT)
         return ipcb_fail(error, IPCB_E_TIMEOUT, 0, "%s: no peer connected in time", ep->id);
     if (status != IPCB_OK) return status;
-    ep->fd = accept4(ep->listen_fd, NULL, NULL, SOCK_CLOEXEC);
-    if (ep->fd < 0) return ipcb_fail_errno(error, errno, "accept");
+    ep->fd = sock_accept(ep->listen_fd);
+    if (ep->fd < 0) return sock_fail(error, sock_errno(), "accept");
     /* One connection per endpoint: stop listening, and drop the socket file now that nobody
      * needs its name, so nothing is left behind whatever happens next. */
-    close(ep->listen_fd);
+    sock_close(ep->listen_fd);
     ep->listen_fd = -1;
+#ifndef _WIN32
     if (ep->family == AF_UNIX && ep->path[0]) {
         unlink(ep->path);
         ep->path[0] = '\0';
     }
+#endif
     return tune_connected(ep, error);
 }
 
@@ -220,36 +242,35 @@ static int32_t connect_peer(ipcb_endpoint *ep, int64_t deadline, ipcb_error *err
     for (;;) {
         int err = 0;
         socklen_t len = sizeof err;
-        int fd = socket(ep->family, ep->type | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-        if (fd < 0) return ipcb_fail_errno(error, errno, "socket");
+        int fd = (int)socket(ep->family, ep->type | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+        if (fd < 0) return sock_fail(error, sock_errno(), "socket");
         ep->fd = fd;
+        sock_set_nonblocking(fd, 1);
         if (apply_buffers(ep, fd, error) != IPCB_OK) return IPCB_E_SYSTEM;
         if (connect(fd, (struct sockaddr *)&ep->address, ep->address_len) != 0) {
-            err = errno;
-            if (err == EINPROGRESS) {
+            err = sock_errno();
+            if (err == SOCK_EINPROGRESS) {
                 int32_t status = posix_wait_fd(fd, POLLOUT, deadline, error);
                 if (status != IPCB_OK) {
                     if (status == IPCB_E_TIMEOUT)
                         return ipcb_fail(error, IPCB_E_TIMEOUT, 0, "%s: connect timed out", ep->id);
                     return status;
                 }
-                getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len);
+                getsockopt(fd, SOL_SOCKET, SO_ERROR, (char *)&err, &len);
             }
         }
         if (err == 0) break;
-        close(fd);
+        sock_close(fd);
         ep->fd = -1;
-        if (err != ECONNREFUSED && err != ENOENT && err != EAGAIN && err != ETIMEDOUT)
-            return ipcb_fail_errno(error, err, "%s: connect", ep->id);
+        if (err != SOCK_ECONNREFUSED && err != ENOENT && err != SOCK_EAGAIN &&
+            err != SOCK_ETIMEDOUT)
+            return sock_fail(error, err, "%s: connect", ep->id);
         if (deadline >= 0 && posix_now_ns() >= deadline)
             return ipcb_fail(error, IPCB_E_TIMEOUT, err, "%s: connect timed out (%s)", ep->id,
-                             strerror(err));
+                             sock_strerror(err));
         posix_pause_us(1000);
     }
-    {
-        int flags = fcntl(ep->fd, F_GETFL);
-        fcntl(ep->fd, F_SETFL, flags & ~O_NONBLOCK);
-    }
+    sock_set_nonblocking(ep->fd, 0);
     return tune_connected(ep, error);
 }
 
@@ -262,12 +283,12 @@ int32_t IPCB_CALL socket_connect(ipcb_endpoint *ep, int64_t timeout_ns, ipcb_err
 }
 
 int32_t socket_failed(ipcb_endpoint *ep, int e, const char *what, ipcb_error *error) {
-    if (e == EPIPE || e == ECONNRESET || e == ENOTCONN)
+    if (SOCK_PEER_GONE(e))
         return ipcb_fail(error, IPCB_E_CLOSED, e, "%s: the peer closed the connection", ep->id);
-    if (e == EMSGSIZE)
+    if (e == SOCK_EMSGSIZE)
         return ipcb_fail(error, IPCB_E_TOO_BIG, e, "%s: message larger than the socket allows",
                          ep->id);
-    return ipcb_fail_errno(error, e, "%s: %s", ep->id, what);
+    return sock_fail(error, e, "%s: %s", ep->id, what);
 }
 
 int32_t IPCB_CALL socket_send(ipcb_endpoint *ep, const void *buf, size_t len, int64_t timeout_ns,
@@ -279,16 +300,19 @@ int32_t IPCB_CALL socket_send(ipcb_endpoint *ep, const void *buf, size_t len, in
         int32_t status = posix_wait_fd(ep->fd, POLLOUT, posix_deadline(timeout_ns), error);
         if (status != IPCB_OK) return status;
     }
+#ifndef _WIN32
     if (ep->zerocopy) return socket_zerocopy_send(ep, buf, len, timeout_ns, error);
+#endif
     while (len > 0) {
-        ssize_t n = send(ep->fd, p, len, MSG_NOSIGNAL);
+        const int chunk = len > 0x40000000u ? 0x40000000 : (int)len;
+        sock_ssize_t n = send(ep->fd, p, chunk, MSG_NOSIGNAL);
         if (n > 0) {
             p += n;
             len -= (size_t)n;
-        } else if (n < 0 && errno == EINTR) {
+        } else if (n < 0 && sock_errno() == SOCK_EINTR) {
             continue;
         } else {
-            return socket_failed(ep, errno, "send", error);
+            return socket_failed(ep, sock_errno(), "send", error);
         }
     }
     return IPCB_OK;
@@ -304,30 +328,36 @@ int32_t IPCB_CALL socket_recv(ipcb_endpoint *ep, void *buf, size_t cap, size_t *
         int32_t status = posix_wait_fd(ep->fd, POLLIN, posix_deadline(timeout_ns), error);
         if (status != IPCB_OK) return status;
     }
+#ifndef _WIN32
     if (ep->type == SOCK_SEQPACKET) flags = MSG_TRUNC; /* returns the real length */
+#endif
     for (;;) {
-        ssize_t n = recv(ep->fd, buf, cap, flags);
+        sock_ssize_t n = recv(ep->fd, buf, cap > 0x40000000u ? 0x40000000 : (int)cap, flags);
         if (n > 0) {
             if ((size_t)n > cap)
                 return ipcb_fail(error, IPCB_E_TRUNCATED, 0,
-                                 "%s: message of %zd B does not fit the %zu-byte buffer", ep->id, n,
-                                 cap);
+                                 "%s: message of %lld B does not fit the %zu-byte buffer", ep->id,
+                                 (long long)n, cap);
             *len = (size_t)n;
             return IPCB_OK;
         }
         if (n == 0)
             return ipcb_fail(error, IPCB_E_CLOSED, 0, "%s: the peer closed the connection", ep->id);
-        if (errno != EINTR) return socket_failed(ep, errno, "recv", error);
+        if (sock_errno() != SOCK_EINTR) return socket_failed(ep, sock_errno(), "recv", error);
     }
 }
 
 void IPCB_CALL socket_close(ipcb_endpoint *ep) {
     if (ep == NULL) return;
+#ifndef _WIN32
     socket_zerocopy_report(ep);
-    if (ep->fd >= 0) close(ep->fd);
-    if (ep->listen_fd >= 0) close(ep->listen_fd);
+#endif
+    if (ep->fd >= 0) sock_close(ep->fd);
+    if (ep->listen_fd >= 0) sock_close(ep->listen_fd);
+#ifndef _WIN32
     if (ep->role == IPCB_ROLE_CREATOR && ep->family == AF_UNIX && ep->path[0]) unlink(ep->path);
     if (ep->owned_dir[0]) rmdir(ep->owned_dir);
+#endif
     free(ep);
 }
 
@@ -339,32 +369,42 @@ void IPCB_CALL socket_query_settings(ipcb_endpoint *ep, ipcb_setting_sink sink, 
     if (ep == NULL || sink == NULL) return;
     fd = ep->fd >= 0 ? ep->fd : ep->listen_fd;
     if (fd < 0) return;
-    if (getsockopt(fd, SOL_SOCKET, SO_SNDBUF, &v, &len) == 0) {
+    if (getsockopt(fd, SOL_SOCKET, SO_SNDBUF, (char *)&v, &len) == 0) {
         snprintf(value, sizeof value, "%d", v);
         sink(context, "sndbuf", value);
     }
     len = sizeof v;
-    if (getsockopt(fd, SOL_SOCKET, SO_RCVBUF, &v, &len) == 0) {
+    if (getsockopt(fd, SOL_SOCKET, SO_RCVBUF, (char *)&v, &len) == 0) {
         snprintf(value, sizeof value, "%d", v);
         sink(context, "rcvbuf", value);
     }
     if (ep->nodelay >= 0) {
         len = sizeof v;
-        if (getsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &v, &len) == 0)
+        if (getsockopt(fd, IPPROTO_TCP, TCP_NODELAY, (char *)&v, &len) == 0)
             sink(context, "nodelay", v ? "1" : "0");
+#ifndef _WIN32
         sink(context, "zerocopy", ep->zerocopy ? "1" : "0");
+#endif
+#ifdef TCP_MAXSEG
         len = sizeof v;
-        if (getsockopt(fd, IPPROTO_TCP, TCP_MAXSEG, &v, &len) == 0) {
+        if (getsockopt(fd, IPPROTO_TCP, TCP_MAXSEG, (char *)&v, &len) == 0) {
             snprintf(value, sizeof value, "%d", v);
             sink(context, "mss", value);
         }
+#endif
     }
 }
 
 int32_t IPCB_CALL socket_remove_address(const char *address, ipcb_error *error) {
+#ifdef _WIN32
+    (void)address;
+    (void)error;
+    return IPCB_OK; /* TCP: nothing named */
+#else
     struct stat st;
     if (address == NULL || address[0] != '/') return IPCB_OK; /* TCP: nothing named */
     if (lstat(address, &st) == 0 && S_ISSOCK(st.st_mode) && unlink(address) != 0)
         return ipcb_fail_errno(error, errno, "unlink %s", address);
     return IPCB_OK;
+#endif
 }

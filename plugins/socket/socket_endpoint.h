@@ -3,10 +3,15 @@
 #ifndef IPCB_SOCKET_ENDPOINT_H
 #define IPCB_SOCKET_ENDPOINT_H
 
-#include <sys/socket.h>
-#include <sys/un.h>
-
 #include "ipcbench/transport.h"
+#include "socket_compat.h"
+
+#ifdef _WIN32
+#define SOCKET_PATH_CAP 108 /* no Unix sockets on Windows: socket.tcp only */
+#else
+#include <sys/un.h>
+#define SOCKET_PATH_CAP sizeof(((struct sockaddr_un *)0)->sun_path)
+#endif
 
 struct ipcb_endpoint {
     const char *id;
@@ -17,10 +22,10 @@ struct ipcb_endpoint {
     int fd;
     struct sockaddr_storage address; /* creator: bound; connector: where to connect */
     socklen_t address_len;
-    char path[sizeof(((struct sockaddr_un *)0)->sun_path)]; /* AF_UNIX creator's socket file */
-    char owned_dir[256];     /* a directory this endpoint made (no runtime_dir given) */
-    int nodelay;             /* -1: not TCP */
-    uint64_t sndbuf, rcvbuf; /* 0: kernel default */
+    char path[SOCKET_PATH_CAP]; /* AF_UNIX creator's socket file */
+    char owned_dir[256];        /* a directory this endpoint made (no runtime_dir given) */
+    int nodelay;                /* -1: not TCP */
+    uint64_t sndbuf, rcvbuf;    /* 0: kernel default */
     uint64_t max_message;
     const ipcb_host *host;
     /* zerocopy=1 (socket.tcp): MSG_ZEROCOPY sends issued, completed, and completed as copies. */
@@ -44,12 +49,14 @@ int32_t IPCB_CALL socket_remove_address(const char *address, ipcb_error *error);
 /* A failed socket call's errno as a status: IPCB_E_CLOSED for a gone peer, IPCB_E_TOO_BIG for
  * EMSGSIZE, IPCB_E_SYSTEM otherwise, with `what` in the message. */
 int32_t socket_failed(ipcb_endpoint *ep, int e, const char *what, ipcb_error *error);
+#ifndef _WIN32
 /* socket_zerocopy.c */
 int32_t socket_enable_zerocopy(ipcb_endpoint *ep, ipcb_error *error);
 int32_t socket_zerocopy_send(ipcb_endpoint *ep, const void *buf, size_t len, int64_t timeout_ns,
                              ipcb_error *error);
 void socket_zerocopy_report(ipcb_endpoint *ep);
-/* socket_batch.c */
+#endif
+/* socket_batch.c (POSIX: sendmmsg, recvmmsg) */
 int32_t IPCB_CALL socket_send_batch(ipcb_endpoint *ep, const ipcb_msg *msgs, uint32_t count,
                                     uint32_t *sent, int64_t timeout_ns, ipcb_error *error);
 int32_t IPCB_CALL socket_recv_batch(ipcb_endpoint *ep, ipcb_msg *msgs, uint32_t count,

@@ -66,19 +66,21 @@ check)
   ;;
 run)
   exe="$1"
-  winerun "$exe" --plugin pipe.named --size 64K --count 2000 --format json
+  # The oldest comparison this tool reproduces, in small: named pipe against TCP loopback.
+  winerun "$exe" --plugin pipe.named,socket.tcp --mode throughput --size 64K --count 2000 \
+    --format json
   rc=$?
   [ "$rc" -eq 0 ] || fail "the run exited $rc"
-  jq -e '.results | length >= 1' "$out/stdout" >/dev/null || fail "no result"
-  jq -e 'all(.results[]; .status == "ok" and .transport == "pipe.named")' "$out/stdout" >/dev/null ||
-    fail "a result is not an ok pipe.named case"
-  jq -e '.results[0].integrity | .messages_received == 2000 and .corrupted == 0 and .lost == 0' \
+  jq -e '[.results[].transport] == ["pipe.named", "socket.tcp"]' "$out/stdout" >/dev/null ||
+    fail "expected one pipe.named and one socket.tcp result"
+  jq -e 'all(.results[]; .status == "ok" and .throughput.bytes_per_sec > 0)' "$out/stdout" \
+    >/dev/null || fail "a result is not ok, or has no throughput"
+  jq -e 'all(.results[]; .integrity | .messages_received == 2000 and .corrupted == 0 and .lost == 0)' \
     "$out/stdout" >/dev/null || fail "not every message arrived intact"
   for side in sender receiver; do
-    jq -e --arg s "$side" '.results[0][$s] | (.cpu_user_s + .cpu_sys_s) > 0 and .max_rss_kib > 0' \
+    jq -e --arg s "$side" 'all(.results[]; .[$s] | (.cpu_user_s + .cpu_sys_s) > 0 and .max_rss_kib > 0)' \
       "$out/stdout" >/dev/null || fail "no CPU time or peak RSS for the $side"
   done
-  jq -e '.results[0].throughput.bytes_per_sec > 0' "$out/stdout" >/dev/null || fail "no throughput"
   jq -e '.environment.os == "Windows"' "$out/stdout" >/dev/null || fail "the environment does not say Windows"
   ;;
 killed)

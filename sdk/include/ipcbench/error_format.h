@@ -18,8 +18,18 @@
 extern "C" {
 #endif
 
+/* mingw-w64: the C runtime's vsnprintf may not know %zu or %lld; mingw's own C99 one does, and
+ * GCC checks formats against it as gnu_printf. */
+#if defined(__MINGW32__)
+#define IPCB_PRINTF_ARCHETYPE gnu_printf
+#define IPCB_VSNPRINTF __mingw_vsnprintf
+#else
+#define IPCB_PRINTF_ARCHETYPE printf
+#define IPCB_VSNPRINTF vsnprintf
+#endif
+
 #if defined(__GNUC__)
-__attribute__((format(printf, 4, 5)))
+__attribute__((format(IPCB_PRINTF_ARCHETYPE, 4, 5)))
 #endif
 static inline int32_t
 ipcb_fail(ipcb_error *error, int32_t status, int sys_errno, const char *format, ...) {
@@ -27,7 +37,7 @@ ipcb_fail(ipcb_error *error, int32_t status, int sys_errno, const char *format, 
         va_list args;
         error->sys_errno = sys_errno;
         va_start(args, format);
-        vsnprintf(error->message, sizeof error->message, format, args);
+        IPCB_VSNPRINTF(error->message, sizeof error->message, format, args);
         va_end(args);
     }
     return status;
@@ -35,7 +45,7 @@ ipcb_fail(ipcb_error *error, int32_t status, int sys_errno, const char *format, 
 
 /* Like ipcb_fail for a failed OS call: appends ": <strerror(sys_errno)>" to the message. */
 #if defined(__GNUC__)
-__attribute__((format(printf, 3, 4)))
+__attribute__((format(IPCB_PRINTF_ARCHETYPE, 3, 4)))
 #endif
 static inline int32_t
 ipcb_fail_errno(ipcb_error *error, int sys_errno, const char *format, ...) {
@@ -44,7 +54,7 @@ ipcb_fail_errno(ipcb_error *error, int sys_errno, const char *format, ...) {
         size_t used;
         error->sys_errno = sys_errno;
         va_start(args, format);
-        vsnprintf(error->message, sizeof error->message, format, args);
+        IPCB_VSNPRINTF(error->message, sizeof error->message, format, args);
         va_end(args);
         used = strlen(error->message);
         snprintf(error->message + used, sizeof error->message - used, ": %s", strerror(sys_errno));

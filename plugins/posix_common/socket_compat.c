@@ -1,0 +1,66 @@
+#define _GNU_SOURCE
+#include "socket_compat.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "ipcbench/error_format.h"
+
+#ifndef _WIN32
+#include <fcntl.h>
+#endif
+
+int32_t sock_startup(ipcb_error *error) {
+#ifdef _WIN32
+    /* WSAStartup counts its calls: a second one from a racing thread is harmless. */
+    static volatile LONG started;
+    WSADATA data;
+    int rc;
+    if (started) return IPCB_OK;
+    rc = WSAStartup(MAKEWORD(2, 2), &data);
+    if (rc != 0) return sock_fail(error, rc, "WSAStartup");
+    InterlockedExchange(&started, 1);
+#else
+    (void)error;
+#endif
+    return IPCB_OK;
+}
+
+void sock_set_nonblocking(int fd, int on) {
+#ifdef _WIN32
+    u_long mode = on ? 1 : 0;
+    ioctlsocket((SOCKET)fd, FIONBIO, &mode);
+#else
+    int flags = fcntl(fd, F_GETFL);
+    fcntl(fd, F_SETFL, on ? flags | O_NONBLOCK : flags & ~O_NONBLOCK);
+#endif
+}
+
+const char *sock_strerror(int code) {
+#ifdef _WIN32
+    static __thread char text[160];
+    DWORD n = FormatMessageA(FORMAT_MESSAGE_FROM_SYSTEM | FORMAT_MESSAGE_IGNORE_INSERTS, NULL,
+                             (DWORD)code, 0, text, sizeof text, NULL);
+    while (n > 0 && (text[n - 1] == '\n' || text[n - 1] == '\r' || text[n - 1] == ' '))
+        text[--n] = '\0';
+    if (n == 0) snprintf(text, sizeof text, "Winsock error %d", code);
+    return text;
+#else
+    return strerror(code);
+#endif
+}
+
+int32_t sock_fail(ipcb_error *error, int code, const char *format, ...) {
+    if (error != NULL) {
+        va_list args;
+        size_t used;
+        error->sys_errno = code;
+        va_start(args, format);
+        vsnprintf(error->message, sizeof error->message, format, args);
+        va_end(args);
+        used = strlen(error->message);
+        snprintf(error->message + used, sizeof error->message - used, ": %s", sock_strerror(code));
+    }
+    return IPCB_E_SYSTEM;
+}
