@@ -3,29 +3,43 @@
  * boundaries; udp.inet may drop, which the host counts. */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <netinet/in.h>
-#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <sys/stat.h>
-#include <sys/un.h>
-#include <unistd.h>
 
-#include "batch_io.h"
 #include "inet_address.h"
 #include "ipcbench/error_format.h"
 #include "posix_io.h"
 #include "socket_buffers.h"
+#include "socket_compat.h"
 #include "udp_endpoint.h"
+
+#ifdef _WIN32
+/* udp.inet only. Every non-blocking receive follows a wait, so MSG_DONTWAIT is not needed; a
+ * datagram larger than the buffer fails with WSAEMSGSIZE instead of MSG_TRUNC's length; an ICMP
+ * port unreachable shows as WSAECONNRESET. */
+#define MSG_DONTWAIT 0
+#define MSG_TRUNC 0
+#define UDP_PEER_GONE(e) ((e) == WSAECONNRESET || (e) == WSAECONNREFUSED || (e) == WSAENOTCONN)
+#define UDP_PATH_CAP 108
+#else
+#include <poll.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+
+#include "batch_io.h"
+#define UDP_PEER_GONE(e) ((e) == ECONNREFUSED || (e) == ENOTCONN)
+#define UDP_PATH_CAP sizeof(((struct sockaddr_un *)0)->sun_path)
+#endif
 
 /* Odd lengths the harness never uses for data. */
 static const char hello_magic[] = "ipcb-udp-helo";
 static const char ack_magic[] = "ipcb-udp-ack!";
 #define MAGIC_LEN 13
 
+#ifndef _WIN32
 static unsigned udp_counter;
+#endif
 
 struct ipcb_endpoint {
     const char *id;
@@ -35,7 +49,7 @@ struct ipcb_endpoint {
     int connected;
     struct sockaddr_storage peer; /* connector: the creator */
     socklen_t peer_len;
-    char path[sizeof(((struct sockaddr_un *)0)->sun_path)]; /* AF_UNIX: our own socket file */
+    char path[UDP_PATH_CAP]; /* AF_UNIX: our own socket file */
     char owned_dir[256];
     uint64_t sndbuf, rcvbuf, max_message;
 };
@@ -46,6 +60,7 @@ static int32_t apply_buffers(ipcb_endpoint *ep, ipcb_error *error) {
     return socket_fit_message(ep->fd, ep->id, ep->max_message, ep->sndbuf != 0, error);
 }
 
+#ifndef _WIN32
 static int32_t bind_unix(ipcb_endpoint *ep, const char *runtime_dir, const char *prefix,
                          ipcb_error *error) {
     struct sockaddr_un un;
@@ -81,6 +96,7 @@ static int32_t bind_unix(ipcb_endpoint *ep, const char *runtime_dir, const char 
     chmod(ep->path, 0600);
     return IPCB_OK;
 }
+#endif
 
 int32_t udp_open(const ipcb_open_params *p, const char *id, int is_unix,
                  const ipcb_option_desc *options, uint32_t option_count, uint64_t max_size,
@@ -92,6 +108,7 @@ int32_t udp_open(const ipcb_open_params *p, const char *id, int is_unix,
     *out = NULL;
     if ((status = plugin_check_option_keys(p, options, option_count, id, error)) != IPCB_OK)
         return status;
+    if ((status = sock_startup(error)) != IPCB_OK) return status;
     if (max_size && p->max_message_size > max_size)
         return ipcb_fail(error, IPCB_E_TOO_BIG, EMSGSIZE,
                          "%s: a datagram carries at most %llu B, not %llu", id,
@@ -115,11 +132,14 @@ int32_t udp_open(const ipcb_open_params *p, const char *id, int is_unix,
     }
 
     if (p->role == IPCB_ROLE_CONNECTOR) {
+#ifndef _WIN32
         if (is_unix) {
             if ((status = unix_address_parse(id, p->address, &ep->peer, &ep->peer_len, error)) !=
                 IPCB_OK)
                 goto fail;
-        } else if (inet_address_parse(p->address, &ep->peer, &ep->peer_len) != 0) {
+        } else
+#endif
+            if (inet_address_parse(p->address, &ep->peer, &ep->peer_len) != 0) {
             status = ipcb_fail(error, IPCB_E_BAD_ADDRESS, 0,
                                "%s address '%s' is not HOST:PORT with a numeric host", id,
                                p->address ? p->address : "(null)");
@@ -127,18 +147,21 @@ int32_t udp_open(const ipcb_open_params *p, const char *id, int is_unix,
         } else {
             ep->family = ep->peer.ss_family;
         }
-        ep->fd = socket(ep->family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+        ep->fd = (int)socket(ep->family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
         if (ep->fd < 0) {
-            status = ipcb_fail_errno(error, errno, "socket");
+            status = sock_fail(error, sock_errno(), "socket");
             goto fail;
         }
+#ifndef _WIN32
         /* A Unix datagram socket needs a name of its own to be answered. */
         if (is_unix && (status = bind_unix(ep, p->runtime_dir, "dc", error)) != IPCB_OK) goto fail;
+#endif
         if ((status = apply_buffers(ep, error)) != IPCB_OK) goto fail;
         *out = ep;
         return IPCB_OK;
     }
 
+#ifndef _WIN32
     if (is_unix) {
         ep->fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
         if (ep->fd < 0) {
@@ -146,7 +169,9 @@ int32_t udp_open(const ipcb_open_params *p, const char *id, int is_unix,
             goto fail;
         }
         if ((status = bind_unix(ep, p->runtime_dir, "d", error)) != IPCB_OK) goto fail;
-    } else {
+    } else
+#endif
+    {
         struct sockaddr_storage local;
         socklen_t local_len = 0;
         const char *bind_to = plugin_option(p, "bind");
@@ -158,13 +183,13 @@ int32_t udp_open(const ipcb_open_params *p, const char *id, int is_unix,
             goto fail;
         }
         ep->family = local.ss_family;
-        ep->fd = socket(ep->family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+        ep->fd = (int)socket(ep->family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
         if (ep->fd < 0) {
-            status = ipcb_fail_errno(error, errno, "socket");
+            status = sock_fail(error, sock_errno(), "socket");
             goto fail;
         }
         if (bind(ep->fd, (struct sockaddr *)&local, local_len) != 0) {
-            status = ipcb_fail_errno(error, errno, "bind %s", bind_to);
+            status = sock_fail(error, sock_errno(), "bind %s", bind_to);
             goto fail;
         }
     }
@@ -204,7 +229,7 @@ int32_t IPCB_CALL udp_connect(ipcb_endpoint *ep, int64_t timeout_ns, ipcb_error 
         for (;;) {
             struct sockaddr_storage from;
             socklen_t from_len = sizeof from;
-            ssize_t n;
+            sock_ssize_t n;
             int32_t status = posix_wait_fd(ep->fd, POLLIN, deadline, error);
             if (status != IPCB_OK) {
                 if (status == IPCB_E_TIMEOUT)
@@ -216,25 +241,25 @@ int32_t IPCB_CALL udp_connect(ipcb_endpoint *ep, int64_t timeout_ns, ipcb_error 
                          &from_len);
             if (n != MAGIC_LEN || memcmp(buf, hello_magic, MAGIC_LEN) != 0) continue;
             if (connect(ep->fd, (struct sockaddr *)&from, from_len) != 0)
-                return ipcb_fail_errno(error, errno, "%s: connect to the peer", ep->id);
+                return sock_fail(error, sock_errno(), "%s: connect to the peer", ep->id);
             if (send(ep->fd, ack_magic, MAGIC_LEN, 0) != MAGIC_LEN)
-                return ipcb_fail_errno(error, errno, "%s: send the handshake ack", ep->id);
+                return sock_fail(error, sock_errno(), "%s: send the handshake ack", ep->id);
             ep->connected = 1;
             return IPCB_OK;
         }
     }
     if (connect(ep->fd, (struct sockaddr *)&ep->peer, ep->peer_len) != 0)
-        return ipcb_fail_errno(error, errno, "%s: connect", ep->id);
+        return sock_fail(error, sock_errno(), "%s: connect", ep->id);
     /* Say hello until acknowledged: a hello may be lost on a real network. */
     for (;;) {
         int64_t step = posix_deadline(50000000);
         int32_t status;
-        if (send(ep->fd, hello_magic, MAGIC_LEN, 0) != MAGIC_LEN && errno != ECONNREFUSED)
-            return ipcb_fail_errno(error, errno, "%s: send the handshake", ep->id);
+        if (send(ep->fd, hello_magic, MAGIC_LEN, 0) != MAGIC_LEN && !UDP_PEER_GONE(sock_errno()))
+            return sock_fail(error, sock_errno(), "%s: send the handshake", ep->id);
         if (deadline >= 0 && step > deadline) step = deadline;
         status = posix_wait_fd(ep->fd, POLLIN, step, error);
         if (status == IPCB_OK) {
-            ssize_t n = recv(ep->fd, buf, sizeof buf, MSG_DONTWAIT);
+            sock_ssize_t n = recv(ep->fd, buf, sizeof buf, MSG_DONTWAIT);
             if (n == MAGIC_LEN && memcmp(buf, ack_magic, MAGIC_LEN) == 0) {
                 ep->connected = 1;
                 return IPCB_OK;
@@ -242,6 +267,13 @@ int32_t IPCB_CALL udp_connect(ipcb_endpoint *ep, int64_t timeout_ns, ipcb_error 
         } else if (status != IPCB_E_TIMEOUT) {
             return status;
         }
+#ifdef _WIN32
+        else {
+            /* An unanswered hello's ICMP error arrives as WSAECONNRESET on the next call: read
+             * it off, so the next wait means the peer. */
+            recv(ep->fd, buf, sizeof buf, 0);
+        }
+#endif
         if (deadline >= 0 && posix_now_ns() >= deadline)
             return ipcb_fail(error, IPCB_E_TIMEOUT, 0, "%s: the peer did not answer the hello",
                              ep->id);
@@ -257,18 +289,22 @@ int32_t IPCB_CALL udp_send(ipcb_endpoint *ep, const void *buf, size_t len, int64
         if (status != IPCB_OK) return status;
     }
     for (;;) {
-        ssize_t n = send(ep->fd, buf, len, 0);
-        if (n == (ssize_t)len) return IPCB_OK;
+        sock_ssize_t n = send(ep->fd, buf, (int)len, 0);
+        int e;
+        if (n == (sock_ssize_t)len) return IPCB_OK;
         if (n >= 0) return ipcb_fail(error, IPCB_E_SYSTEM, 0, "%s: short datagram send", ep->id);
-        if (errno == EINTR) continue;
+        e = sock_errno();
+        if (e == SOCK_EINTR) continue;
         /* Loopback reports an unreachable port at once; the peer socket is gone. */
-        if (errno == ECONNREFUSED || errno == ENOTCONN)
-            return ipcb_fail(error, IPCB_E_CLOSED, errno, "%s: the peer socket is gone", ep->id);
-        if (errno == EMSGSIZE)
-            return ipcb_fail(error, IPCB_E_TOO_BIG, errno, "%s: datagram of %zu B too large",
-                             ep->id, len);
-        if (errno == ENOBUFS) continue; /* transient on a busy host: try again */
-        return ipcb_fail_errno(error, errno, "%s: send", ep->id);
+        if (UDP_PEER_GONE(e))
+            return ipcb_fail(error, IPCB_E_CLOSED, e, "%s: the peer socket is gone", ep->id);
+        if (e == SOCK_EMSGSIZE)
+            return ipcb_fail(error, IPCB_E_TOO_BIG, e, "%s: datagram of %llu B too large", ep->id,
+                             (unsigned long long)len);
+#ifdef ENOBUFS
+        if (e == ENOBUFS) continue; /* transient on a busy host: try again */
+#endif
+        return sock_fail(error, e, "%s: send", ep->id);
     }
 }
 
@@ -279,18 +315,25 @@ int32_t IPCB_CALL udp_recv(ipcb_endpoint *ep, void *buf, size_t cap, size_t *len
     if (ep == NULL || buf == NULL || cap == 0 || len == NULL || !ep->connected)
         return ipcb_fail(error, IPCB_E_INVALID, 0, "recv needs a connected endpoint and buffer");
     for (;;) {
-        ssize_t n;
+        sock_ssize_t n;
         if (timeout_ns >= 0) {
             int32_t status = posix_wait_fd(ep->fd, POLLIN, deadline, error);
             if (status != IPCB_OK) return status;
         }
-        n = recv(ep->fd, buf, cap, MSG_TRUNC | (timeout_ns >= 0 ? MSG_DONTWAIT : 0));
+        n = recv(ep->fd, buf, cap > 0x7fffffffu ? 0x7fffffff : (int)cap,
+                 MSG_TRUNC | (timeout_ns >= 0 ? MSG_DONTWAIT : 0));
         if (n < 0) {
-            if (errno == EINTR || errno == EAGAIN) continue;
-            if (errno == ECONNREFUSED)
-                return ipcb_fail(error, IPCB_E_CLOSED, errno, "%s: the peer socket is gone",
-                                 ep->id);
-            return ipcb_fail_errno(error, errno, "%s: recv", ep->id);
+            const int e = sock_errno();
+            if (e == SOCK_EINTR || e == SOCK_EAGAIN) continue;
+            if (UDP_PEER_GONE(e))
+                return ipcb_fail(error, IPCB_E_CLOSED, e, "%s: the peer socket is gone", ep->id);
+#ifdef _WIN32
+            if (e == WSAEMSGSIZE)
+                return ipcb_fail(error, IPCB_E_TRUNCATED, 0,
+                                 "%s: a datagram does not fit the %llu-byte buffer", ep->id,
+                                 (unsigned long long)cap);
+#endif
+            return sock_fail(error, e, "%s: recv", ep->id);
         }
         if (n == MAGIC_LEN && cap >= MAGIC_LEN) {
             /* A repeated hello (our ack was lost) or a late ack: handshake traffic, not data. */
@@ -303,14 +346,15 @@ int32_t IPCB_CALL udp_recv(ipcb_endpoint *ep, void *buf, size_t cap, size_t *len
         }
         if ((size_t)n > cap)
             return ipcb_fail(error, IPCB_E_TRUNCATED, 0,
-                             "%s: datagram of %zd B does not fit the %zu-byte buffer", ep->id, n,
-                             cap);
+                             "%s: datagram of %lld B does not fit the %llu-byte buffer", ep->id,
+                             (long long)n, (unsigned long long)cap);
         if (n == 0) continue; /* the harness never sends empty datagrams */
         *len = (size_t)n;
         return IPCB_OK;
     }
 }
 
+#ifndef _WIN32
 /* Batches (ABI 1.1): sendmmsg and recvmmsg, one system call for up to BATCH_IO_CHUNK
  * datagrams. Used by ipchost --batch N. */
 int32_t IPCB_CALL udp_send_batch(ipcb_endpoint *ep, const ipcb_msg *msgs, uint32_t count,
@@ -392,11 +436,15 @@ int32_t IPCB_CALL udp_recv_batch(ipcb_endpoint *ep, ipcb_msg *msgs, uint32_t cou
     }
 }
 
+#endif
+
 void IPCB_CALL udp_close(ipcb_endpoint *ep) {
     if (ep == NULL) return;
-    if (ep->fd >= 0) close(ep->fd);
+    if (ep->fd >= 0) sock_close(ep->fd);
+#ifndef _WIN32
     if (ep->path[0]) unlink(ep->path);
     if (ep->owned_dir[0]) rmdir(ep->owned_dir);
+#endif
     free(ep);
 }
 
@@ -405,12 +453,12 @@ void IPCB_CALL udp_query_settings(ipcb_endpoint *ep, ipcb_setting_sink sink, voi
     int v = 0;
     socklen_t len = sizeof v;
     if (ep == NULL || sink == NULL || ep->fd < 0) return;
-    if (getsockopt(ep->fd, SOL_SOCKET, SO_SNDBUF, &v, &len) == 0) {
+    if (getsockopt(ep->fd, SOL_SOCKET, SO_SNDBUF, (char *)&v, &len) == 0) {
         snprintf(value, sizeof value, "%d", v);
         sink(context, "sndbuf", value);
     }
     len = sizeof v;
-    if (getsockopt(ep->fd, SOL_SOCKET, SO_RCVBUF, &v, &len) == 0) {
+    if (getsockopt(ep->fd, SOL_SOCKET, SO_RCVBUF, (char *)&v, &len) == 0) {
         snprintf(value, sizeof value, "%d", v);
         sink(context, "rcvbuf", value);
     }
@@ -422,9 +470,15 @@ void IPCB_CALL udp_query_settings(ipcb_endpoint *ep, ipcb_setting_sink sink, voi
 }
 
 int32_t IPCB_CALL udp_remove_address(const char *address, ipcb_error *error) {
+#ifdef _WIN32
+    (void)address;
+    (void)error;
+    return IPCB_OK; /* UDP: nothing named */
+#else
     struct stat st;
     if (address == NULL || address[0] != '/') return IPCB_OK;
     if (lstat(address, &st) == 0 && S_ISSOCK(st.st_mode) && unlink(address) != 0)
         return ipcb_fail_errno(error, errno, "unlink %s", address);
     return IPCB_OK;
+#endif
 }

@@ -14,10 +14,12 @@ int32_t IPCB_CALL udp_send(ipcb_endpoint *ep, const void *buf, size_t len, int64
 int32_t IPCB_CALL udp_recv(ipcb_endpoint *ep, void *buf, size_t cap, size_t *len,
                            int64_t timeout_ns, ipcb_error *error);
 void IPCB_CALL udp_close(ipcb_endpoint *ep);
+#ifndef _WIN32 /* sendmmsg, recvmmsg */
 int32_t IPCB_CALL udp_send_batch(ipcb_endpoint *ep, const ipcb_msg *msgs, uint32_t count,
                                  uint32_t *sent, int64_t timeout_ns, ipcb_error *error);
 int32_t IPCB_CALL udp_recv_batch(ipcb_endpoint *ep, ipcb_msg *msgs, uint32_t count,
                                  uint32_t *received, int64_t timeout_ns, ipcb_error *error);
+#endif
 void IPCB_CALL udp_query_settings(ipcb_endpoint *ep, ipcb_setting_sink sink, void *context);
 int32_t IPCB_CALL udp_remove_address(const char *address, ipcb_error *error);
 

@@ -1,4 +1,5 @@
-/* The udp plugin: udp.inet (UDP/IP, loopback by default) and udp.unix (Unix datagrams). */
+/* The udp plugin: udp.inet (UDP/IP, loopback by default) and udp.unix (Unix datagrams); on
+ * Windows udp.inet alone, over Winsock (posix_common/socket_compat.h). */
 #include "ipcbench/transport.h"
 #include "udp_endpoint.h"
 
@@ -11,23 +12,31 @@ static const ipcb_option_desc inet_options[] = {
     {"bind", "127.0.0.1:0",
      "address the creator binds, HOST:PORT with a numeric host ([::1]:0 for IPv6)"},
 };
+#ifndef _WIN32
 static const ipcb_option_desc unix_options[] = {
     {"sndbuf", "", "SO_SNDBUF in bytes (suffixes K, M); raised automatically to fit a message"},
     {"rcvbuf", "", "SO_RCVBUF in bytes (suffixes K, M); empty keeps the kernel default"},
 };
+#endif
 
 static int32_t IPCB_CALL inet_open(const ipcb_open_params *p, ipcb_endpoint **out, ipcb_error *e) {
     return udp_open(p, "udp.inet", 0, inet_options, 3, UDP_MAX_IPV4, out, e);
 }
+#ifndef _WIN32
 static int32_t IPCB_CALL unix_open(const ipcb_open_params *p, ipcb_endpoint **out, ipcb_error *e) {
     return udp_open(p, "udp.unix", 1, unix_options, 2, 0, out, e);
 }
+#endif
 
-#define UDP_FUNCTIONS                                                                       \
-    .export_address = udp_export_address, .connect = udp_connect, .send = udp_send,         \
-    .recv = udp_recv, .close = udp_close, .query_settings = udp_query_settings,             \
-    .remove_address = udp_remove_address, .get_extension = 0, .send_batch = udp_send_batch, \
-    .recv_batch = udp_recv_batch
+#ifdef _WIN32 /* no sendmmsg/recvmmsg: one datagram per call */
+#define UDP_BATCH .send_batch = 0, .recv_batch = 0
+#else
+#define UDP_BATCH .send_batch = udp_send_batch, .recv_batch = udp_recv_batch
+#endif
+#define UDP_FUNCTIONS                                                               \
+    .export_address = udp_export_address, .connect = udp_connect, .send = udp_send, \
+    .recv = udp_recv, .close = udp_close, .query_settings = udp_query_settings,     \
+    .remove_address = udp_remove_address, .get_extension = 0, UDP_BATCH
 
 static const ipcb_transport inet_transport = {
     .struct_size = sizeof(ipcb_transport),
@@ -43,6 +52,7 @@ static const ipcb_transport inet_transport = {
     UDP_FUNCTIONS,
 };
 
+#ifndef _WIN32
 static const ipcb_transport unix_transport = {
     .struct_size = sizeof(ipcb_transport),
     .option_count = 2,
@@ -58,6 +68,9 @@ static const ipcb_transport unix_transport = {
 };
 
 static const ipcb_transport *const udp_transports[] = {&inet_transport, &unix_transport};
+#else
+static const ipcb_transport *const udp_transports[] = {&inet_transport};
+#endif
 
 static const ipcb_plugin udp_plugin = {
     .struct_size = sizeof(ipcb_plugin),
@@ -65,7 +78,7 @@ static const ipcb_plugin udp_plugin = {
     .name = "udp",
     .version = "1.1.0",
     .description = "datagram sockets: UDP/IP and Unix",
-    .transport_count = 2,
+    .transport_count = sizeof udp_transports / sizeof udp_transports[0],
     .reserved0 = 0,
     .transports = udp_transports,
     .shutdown = 0,
