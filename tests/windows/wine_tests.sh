@@ -7,6 +7,7 @@
 #   wine_tests.sh run IPCHOST                a JSON run with CPU and RSS of both processes
 #   wine_tests.sh killed IPCHOST KILLER      a worker killed mid-run is reported with its side
 #   wine_tests.sh exports DLL...             each plugin DLL exports only ipcb_plugin_entry
+#   wine_tests.sh package BUILD_DIR          cpack's ZIP holds ipchost.exe, plugins, SDK, CMake package
 #   wine_tests.sh leftovers IPCHOST          no worker process, no run directory left
 set -uo pipefail
 what="$1"
@@ -123,6 +124,19 @@ exports)
     names="$(awk '/\[Ordinal\/Name Pointer\] Table/{t=1; next} t && /^[ \t]*\[/{print $NF} t && /^$/{t=0}' "$out/stdout")"
     [ "$names" = "ipcb_plugin_entry" ] || fail "$dll exports: ${names:-nothing}"
   done
+  ;;
+package)
+  build="$1"
+  (cd "$build" && cpack -G ZIP -B "$out/package") >"$out/stdout" 2>"$out/stderr" || fail "cpack failed"
+  zip="$(ls "$out"/package/ipcbench-*.zip 2>/dev/null | head -n1)"
+  [ -n "$zip" ] || fail "cpack made no ZIP"
+  cmake -E tar tf "$zip" >"$out/stdout" 2>"$out/stderr" || fail "the ZIP cannot be read"
+  for member in bin/ipchost.exe bin/plugins/ipcb-pipe.dll bin/plugins/ipcb-socket.dll \
+    bin/plugins/ipcb-udp.dll include/ipcbench/transport.h include/ipcbench/error_format.h \
+    lib/cmake/ipcbench/ipcbenchConfig.cmake lib/cmake/ipcbench/ipcbenchPlugin.cmake; do
+    expect stdout "/$member\$" "the ZIP lacks $member"
+  done
+  if grep -Eq 'tests?/|kill_worker|fixture' "$out/stdout"; then fail "test files in the ZIP"; fi
   ;;
 leftovers)
   exe="$1"
