@@ -92,7 +92,11 @@ std::optional<report::placement_figures> placement_sampler::figures(
     for (const auto &s : samples_)
         // Wholly inside: a read begun before the window may see where a thread was before it
         // (a pinned thread before its move), under load even when it ends well inside.
-        if (s.begin_ns >= first_ns && s.end_ns <= end_ns) inside.push_back(&s);
+        // A sample that saw no thread of a side (gone, or a system that cannot tell where another
+        // process runs: Windows) says nothing: with fewer than two left, placement is unknown.
+        if (s.begin_ns >= first_ns && s.end_ns <= end_ns && !s.sender.empty() &&
+            !s.receiver.empty())
+            inside.push_back(&s);
     if (inside.size() < 2) return std::nullopt;
     report::placement_figures f;
     std::uint64_t shared = 0;
