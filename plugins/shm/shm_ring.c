@@ -1,25 +1,19 @@
-/* shm.ring: a single-producer single-consumer ring of variable-size messages in shared memory
- * (memfd_create: nothing is named, so nothing can be left behind). The connector maps the same
- * memfd through /proc/<creator-pid>/fd/<n>, as pipe.anon reaches its pipe. Waiting is the
- * user's choice: spin (lowest latency, burns a core), futex (sleeps), hybrid (spins spin_us, then
- * sleeps). The CPU a spinning side burns shows in the host's CPU figures. */
+/* shm.ring: a single-producer single-consumer ring of variable-size messages in shared memory.
+ * The memory and the sleeps come from shm_os.h: on Linux a memfd (nothing is named, so nothing
+ * can be left behind) the connector maps through /proc/<creator-pid>/fd/<n>, and futexes; on
+ * Windows a pagefile-backed file mapping with a random name and a current-user DACL, and events.
+ * Waiting is the user's choice: spin (lowest latency, burns a core), futex (sleeps), hybrid
+ * (spins spin_us, then sleeps). The CPU a spinning side burns shows in the host's CPU figures. */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
-#include <linux/futex.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <sys/syscall.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "ipcbench/error_format.h"
-#include "posix_io.h"
+#include "posix_io.h" /* deadlines; builds on Windows too */
+#include "shm_os.h"
 #include "shm_ring.h"
 
 #define WAIT_SPIN 0
@@ -29,7 +23,7 @@
 struct ipcb_endpoint {
     uint32_t role;
     uint32_t direction;
-    int fd;
+    shm_os_region region; /* the mapping (shm_os.h): memfd and futexes, or a file mapping */
     size_t map_size;
     struct shm_ring_header *ring;
     unsigned char *data;
@@ -52,10 +46,6 @@ static const char *wait_name(int w) {
     return w == WAIT_SPIN ? "spin" : w == WAIT_FUTEX ? "futex" : "hybrid";
 }
 
-static long futex(_Atomic uint32_t *word, int op, uint32_t value, const struct timespec *timeout) {
-    return syscall(SYS_futex, (uint32_t *)word, op, value, timeout, NULL, 0);
-}
-
 static void cpu_relax(void) {
 #if defined(__x86_64__) || defined(__i386__)
     __builtin_ia32_pause();
@@ -75,7 +65,7 @@ static int peer_closed(ipcb_endpoint *ep) {
 static int peer_gone(ipcb_endpoint *ep) {
     int32_t pid = atomic_load_explicit(&ep->ring->pid[ep->role == IPCB_ROLE_CREATOR ? 1 : 0],
                                        memory_order_relaxed);
-    return pid > 0 && kill(pid, 0) != 0 && errno == ESRCH;
+    return shm_os_process_gone(pid);
 }
 
 static int32_t peer_lost(ipcb_error *error) {
@@ -105,7 +95,6 @@ static int32_t wait_for(ipcb_endpoint *ep, int (*ready)(ipcb_endpoint *), _Atomi
         cpu_relax();
     }
     for (;;) {
-        struct timespec ts, *tsp = NULL;
         uint32_t s = atomic_load_explicit(seq, memory_order_acquire);
         atomic_store_explicit(waiting, 1, memory_order_seq_cst);
         atomic_thread_fence(memory_order_seq_cst);
@@ -124,13 +113,10 @@ static int32_t wait_for(ipcb_endpoint *ep, int (*ready)(ipcb_endpoint *), _Atomi
                 return ipcb_fail(error, IPCB_E_TIMEOUT, 0, "shm.ring: timed out");
             }
             if (left > 100000000) left = 100000000;
-            ts.tv_sec = (time_t)(left / 1000000000);
-            ts.tv_nsec = (long)(left % 1000000000);
-            tsp = &ts;
-        }
-        if (futex(seq, FUTEX_WAIT, s, tsp) != 0 && errno == ETIMEDOUT && peer_gone(ep)) {
-            atomic_store_explicit(waiting, 0, memory_order_relaxed);
-            return peer_lost(error);
+            if (shm_os_wait(&ep->region, seq, s, left) && peer_gone(ep)) {
+                atomic_store_explicit(waiting, 0, memory_order_relaxed);
+                return peer_lost(error);
+            }
         }
         atomic_store_explicit(waiting, 0, memory_order_relaxed);
     }
@@ -143,7 +129,7 @@ static void wake_peer(ipcb_endpoint *ep, _Atomic uint32_t *seq, _Atomic uint32_t
     atomic_thread_fence(memory_order_seq_cst);
     if (atomic_load_explicit(waiting, memory_order_relaxed)) {
         atomic_fetch_add_explicit(seq, 1, memory_order_release);
-        futex(seq, FUTEX_WAKE, 1, NULL);
+        shm_os_wake(&ep->region, seq);
     }
 }
 
@@ -156,12 +142,11 @@ static void IPCB_CALL ring_close(ipcb_endpoint *ep) {
         atomic_fetch_add_explicit(&ep->ring->data_seq, 1, memory_order_release);
         atomic_fetch_add_explicit(&ep->ring->space_seq, 1, memory_order_release);
         atomic_fetch_add_explicit(&ep->ring->attached[me], 0, memory_order_release);
-        futex(&ep->ring->data_seq, FUTEX_WAKE, INT_MAX, NULL);
-        futex(&ep->ring->space_seq, FUTEX_WAKE, INT_MAX, NULL);
-        futex(&ep->ring->attached[1 - me], FUTEX_WAKE, INT_MAX, NULL);
-        munmap(ep->ring, ep->map_size);
+        shm_os_wake(&ep->region, &ep->ring->data_seq);
+        shm_os_wake(&ep->region, &ep->ring->space_seq);
+        shm_os_wake(&ep->region, &ep->ring->attached[1 - me]);
     }
-    if (ep->fd >= 0) close(ep->fd);
+    shm_os_release(&ep->region);
     free(ep->ends);
     free(ep);
 }
@@ -171,7 +156,8 @@ static const ipcb_option_desc ring_options[] = {
      "bytes of ring (a power of two, suffixes K, M; at least twice the largest message): "
      "larger rings absorb bursts and keep both sides busy"},
     {"wait", "hybrid",
-     "spin (busy-wait: lowest latency, one core per waiting side), futex (sleep in the kernel), "
+     "spin (busy-wait: lowest latency, one core per waiting side), futex (sleep in the kernel; "
+     "on Windows an event), "
      "or hybrid (spin spin_us, then sleep)"},
     {"spin_us", "50", "hybrid: microseconds to spin before sleeping"},
 };
@@ -210,17 +196,6 @@ static int32_t parse(const ipcb_open_params *p, ipcb_endpoint *ep, uint64_t *rin
     return IPCB_OK;
 }
 
-/* Maps the ring; NULL (with *status and the error filled) when it cannot. */
-static struct shm_ring_header *map_ring(ipcb_endpoint *ep, int32_t *status, ipcb_error *error) {
-    void *m = mmap(NULL, ep->map_size, PROT_READ | PROT_WRITE, MAP_SHARED, ep->fd, 0);
-    if (m == MAP_FAILED || m == NULL) {
-        *status = ipcb_fail_errno(error, errno, "shm.ring: mmap %zu B", ep->map_size);
-        return NULL;
-    }
-    ep->data = (unsigned char *)m + SHM_RING_DATA_OFFSET;
-    return (struct shm_ring_header *)m;
-}
-
 static int32_t IPCB_CALL ring_open(const ipcb_open_params *p, ipcb_endpoint **out,
                                    ipcb_error *error) {
     ipcb_endpoint *ep;
@@ -235,7 +210,9 @@ static int32_t IPCB_CALL ring_open(const ipcb_open_params *p, ipcb_endpoint **ou
     if (ep == NULL) return ipcb_fail(error, IPCB_E_NO_MEMORY, ENOMEM, "out of memory");
     ep->role = p->role;
     ep->direction = p->direction;
-    ep->fd = -1;
+#ifndef _WIN32
+    ep->region.fd = -1;
+#endif
     if ((s = parse(p, ep, &ring_size, error)) != IPCB_OK) goto fail;
 
     if (p->role == IPCB_ROLE_CREATOR) {
@@ -247,50 +224,31 @@ static int32_t IPCB_CALL ring_open(const ipcb_open_params *p, ipcb_endpoint **ou
                           (unsigned long long)ring_size * 2);
             goto fail;
         }
-        ep->fd = memfd_create("ipcbench-shm-ring", MFD_CLOEXEC);
-        if (ep->fd < 0) {
-            s = ipcb_fail_errno(error, errno, "memfd_create");
-            goto fail;
-        }
         ep->map_size = SHM_RING_DATA_OFFSET + ring_size;
-        if (ftruncate(ep->fd, (off_t)ep->map_size) != 0) {
-            s = ipcb_fail_errno(error, errno, "shm.ring: ftruncate to %zu B", ep->map_size);
-            goto fail;
-        }
-        if ((ep->ring = map_ring(ep, &s, error)) == NULL) goto fail;
+        s = shm_os_create(&ep->region, ep->map_size, ep->address, sizeof ep->address, error);
+        if (s != IPCB_OK) goto fail;
+        ep->ring = (struct shm_ring_header *)ep->region.base;
+        ep->data = (unsigned char *)ep->region.base + SHM_RING_DATA_OFFSET;
         memset(ep->ring, 0, sizeof *ep->ring);
         ep->ring->capacity = ring_size;
         ep->ring->wait_mode = (uint32_t)ep->wait;
         atomic_thread_fence(memory_order_release);
         ep->ring->magic = SHM_RING_MAGIC;
-        snprintf(ep->address, sizeof ep->address, "/proc/%ld/fd/%d", (long)getpid(), ep->fd);
     } else {
-        struct stat st;
-        long pid = 0;
-        int n = -1;
-        char tail = 0;
-        if (p->address == NULL || sscanf(p->address, "/proc/%ld/fd/%d%c", &pid, &n, &tail) != 2) {
-            s = ipcb_fail(error, IPCB_E_BAD_ADDRESS, 0,
-                          "shm.ring address '%s' is not of the form /proc/<pid>/fd/<n>",
-                          p->address ? p->address : "(null)");
-            goto fail;
-        }
-        ep->fd = open(p->address, O_RDWR | O_CLOEXEC);
-        if (ep->fd < 0 || fstat(ep->fd, &st) != 0 ||
-            st.st_size < (off_t)(SHM_RING_DATA_OFFSET + 4096)) {
-            s = ipcb_fail(error, IPCB_E_BAD_ADDRESS, errno,
-                          "shm.ring address '%s' is not the ring of a live process", p->address);
-            goto fail;
-        }
-        ep->map_size = (size_t)st.st_size;
-        if ((ep->ring = map_ring(ep, &s, error)) == NULL) goto fail;
+        s = shm_os_attach(&ep->region, p->address, SHM_RING_DATA_OFFSET + 4096, error);
+        if (s != IPCB_OK) goto fail;
+        ep->ring = (struct shm_ring_header *)ep->region.base;
+        ep->data = (unsigned char *)ep->region.base + SHM_RING_DATA_OFFSET;
+        ep->map_size = ep->region.size;
+        /* The mapping may be rounded up to whole pages (Windows): it must hold the ring. */
         if (ep->ring->magic != SHM_RING_MAGIC ||
-            ep->ring->capacity + SHM_RING_DATA_OFFSET != ep->map_size) {
+            ep->ring->capacity + SHM_RING_DATA_OFFSET > ep->map_size) {
             s = ipcb_fail(error, IPCB_E_BAD_ADDRESS, 0, "shm.ring address '%s' is not a ring",
                           p->address);
             goto fail;
         }
         ring_size = ep->ring->capacity;
+        ep->map_size = SHM_RING_DATA_OFFSET + ring_size;
         /* Both sides must agree whether anyone may sleep: the creator's choice holds. */
         ep->wait = (int)ep->ring->wait_mode;
         if (p->max_message_size + 16 > ring_size / 2) {
@@ -324,15 +282,14 @@ static int other_attached(ipcb_endpoint *ep) {
 static int32_t IPCB_CALL ring_connect(ipcb_endpoint *ep, int64_t timeout_ns, ipcb_error *error) {
     int me = ep->role == IPCB_ROLE_CREATOR ? 0 : 1;
     int64_t deadline = posix_deadline(timeout_ns);
-    atomic_store_explicit(&ep->ring->pid[me], (int32_t)getpid(), memory_order_relaxed);
+    atomic_store_explicit(&ep->ring->pid[me], shm_os_self_pid(), memory_order_relaxed);
     atomic_store_explicit(&ep->ring->attached[me], 1, memory_order_release);
-    futex(&ep->ring->attached[me], FUTEX_WAKE, INT_MAX, NULL);
+    shm_os_wake(&ep->region, &ep->ring->attached[me]);
     while (!other_attached(ep)) {
-        struct timespec ts = {0, 1000000};
         if (ep->role == IPCB_ROLE_CONNECTOR && peer_gone(ep)) return peer_lost(error);
         if (deadline >= 0 && posix_now_ns() >= deadline)
             return ipcb_fail(error, IPCB_E_TIMEOUT, 0, "shm.ring: the peer did not attach");
-        futex(&ep->ring->attached[1 - me], FUTEX_WAIT, 0, &ts);
+        shm_os_wait(&ep->region, &ep->ring->attached[1 - me], 0, 1000000);
     }
     return IPCB_OK;
 }

@@ -132,7 +132,7 @@ package)
   [ -n "$zip" ] || fail "cpack made no ZIP"
   cmake -E tar tf "$zip" >"$out/stdout" 2>"$out/stderr" || fail "the ZIP cannot be read"
   for member in bin/ipchost.exe bin/plugins/ipcb-pipe.dll bin/plugins/ipcb-socket.dll \
-    bin/plugins/ipcb-udp.dll include/ipcbench/transport.h include/ipcbench/error_format.h \
+    bin/plugins/ipcb-udp.dll bin/plugins/ipcb-shm.dll include/ipcbench/transport.h include/ipcbench/error_format.h \
     lib/cmake/ipcbench/ipcbenchConfig.cmake lib/cmake/ipcbench/ipcbenchPlugin.cmake; do
     expect stdout "/$member\$" "the ZIP lacks $member"
   done
