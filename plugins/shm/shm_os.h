@@ -16,8 +16,8 @@ typedef struct shm_os_region {
     void *base;  /* the mapping: a struct shm_ring_header, then the data */
     size_t size; /* bytes mapped */
 #ifdef _WIN32
-    void *mapping;               /* pagefile-backed file mapping, named Local\ipcbench-shm-... */
-    void *events[SHM_OS_WORDS];  /* auto-reset events, one per word (named after the mapping) */
+    void *mapping;              /* pagefile-backed file mapping, named Local\ipcbench-shm-... */
+    void *events[SHM_OS_WORDS]; /* auto-reset events, one per word (named after the mapping) */
 #else
     int fd; /* the memfd */
 #endif

@@ -8,6 +8,8 @@
 #   wine_tests.sh killed IPCHOST KILLER      a worker killed mid-run is reported with its side
 #   wine_tests.sh exports DLL...             each plugin DLL exports only ipcb_plugin_entry
 #   wine_tests.sh package BUILD_DIR          cpack's ZIP holds ipchost.exe, plugins, SDK, CMake package
+#   wine_tests.sh template BUILD_DIR SOURCE  the SDK template, built with the toolchain file
+#                                            against the installed package, passes check
 #   wine_tests.sh leftovers IPCHOST          no worker process, no run directory left
 set -uo pipefail
 what="$1"
@@ -138,6 +140,26 @@ package)
   done
   if grep -Eq 'tests?/|kill_worker|fixture' "$out/stdout"; then fail "test files in the ZIP"; fi
   ;;
+template)
+  build="$1" src="$2"
+  cmake --install "$build" --prefix "$out/prefix" >"$out/stdout" 2>"$out/stderr" || fail "install"
+  cmake -S "$src/sdk/template" -B "$out/template" \
+    -DCMAKE_TOOLCHAIN_FILE="$src/cmake/mingw-w64-toolchain.cmake" \
+    -DCMAKE_PREFIX_PATH="$out/prefix" -DCMAKE_BUILD_TYPE=Release \
+    -DCMAKE_C_FLAGS="-Wall -Wextra -Werror" >"$out/stdout" 2>"$out/stderr" ||
+    fail "the template does not configure against the installed SDK"
+  cmake --build "$out/template" >"$out/stdout" 2>"$out/stderr" || fail "the template does not build"
+  dll="$out/template/ipcbench-plugins/ipcb-mytransport.dll"
+  [ -f "$dll" ] || fail "no $dll"
+  x86_64-w64-mingw32-objdump -p "$dll" | grep -q 'DLL Name: libwinpthread' &&
+    fail "the template DLL needs libwinpthread-1.dll"
+  winerun "$out/prefix/bin/ipchost.exe" check --plugin-dir "$out/template/ipcbench-plugins" \
+    --plugin mytransport
+  rc=$?
+  [ "$rc" -eq 0 ] || fail "check of the template exited $rc"
+  expect stdout '^# mytransport\.stream' "the template's transport was not checked"
+  expect stdout '^[1-9][0-9]* passed, 0 failed$' "the template did not pass every check"
+  ;;
 leftovers)
   exe="$1"
   # Live ipchost.exe processes (wine runs each as a Linux process named after the .exe); zombies
@@ -154,4 +176,5 @@ leftovers)
   exit 2
   ;;
 esac
+[ "$what" = template ] && tail -3 "$out/stdout"
 echo "ok: $what"
