@@ -2,7 +2,10 @@
 
 #include <spdlog/spdlog.h>
 #include <boost/dll/shared_library.hpp>
+#include <boost/system/system_error.hpp>
+#include <system_error>
 
+#include "platform/library_dependencies.hpp"
 #include "plugin/host_services.hpp"
 #include "text/printable_text.hpp"
 
@@ -184,11 +187,24 @@ load_outcome load_plugin_file(const std::filesystem::path &file) {
         library->library.load(boost::dll::fs::path(file.string()),
                               boost::dll::load_mode::rtld_now | boost::dll::load_mode::rtld_local);
     } catch (const std::exception &e) {
+        std::string why = std::string("cannot be loaded: ") + e.what();
+        // Boost.DLL throws std::system_error with BOOST_DLL_USE_STD_FS, boost's otherwise.
+        int code = 0;
+        if (const auto *std_error = dynamic_cast<const std::system_error *>(&e))
+            code = std_error->code().value();
+        else if (const auto *boost_error = dynamic_cast<const boost::system::system_error *>(&e))
+            code = boost_error->code().value();
+        if (const auto text = platform::load_error_text(code); !text.empty())
+            why += " (" + text + ")";
+        const auto missing = platform::missing_dependencies(file);
+        for (std::size_t i = 0; i < missing.size(); ++i)
+            why += (i ? ", " : "; not found: ") + text::printable(missing[i], 100);
         return {nullptr,
                 {},
-                {reject(file, "IPCB-LOAD-001", std::string("cannot be loaded: ") + e.what(),
-                        "check that it is a shared library for this machine and "
-                        "that every library it needs is installed (ldd)")}};
+                {reject(file, "IPCB-LOAD-001", why,
+                        std::string("check that it is a shared library for this machine and "
+                                    "that every library it needs is installed (") +
+                            platform::dependency_tool_hint() + ")")}};
     }
     if (!library->library.has(IPCB_PLUGIN_ENTRY_NAME))
         return {nullptr,

@@ -62,11 +62,9 @@ static int32_t IPCB_CALL my_open(const ipcb_open_params *p, ipcb_endpoint **out,
         snprintf(ep->name, sizeof ep->name, PIPE_PREFIX "%lu-%ld-%llu",
                  (unsigned long)GetCurrentProcessId(), (long)InterlockedIncrement(&counter),
                  (unsigned long long)GetTickCount64());
-        ep->pipe = CreateNamedPipeA(ep->name,
-                                    PIPE_ACCESS_DUPLEX | FILE_FLAG_FIRST_PIPE_INSTANCE |
-                                        FILE_FLAG_OVERLAPPED,
-                                    PIPE_TYPE_BYTE | PIPE_WAIT | PIPE_REJECT_REMOTE_CLIENTS, 1,
-                                    65536, 65536, 0, NULL);
+        ep->pipe = CreateNamedPipeA(
+            ep->name, PIPE_ACCESS_DUPLEX | FILE_FLAG_FIRST_PIPE_INSTANCE | FILE_FLAG_OVERLAPPED,
+            PIPE_TYPE_BYTE | PIPE_WAIT | PIPE_REJECT_REMOTE_CLIENTS, 1, 65536, 65536, 0, NULL);
         ep->event = CreateEventA(NULL, TRUE, FALSE, NULL);
         if (ep->pipe == INVALID_HANDLE_VALUE || ep->event == NULL) {
             DWORD code = GetLastError();
@@ -80,8 +78,8 @@ static int32_t IPCB_CALL my_open(const ipcb_open_params *p, ipcb_endpoint **out,
         if (p->address == NULL || strncmp(p->address, PIPE_PREFIX, strlen(PIPE_PREFIX)) != 0 ||
             strlen(p->address) >= sizeof ep->name) {
             free(ep);
-            return ipcb_fail(error, IPCB_E_BAD_ADDRESS, 0, "'%s' is not a " MY_PLUGIN_NAME
-                             " pipe name (" PIPE_PREFIX "...)",
+            return ipcb_fail(error, IPCB_E_BAD_ADDRESS, 0,
+                             "'%s' is not a " MY_PLUGIN_NAME " pipe name (" PIPE_PREFIX "...)",
                              p->address ? p->address : "(null)");
         }
         strcpy(ep->name, p->address);
@@ -107,7 +105,8 @@ static int32_t IPCB_CALL my_connect(ipcb_endpoint *ep, int64_t timeout_ns, ipcb_
         ov.hEvent = ep->event;
         if (ConnectNamedPipe(ep->pipe, &ov) || GetLastError() == ERROR_PIPE_CONNECTED)
             return IPCB_OK;
-        if (GetLastError() != ERROR_IO_PENDING) return fail_win32(error, GetLastError(), "ConnectNamedPipe");
+        if (GetLastError() != ERROR_IO_PENDING)
+            return fail_win32(error, GetLastError(), "ConnectNamedPipe");
         if (WaitForSingleObject(ep->event, timeout_ms(timeout_ns)) == WAIT_TIMEOUT) {
             CancelIoEx(ep->pipe, &ov);
             GetOverlappedResult(ep->pipe, &ov, &ignored, TRUE);
@@ -138,18 +137,21 @@ static int32_t transfer(ipcb_endpoint *ep, int writing, void *buf, DWORD len, DW
     memset(&ov, 0, sizeof ov);
     ov.hEvent = ep->event ? ep->event : (ep->event = CreateEventA(NULL, TRUE, FALSE, NULL));
     ResetEvent(ov.hEvent);
-    ok = writing ? WriteFile(ep->pipe, buf, len, NULL, &ov) : ReadFile(ep->pipe, buf, len, NULL, &ov);
+    ok = writing ? WriteFile(ep->pipe, buf, len, NULL, &ov)
+                 : ReadFile(ep->pipe, buf, len, NULL, &ov);
     if (!ok && GetLastError() != ERROR_IO_PENDING)
         return fail_win32(error, GetLastError(), writing ? "WriteFile" : "ReadFile");
-    if (WaitForSingleObject(ov.hEvent, timeout_ms(timeout_ns)) == WAIT_TIMEOUT) CancelIoEx(ep->pipe, &ov);
-    if (!GetOverlappedResult(ep->pipe, &ov, done, TRUE) && GetLastError() != ERROR_OPERATION_ABORTED)
+    if (WaitForSingleObject(ov.hEvent, timeout_ms(timeout_ns)) == WAIT_TIMEOUT)
+        CancelIoEx(ep->pipe, &ov);
+    if (!GetOverlappedResult(ep->pipe, &ov, done, TRUE) &&
+        GetLastError() != ERROR_OPERATION_ABORTED)
         return fail_win32(error, GetLastError(), writing ? "WriteFile" : "ReadFile");
     if (*done == 0) return ipcb_fail(error, IPCB_E_TIMEOUT, 0, "timed out");
     return IPCB_OK;
 }
 
-static int32_t IPCB_CALL my_send(ipcb_endpoint *ep, const void *buf, size_t len,
-                                 int64_t timeout_ns, ipcb_error *error) {
+static int32_t IPCB_CALL my_send(ipcb_endpoint *ep, const void *buf, size_t len, int64_t timeout_ns,
+                                 ipcb_error *error) {
     size_t sent = 0;
     while (sent < len) {
         DWORD n = 0;
@@ -165,8 +167,8 @@ static int32_t IPCB_CALL my_send(ipcb_endpoint *ep, const void *buf, size_t len,
 static int32_t IPCB_CALL my_recv(ipcb_endpoint *ep, void *buf, size_t cap, size_t *len,
                                  int64_t timeout_ns, ipcb_error *error) {
     DWORD n = 0;
-    int32_t s = transfer(ep, 0, buf, cap > 0x40000000u ? 0x40000000u : (DWORD)cap, &n, timeout_ns,
-                         error);
+    int32_t s =
+        transfer(ep, 0, buf, cap > 0x40000000u ? 0x40000000u : (DWORD)cap, &n, timeout_ns, error);
     *len = s == IPCB_OK ? n : 0;
     return s;
 }

@@ -52,12 +52,18 @@ list)
   rc=$?
   [ "$rc" -eq 0 ] || fail "--list exited $rc"
   expect stdout '^pipe\.named +pipe ' "pipe.named is not listed"
-  expect stdout 'ipcb-junk\.dll: rejected \[IPCB-LOAD-001\]: cannot be loaded' "the junk DLL is not rejected as unloadable"
+  expect stdout 'ipcb-junk\.dll: rejected \[IPCB-LOAD-001\]: cannot be loaded.*\(error 193\)' \
+    "the junk DLL is not rejected as unloadable with Windows' reason"
   expect stdout 'ipcb-entry_crash_windows\.dll: rejected \[IPCB-LOAD-011\].*exception 0xC0000005 \(access violation\)' \
     "the crashing entry point is not rejected with its exception"
   expect stdout 'ipcb-dllmain_hang_windows\.dll: rejected \[IPCB-LOAD-011\].*hung for more than' \
     "the hanging DllMain is not rejected as hung"
-  expect stdout 'Rejected files \(3\)' "expected exactly the three broken files rejected"
+  expect stdout 'ipcb-needs_missing_dll\.dll: rejected \[IPCB-LOAD-001\]: cannot be loaded: .*not found: ipcbench_no_such_dependency\.dll' \
+    "the DLL with a missing dependency is not rejected naming it"
+  expect stdout 'Rejected files \(4\)' "expected exactly the four broken files rejected"
+  # The same folder through IPCBENCH_PLUGIN_PATH, whose entries Windows separates with ';'.
+  IPCBENCH_PLUGIN_PATH="$out/none;$fixtures" winerun "$exe" --list --verbose
+  expect stdout 'Rejected files \(4\)' "IPCBENCH_PLUGIN_PATH=A;B did not search B"
   ;;
 check)
   exe="$1" transport="$2"
