@@ -34,14 +34,17 @@ std::vector<std::string> imported_dlls(const std::string &image) {
         return names;
     IMAGE_NT_HEADERS64 nt;
     std::memcpy(&nt, image.data() + nt_at, sizeof nt);
-    if (nt.Signature != IMAGE_NT_SIGNATURE || nt.OptionalHeader.Magic != IMAGE_NT_OPTIONAL_HDR64_MAGIC)
+    if (nt.Signature != IMAGE_NT_SIGNATURE ||
+        nt.OptionalHeader.Magic != IMAGE_NT_OPTIONAL_HDR64_MAGIC)
         return names;
     const std::size_t sections_at =
         nt_at + offsetof(IMAGE_NT_HEADERS64, OptionalHeader) + nt.FileHeader.SizeOfOptionalHeader;
     const unsigned count = nt.FileHeader.NumberOfSections;
     if (sections_at + count * sizeof(IMAGE_SECTION_HEADER) > image.size()) return names;
-    const auto *sections = reinterpret_cast<const IMAGE_SECTION_HEADER *>(image.data() + sections_at);
-    const DWORD imports = nt.OptionalHeader.DataDirectory[IMAGE_DIRECTORY_ENTRY_IMPORT].VirtualAddress;
+    const auto *sections =
+        reinterpret_cast<const IMAGE_SECTION_HEADER *>(image.data() + sections_at);
+    const DWORD imports =
+        nt.OptionalHeader.DataDirectory[IMAGE_DIRECTORY_ENTRY_IMPORT].VirtualAddress;
     std::size_t at = imports ? file_offset(image, sections, count, imports) : 0;
     for (; at && at + sizeof(IMAGE_IMPORT_DESCRIPTOR) <= image.size() && names.size() < 256;
          at += sizeof(IMAGE_IMPORT_DESCRIPTOR)) {

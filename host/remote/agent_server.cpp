@@ -333,7 +333,8 @@ int serve(const serve_options &given) {
     serve_options options = given;
     if (platform::running_as_root() && !options.allow_root) {
         spdlog::error(
-            "refusing to serve as root: the agent runs benchmarks for network clients with its own "
+            "refusing to serve as root (on Windows: elevated): the agent runs benchmarks for "
+            "network clients with its own "
             "privileges. Run it as an ordinary user, or pass --allow-root");
         return 2;
     }

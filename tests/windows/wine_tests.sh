@@ -10,6 +10,7 @@
 #   wine_tests.sh package BUILD_DIR          cpack's ZIP holds ipchost.exe, plugins, SDK, CMake package
 #   wine_tests.sh template BUILD_DIR SOURCE  the SDK template, built with the toolchain file
 #                                            against the installed package, passes check
+#   wine_tests.sh agent IPCHOST              `serve` and a --peer run over loopback; a wrong token refused
 #   wine_tests.sh leftovers IPCHOST          no worker process, no run directory left
 set -uo pipefail
 what="$1"
@@ -165,6 +166,39 @@ template)
   [ "$rc" -eq 0 ] || fail "check of the template exited $rc"
   expect stdout '^# mytransport\.stream' "the template's transport was not checked"
   expect stdout '^[1-9][0-9]* passed, 0 failed$' "the template did not pass every check"
+  ;;
+agent)
+  exe="$1"
+  port=$((40000 + RANDOM % 20000))
+  token="wine-test-token-$RANDOM$RANDOM"
+  # wine's token is elevated, which the agent refuses without --allow-root (as root on Linux).
+  wine "$exe" serve --bind "127.0.0.1:$port" --token "$token" --once --allow-root </dev/null \
+    >"$out/agent.out" 2>"$out/agent.err" &
+  agent=$!
+  for _ in $(seq 1 100); do
+    grep -q 'serving on' "$out/agent.err" 2>/dev/null && break
+    kill -0 "$agent" 2>/dev/null || { cat "$out/agent.err"; fail "the agent did not start"; }
+    sleep 0.1
+  done
+  winerun "$exe" --peer "127.0.0.1:$port" --token wrong-token --plugin socket.tcp \
+    --mode throughput --size 1K --count 10 --format json
+  expect stdout 'refused: wrong token' "a wrong token was not refused with its reason"
+  winerun "$exe" --peer "127.0.0.1:$port" --token "$token" --plugin socket.tcp \
+    --mode throughput --size 64K --count 1000 --format json
+  rc=$?
+  [ "$rc" -eq 0 ] || { kill "$agent" 2>/dev/null; fail "the run through the agent exited $rc"; }
+  jq -e '.results[0] | .status == "ok" and .integrity.messages_received == 1000' "$out/stdout" \
+    >/dev/null || { kill "$agent" 2>/dev/null; fail "the run through the agent is not ok"; }
+  for _ in $(seq 1 100); do
+    kill -0 "$agent" 2>/dev/null || break
+    sleep 0.1
+  done
+  if kill -0 "$agent" 2>/dev/null; then
+    kill "$agent"
+    fail "the --once agent did not stop after its client's run"
+  fi
+  sed -i 's/\r$//' "$out/agent.err"
+  grep -q 'refused: wrong token' "$out/agent.err" || fail "the agent did not log the refusal"
   ;;
 leftovers)
   exe="$1"
