@@ -202,11 +202,18 @@ agent)
   ;;
 leftovers)
   exe="$1"
-  # Live ipchost.exe processes (wine runs each as a Linux process named after the .exe); zombies
-  # of killed workers are the reaper's business, and this script's own command line names it.
-  ps -eo pid=,stat=,args= | awk -v self=$$ '$1 != self && $2 !~ /^Z/ && /ipchost\.exe/ && !/wine_tests\.sh/' \
-    >"$out/stdout"
-  [ -s "$out/stdout" ] && fail "ipchost.exe processes are still running"
+  # Live ipchost.exe processes of this wine prefix (wine runs each as a Linux process named after
+  # the .exe, with WINEPREFIX in its environment): another ipchost beside this suite is not ours.
+  # Zombies of killed workers are the reaper's business.
+  : >"$out/stdout"
+  while read -r pid stat args; do
+    case "$stat" in Z*) continue ;; esac
+    case "$args" in *ipchost.exe*) ;; *) continue ;; esac
+    [ "$pid" = "$$" ] && continue
+    tr '\0' '\n' <"/proc/$pid/environ" 2>/dev/null | grep -qx "WINEPREFIX=$WINEPREFIX" &&
+      echo "$pid $args" >>"$out/stdout"
+  done < <(ps -eo pid=,stat=,args=)
+  [ -s "$out/stdout" ] && fail "ipchost.exe processes of this prefix are still running"
   tmp="$(temp_dir)"
   [ -n "$tmp" ] || fail "no %TEMP% folder in $WINEPREFIX"
   ls -d "$tmp"/ipcbench-run-* >"$out/stdout" 2>/dev/null && fail "run directories left in $tmp"
