@@ -52,7 +52,9 @@ private:
     std::unique_ptr<output_capture> output_;
     long pid_ = -1;
     socket_handle control_ = no_socket;
-    std::intptr_t job_ = 0, process_ = 0;  // Windows: the Job object and process; POSIX: unused
+#ifdef _WIN32
+    std::intptr_t job_ = 0, process_ = 0;  // the Job object and the process
+#endif
     bool finished_ = false;
     exit_status status_;
 };

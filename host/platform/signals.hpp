@@ -1,5 +1,7 @@
 #pragma once
 
+#include <string>
+
 namespace ipcbench::platform {
 
 // SIGINT/SIGTERM set a flag instead of killing the process, so a run can stop its workers, remove

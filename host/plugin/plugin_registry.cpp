@@ -73,6 +73,7 @@ void plugin_registry::probe(const std::vector<std::filesystem::path> &files, pro
             fresh.push_back(i);
     }
     std::vector<std::string> paths;
+    paths.reserve(fresh.size());
     for (std::size_t k : fresh) paths.push_back(files[k].string());
     const auto probed =
         platform::run_isolated_task(probe_task_name, paths, probe_timeout_ms, probe_parallelism);

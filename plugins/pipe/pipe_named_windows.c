@@ -52,7 +52,7 @@ static int32_t parse_options(const ipcb_open_params *p, ipcb_endpoint *ep, ipcb_
     if (io && strcmp(io, "overlapped") != 0 && strcmp(io, "blocking") != 0)
         return ipcb_fail(error, IPCB_E_BAD_OPTION, 0,
                          "option io=%s: expected overlapped or blocking", io);
-    if (size && plugin_parse_bytes(size, 64u * 1024 * 1024, &bytes) != 0)
+    if (size && plugin_parse_bytes(size, (uint64_t)64 * 1024 * 1024, &bytes) != 0)
         return ipcb_fail(error, IPCB_E_BAD_OPTION, 0,
                          "option buffer_size=%s: expected bytes from 1 to 64M (suffixes K, M)",
                          size);

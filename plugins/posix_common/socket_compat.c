@@ -57,6 +57,8 @@ int32_t sock_fail(ipcb_error *error, int code, const char *format, ...) {
         size_t used;
         error->sys_errno = code;
         va_start(args, format);
+        /* va_start is just above; clang-analyzer 14 loses it in this variadic definition. */
+        /* NOLINTNEXTLINE(clang-analyzer-valist.Uninitialized) */
         vsnprintf(error->message, sizeof error->message, format, args);
         va_end(args);
         used = strlen(error->message);

@@ -89,7 +89,7 @@ int32_t win_random_hex(char out[33], ipcb_error *error) {
     for (i = 0; i < 4; ++i) {
         unsigned int value = 0;
         if (rand_s(&value) != 0) return ipcb_fail(error, IPCB_E_SYSTEM, 0, "rand_s failed");
-        snprintf(out + i * 8, 9, "%08x", value);
+        snprintf(out + (size_t)i * 8, 9, "%08x", value);
     }
     return IPCB_OK;
 }
