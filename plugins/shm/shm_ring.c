@@ -637,9 +637,15 @@ static const ipcb_transport ring_transport = {
     .struct_size = sizeof(ipcb_transport),
     .option_count = 3,
     .id = "shm.ring",
+#ifdef _WIN32
+    .description =
+        "single-producer single-consumer ring in shared memory (a pagefile-backed "
+        "file mapping, current user only), one way; wait by spin, event or hybrid",
+#else
     .description =
         "single-producer single-consumer ring in shared memory (memfd), one way; "
         "wait by spin, futex or hybrid",
+#endif
     .caps = IPCB_CAP_MESSAGE | IPCB_CAP_RELIABLE | IPCB_CAP_ORDERED | IPCB_CAP_CLOSE_NOTIFY,
     .max_message_size = 0, /* half the ring: checked at open, ring_size raises it */
     .options = ring_options,
