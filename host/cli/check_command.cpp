@@ -18,12 +18,15 @@ int check_command(const command_line &cmd, const plugin::plugin_registry &regist
         fmt::print("# {} ({} {}, {})\n", t->id, t->plugin_name, t->plugin_version,
                    t->library.string());
         std::fflush(stdout);
-        conformance::run_conformance(*t, options[t->id], [&](const conformance::check_result &r) {
-            (r.passed ? passed : failed)++;
-            fmt::print("{} {:<18} {:<19} {}\n", r.passed ? "PASS" : "FAIL", r.transport, r.name,
-                       r.detail);
-            std::fflush(stdout);
-        });
+        conformance::run_conformance(
+            *t, options[t->id],
+            [&](const conformance::check_result &r) {
+                (r.passed ? passed : failed)++;
+                fmt::print("{} {:<18} {:<19} {}\n", r.passed ? "PASS" : "FAIL", r.transport, r.name,
+                           r.detail);
+                std::fflush(stdout);
+            },
+            cmd.case_defaults.timeout_s);
     }
     fmt::print("{} passed, {} failed\n", passed, failed);
     if (platform::interrupted()) return 130;

@@ -61,7 +61,8 @@ po::options_description case_options(typed_options &t) {
     add("count,n", po::value(&t.count)->value_name("N"),
         "time exactly N messages (round trips) per case instead of --duration");
     add("timeout", po::value(&t.timeout)->value_name("SECONDS"),
-        "watchdog per case (default: warm-up + duration + 20 s; 300 s with --count)");
+        "watchdog per case (default: warm-up + duration + 20 s; 300 s with --count); for "
+        "check, the least watchdog of each check step (default 20 to 60 s)");
     add("streams,P", po::value(&t.streams)->value_name("N"),
         "N parallel streams: a thread and an endpoint (set) per stream in each process");
     add("rate", po::value(&t.rate)->value_name("R"),

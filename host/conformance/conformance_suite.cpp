@@ -18,8 +18,11 @@ class suite {
 public:
     suite(const plugin::transport_info &transport,
           const std::map<std::string, std::string> &options,
-          const std::function<void(const check_result &)> &report)
-        : transport_(transport), options_(options), report_(report) {}
+          const std::function<void(const check_result &)> &report, double min_watchdog_s)
+        : transport_(transport),
+          options_(options),
+          report_(report),
+          min_watchdog_s_(min_watchdog_s) {}
 
     std::vector<check_result> run() {
         run_probes();
@@ -29,6 +32,10 @@ public:
     }
 
 private:
+    // A step's watchdog: its own bound, or --timeout when that is longer (a slow or busy
+    // machine, wine).
+    double watch(double seconds) const { return std::max(seconds, min_watchdog_s_); }
+
     void add(const std::string &name, bool passed, const std::string &detail) {
         results_.push_back({transport_.id, name, passed, detail});
         if (report_) report_(results_.back());
@@ -47,7 +54,8 @@ private:
              {largest_tried, std::uint64_t{256} << 10, std::uint64_t{64} << 10,
               std::uint64_t{16} << 10, std::uint64_t{8} << 10, std::uint64_t{4} << 10}) {
             json v = pair.probe(
-                {{"check", "max-size"}, {"max_message_size", size}, {"options", options_}}, 20);
+                {{"check", "max-size"}, {"max_message_size", size}, {"options", options_}},
+                watch(20));
             if (v.value("ok", false)) return size;
         }
         return 4096;
@@ -58,7 +66,8 @@ private:
             try {
                 harness::worker_pair pair(transport_, {}, "prober", "idle");
                 json v = pair.probe(
-                    {{"check", check}, {"max_message_size", 4096}, {"options", options_}}, 60);
+                    {{"check", check}, {"max_message_size", 4096}, {"options", options_}},
+                    watch(60));
                 add_verdict(check, v);
                 pair.close();
             } catch (const std::exception &e) {
@@ -94,7 +103,7 @@ private:
             json send = plan, receive = plan;
             send["kind"] = "check_payload_send";
             receive["kind"] = "check_payload_receive";
-            auto [got, sent] = pair.run(receive, send, 60);
+            auto [got, sent] = pair.run(receive, send, watch(60));
             std::string size_list;
             for (auto s : sizes) size_list += (size_list.empty() ? "" : ", ") + std::to_string(s);
             if (!sent.value("ok", false)) {
@@ -120,7 +129,7 @@ private:
                                {"size", std::min<std::uint64_t>(max, 256)}};
                 json t_recv = {{"kind", "check_truncation_receive"},
                                {"size", std::min<std::uint64_t>(max, 256)}};
-                auto [tr, ts] = pair.run(t_recv, t_send, 30);
+                auto [tr, ts] = pair.run(t_recv, t_send, watch(30));
                 add("truncation", tr.value("ok", false) && ts.value("ok", false),
                     tr.value("detail", ""));
             }
@@ -130,7 +139,7 @@ private:
             stage = "timeout";
             auto [timed, idle] =
                 pair.run({{"kind", "check_timeout_receive"}, {"timeout_ns", 100'000'000}},
-                         {{"kind", "check_idle"}}, 30);
+                         {{"kind", "check_idle"}}, watch(30));
             add("timeout", timed.value("ok", false), timed.value("detail", ""));
 
             stage = "peer-close";
@@ -140,7 +149,7 @@ private:
                           {"timeout_ns",
                            transport_.has(IPCB_CAP_CLOSE_NOTIFY) ? 5'000'000'000 : 1'500'000'000},
                           {"close_notify", transport_.has(IPCB_CAP_CLOSE_NOTIFY)}},
-                         {{"kind", "check_close_endpoints"}, {"delay_ms", 200}}, 30);
+                         {{"kind", "check_close_endpoints"}, {"delay_ms", 200}}, watch(30));
             add("peer-close", waited.value("ok", false), waited.value("detail", ""));
             pair.close();
         } catch (const std::exception &e) {
@@ -160,7 +169,7 @@ private:
             send["kind"] = send_kind;
             receive["kind"] = receive_kind;
             try {
-                auto [got, sent] = pair.run(receive, send, 60);
+                auto [got, sent] = pair.run(receive, send, watch(60));
                 if (!sent.value("ok", false))
                     add(name, false, "sender: " + sent.value("detail", ""));
                 else
@@ -188,13 +197,13 @@ private:
             pair.connect(options_, 4096, connect_timeout_ns);
             const json crash = {{"kind", "check_crash"}, {"side", side}, {"size", 64}};
             if (side == "sender") {
-                pair.run({{"kind", "check_idle"}}, crash, 30);
+                pair.run({{"kind", "check_idle"}}, crash, watch(30));
             } else {  // one message for the receiver to hold when it dies
                 const json one = {{"kind", "check_payload_send"},
                                   {"sizes", {64}},
                                   {"per_size", 1},
                                   {"pace_us", 0}};
-                pair.run(crash, one, 30);
+                pair.run(crash, one, watch(30));
             }
             add(name, false, "the " + side + " was killed, yet the run reported no failure");
             return;
@@ -227,6 +236,7 @@ private:
     const plugin::transport_info &transport_;
     const std::map<std::string, std::string> &options_;
     const std::function<void(const check_result &)> &report_;
+    double min_watchdog_s_ = 0;
     std::vector<check_result> results_;
 };
 
@@ -234,8 +244,9 @@ private:
 
 std::vector<check_result> run_conformance(const plugin::transport_info &transport,
                                           const std::map<std::string, std::string> &options,
-                                          const std::function<void(const check_result &)> &report) {
-    return suite(transport, options, report).run();
+                                          const std::function<void(const check_result &)> &report,
+                                          double min_watchdog_s) {
+    return suite(transport, options, report, min_watchdog_s).run();
 }
 
 }  // namespace ipcbench::conformance

@@ -68,7 +68,8 @@ list)
   ;;
 check)
   exe="$1" transport="$2"
-  winerun "$exe" check --plugin "$transport"
+  # Under wine a thousand opens take long, the more so on a busy machine: steps get 240 s.
+  winerun "$exe" check --plugin "$transport" --timeout 240
   rc=$?
   [ "$rc" -eq 0 ] || fail "check exited $rc"
   expect stdout '^[1-9][0-9]* passed, 0 failed$' "check did not pass every check"
@@ -161,7 +162,7 @@ template)
   x86_64-w64-mingw32-objdump -p "$dll" | grep -q 'DLL Name: libwinpthread' &&
     fail "the template DLL needs libwinpthread-1.dll"
   winerun "$out/prefix/bin/ipchost.exe" check --plugin-dir "$out/template/ipcbench-plugins" \
-    --plugin mytransport
+    --plugin mytransport --timeout 240
   rc=$?
   [ "$rc" -eq 0 ] || fail "check of the template exited $rc"
   expect stdout '^# mytransport\.stream' "the template's transport was not checked"
