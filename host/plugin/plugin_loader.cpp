@@ -13,6 +13,14 @@ namespace ipcbench::plugin {
 
 class loaded_library {
 public:
+    loaded_library() = default;
+    loaded_library(const loaded_library &) = delete;
+    loaded_library &operator=(const loaded_library &) = delete;
+    // The plugin's shutdown runs once before unload (transport.h); the last copy of a
+    // load_outcome goes after the endpoints made from it are closed.
+    ~loaded_library() {
+        if (descriptor != nullptr && descriptor->shutdown != nullptr) descriptor->shutdown();
+    }
     boost::dll::shared_library library;
     const ipcb_plugin *descriptor = nullptr;
 };

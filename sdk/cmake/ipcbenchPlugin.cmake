@@ -1,6 +1,7 @@
 # ipcbench_add_plugin(<name> <sources>...)
 #
 # Builds an ipcbench transport plugin: a MODULE library ipcb-<name>.so that
+#  - links ipcbench::sdk, or ipcbench::sdk_cxx (C++17) when the project enables C++,
 #  - exports only ipcb_plugin_entry (hidden visibility plus a version script),
 #  - links with -z defs, so a missing symbol fails the build instead of the load,
 #  - lands in IPCBENCH_PLUGIN_OUTPUT_DIR (default <build>/ipcbench-plugins: pass that folder to
@@ -14,7 +15,13 @@ function(ipcbench_add_plugin name)
     message(FATAL_ERROR "ipcbench_add_plugin(${name}): no source files")
   endif()
   add_library(${name} MODULE ${ARGN})
-  target_link_libraries(${name} PRIVATE ipcbench::sdk)
+  # A C++ project gets C++17 for ipcbench/transport.hpp (its compiler may default to less).
+  get_property(languages GLOBAL PROPERTY ENABLED_LANGUAGES)
+  if("CXX" IN_LIST languages)
+    target_link_libraries(${name} PRIVATE ipcbench::sdk_cxx)
+  else()
+    target_link_libraries(${name} PRIVATE ipcbench::sdk)
+  endif()
   set_target_properties(${name} PROPERTIES
     PREFIX ""
     OUTPUT_NAME "ipcb-${name}"

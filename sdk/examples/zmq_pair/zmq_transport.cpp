@@ -41,7 +41,7 @@ public:
         }
         socket_ = zmq_socket(context(), ZMQ_PAIR);
         if (socket_ == nullptr) throw_zmq("zmq_socket");
-        const int hwm = std::stoi(args.option("hwm", "1000"));
+        const int hwm = static_cast<int>(args.integer("hwm", 1000, 0, 1 << 30));
         const int linger = 0;
         zmq_setsockopt(socket_, ZMQ_SNDHWM, &hwm, sizeof hwm);
         zmq_setsockopt(socket_, ZMQ_RCVHWM, &hwm, sizeof hwm);

@@ -3,11 +3,13 @@
  *
  *     return ipcb_fail(error, IPCB_E_BAD_OPTION, 0, "option buffer_size=%s: expected bytes", v);
  *
- * Header-only, C99, standard C library only. Not part of the ABI contract (transport.h is).
+ * Header-only, C99, standard C library only (errno.h: mingw-w64 and MSVC define the POSIX names
+ * used here). Not part of the ABI contract (transport.h is).
  */
 #ifndef IPCBENCH_ERROR_FORMAT_H
 #define IPCBENCH_ERROR_FORMAT_H
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -43,7 +45,28 @@ ipcb_fail(ipcb_error *error, int32_t status, int sys_errno, const char *format, 
     return status;
 }
 
-/* Like ipcb_fail for a failed OS call: appends ": <strerror(sys_errno)>" to the message. */
+/* The status a failed OS call's errno means where it has one of its own, else IPCB_E_SYSTEM:
+ *   ENOMEM                          IPCB_E_NO_MEMORY
+ *   EPIPE, ECONNRESET, ENOTCONN     IPCB_E_CLOSED   (the peer is gone)
+ *   EMSGSIZE                        IPCB_E_TOO_BIG
+ *   ETIMEDOUT                       IPCB_E_TIMEOUT  (mq_timedsend, SO_SNDTIMEO: the wait ran out)
+ * EAGAIN/EWOULDBLOCK are not mapped: from a non-blocking call they mean "not yet", not that the
+ * caller's timeout ran out; return IPCB_E_TIMEOUT yourself when it has. A stream send that times
+ * out after part of a message went must return IPCB_E_SYSTEM (transport.h), not this. */
+static inline int32_t ipcb_status_from_errno(int sys_errno) {
+    switch (sys_errno) {
+        case ENOMEM: return IPCB_E_NO_MEMORY;
+        case EPIPE:
+        case ECONNRESET:
+        case ENOTCONN: return IPCB_E_CLOSED;
+        case EMSGSIZE: return IPCB_E_TOO_BIG;
+        case ETIMEDOUT: return IPCB_E_TIMEOUT;
+        default: return IPCB_E_SYSTEM;
+    }
+}
+
+/* Like ipcb_fail for a failed OS call: appends ": <strerror(sys_errno)>" to the message and
+ * returns ipcb_status_from_errno(sys_errno). */
 #if defined(__GNUC__)
 __attribute__((format(IPCB_PRINTF_ARCHETYPE, 3, 4)))
 #endif
@@ -59,7 +82,7 @@ ipcb_fail_errno(ipcb_error *error, int sys_errno, const char *format, ...) {
         used = strlen(error->message);
         snprintf(error->message + used, sizeof error->message - used, ": %s", strerror(sys_errno));
     }
-    return IPCB_E_SYSTEM;
+    return ipcb_status_from_errno(sys_errno);
 }
 
 #ifdef __cplusplus

@@ -192,19 +192,22 @@ struct ipcb_host;
 
 typedef struct ipcb_open_params {
     uint32_t struct_size;
-    uint32_t role;             /* IPCB_ROLE_CREATOR or IPCB_ROLE_CONNECTOR */
-    uint32_t direction;        /* IPCB_DIR_SEND, IPCB_DIR_RECV or IPCB_DIR_BOTH */
-    uint32_t option_count;     /* entries in options */
-    const ipcb_kv *options;    /* user options, only keys listed in ipcb_transport.options; the host
-                                  passes each key at most once and does not add defaults */
-    const char *address;       /* CONNECTOR: the string the creator's export_address produced.
-                                  CREATOR: NULL, or a user address to bind/listen on ("host:port") */
-    const char *runtime_dir;   /* a private (0700) directory the host created for this run and
-                                  removes afterwards, even when a process crashed: put file-system
-                                  objects (FIFOs, socket files) here. May be NULL: then make one. */
-    uint64_t max_message_size; /* the largest message the host will send or receive on this
-                                  endpoint. If the transport (or a kernel limit) cannot carry it,
-                                  open fails with IPCB_E_TOO_BIG and a message naming the limit. */
+    uint32_t role;                /* IPCB_ROLE_CREATOR or IPCB_ROLE_CONNECTOR */
+    uint32_t direction;           /* IPCB_DIR_SEND, IPCB_DIR_RECV or IPCB_DIR_BOTH */
+    uint32_t option_count;        /* entries in options */
+    const ipcb_kv *options;       /* user options; each key at most once, no defaults added. ipchost
+                                     passes a run's options only for keys listed in
+                                     ipcb_transport.options, but a plugin must not rely on it: any
+                                     other key fails open with IPCB_E_UNKNOWN_OPTION (ipchost check
+                                     passes an undeclared key to see that it does) */
+    const char *address;          /* CONNECTOR: the string the creator's export_address produced.
+                                     CREATOR: NULL, or a user address to bind/listen on ("host:port") */
+    const char *runtime_dir;      /* a private (0700) directory the host created for this run and
+                                     removes afterwards, even when a process crashed: put file-system
+                                     objects (FIFOs, socket files) here. May be NULL: then make one. */
+    uint64_t max_message_size;    /* the largest message the host will send or receive on this
+                                     endpoint. If the transport (or a kernel limit) cannot carry it,
+                                     open fails with IPCB_E_TOO_BIG and a message naming the limit. */
     const struct ipcb_host *host; /* the same pointer the entry received */
 } ipcb_open_params;
 
@@ -373,7 +376,7 @@ typedef struct ipcb_host {
     uint32_t struct_size;
     uint32_t abi_version;     /* IPCB_ABI_VERSION the host was built with */
     const char *host_name;    /* "ipchost" */
-    const char *host_version; /* "1.0.0" */
+    const char *host_version; /* "1.1.0": the package version, which follows the ABI */
     void *host_data;          /* reserved for the host */
     /* Logs one line. Use it for setup and errors, never per message in the data path.
      * [any-thread] */
