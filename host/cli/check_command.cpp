@@ -11,6 +11,7 @@ namespace ipcbench::cli {
 int check_command(const command_line &cmd, const plugin::plugin_registry &registry) {
     auto selected = select_transports(cmd, registry);
     auto options = assign_options(cmd, selected);
+    check_option_values(selected, options, 4096);
     platform::install_interrupt_handlers();
     int passed = 0, failed = 0;
     for (const auto *t : selected) {

@@ -4,6 +4,7 @@
 #include <boost/program_options.hpp>
 #include <sstream>
 
+#include "cli/option_reference.hpp"
 #include "cli/usage_error.hpp"
 #include "cli/value_parsing.hpp"
 #include "remote/agent_protocol.hpp"
@@ -20,21 +21,23 @@ struct typed_options {
     std::string mode = "both", sizes = "32,1K,64K", duration = "0.5", warmup = "0.2", count,
                 timeout, streams, rate, affinity, repeat, cv_warn, interval, regression, token_file,
                 data_port, idle_timeout, bitrate, batch, burst, zero_copy = "auto",
-                format = "table", peer, token, bind = "127.0.0.1";
+                format = "table", peer, token, bind = "127.0.0.1", lang = "c", dir;
     std::vector<std::string> plugin_lists, dirs;
 };
 
 po::options_description general_options(typed_options &t, command_line &cmd) {
-    po::options_description d(
-        "Usage: ipchost [options]\n\nRuns every transport plugin found (or those named) between "
-        "two processes and reports throughput, latency, CPU and memory.\n\nOptions");
+    po::options_description d("General");
     auto add = d.add_options();
-    add("help,h", "show this help");
-    add("version", "show the version");
-    add("list", "list the plugins and transports found");
+    add("help,h",
+        "show this help (--format man: the man page; markdown: the README's option section)");
+    add("version", "show the versions of ipchost and of the plugin ABI it speaks");
+    add("list",
+        "list the plugins and transports found (--format json: with options and "
+        "rejected files)");
     add("verbose,v", "with --list: also rejected plugin files and why; otherwise debug logs");
     add("describe", po::value(&cmd.describe)->value_name("ID"),
-        "show a transport's options, defaults and help");
+        "show a transport's (or every transport of a plugin's) options, defaults and help; "
+        "--format json too");
     add("plugin,p", po::value(&t.plugin_lists)->value_name("ID[,ID...]"),
         "transports to run: an id (pipe.fifo) or a plugin name (pipe: all of its transports); "
         "repeatable; default: all");
@@ -103,11 +106,23 @@ po::options_description output_options(typed_options &t, command_line &cmd) {
         "write every case's full latency distribution to FILE as CSV");
     add("quiet,q", "no progress line on stderr");
     add("format,f", po::value(&t.format)->value_name("FORMAT"),
-        (report::run_format_names() + " (default table)").c_str());
+        (report::run_format_names() + " (default table); --list and --describe: table or json")
+            .c_str());
     add("output", po::value(&cmd.output)->value_name("FILE"),
         "write the results to FILE instead of stdout");
     add("fail-on-regression", po::value(&t.regression)->value_name("PERCENT"),
-        "compare: exit 1 when a figure got significantly worse by more than PERCENT");
+        "compare: exit 1 when a figure got significantly worse by more than PERCENT, naming "
+        "each such row");
+    return d;
+}
+
+po::options_description new_plugin_options(typed_options &t) {
+    po::options_description d("New plugin");
+    auto add = d.add_options();
+    add("lang", po::value(&t.lang)->value_name("LANG"),
+        "new-plugin: c (default) or cpp (C++17 on ipcbench/transport.hpp)");
+    add("dir", po::value(&t.dir)->value_name("DIR"),
+        "new-plugin: where to write the project (default ./NAME; must not exist or be empty)");
     return d;
 }
 
@@ -136,23 +151,6 @@ po::options_description remote_options(typed_options &t) {
         "connection without a handshake after min(SECONDS, 5) (default 10)");
     return d;
 }
-
-const char *const subcommand_help =
-    "\nipchost compare BASE.json NEW.json [--fail-on-regression PERCENT]: per matching case, "
-    "the ratio of each figure and a verdict from a Mann-Whitney U test over the repetitions "
-    "(use --repeat when measuring).\n"
-    "ipchost report RESULTS.json --output report.html: one self-contained HTML page with SVG "
-    "charts.\n"
-    "ipchost serve [--bind ADDR:PORT] [--token TOKEN | --token-file FILE | --insecure] [--once] "
-    "[--allow-root]: an agent for runs from another host (ipchost --peer ADDR:PORT ...); it runs "
-    "only cross-host transports from its own plugin folders.\n"
-    "ipchost check [--plugin ID] [--plugin-dir DIR] [--opt KEY=VALUE]: runs the conformance "
-    "suite (payload byte for byte, message boundaries, timeouts, peer close, option and address "
-    "errors, leaks) against each transport; one line per check, then 'N passed, N failed'; exit "
-    "code 0 only if all pass.\n"
-    "\nPlugin folders, in search order: every --plugin-dir, then IPCBENCH_PLUGIN_PATH "
-    "(':'-separated), then <ipchost dir>/../lib/ipcbench/plugins.\n"
-    "Exit codes: 0 all cases measured, 1 a case failed, 2 bad usage, 130 interrupted.\n";
 
 double parse_bitrate(const std::string &text) {
     std::string digits = text;
@@ -259,6 +257,23 @@ void apply_output_options(const po::variables_map &vm, const typed_options &t, c
     if (!t.cv_warn.empty())
         cmd.cv_warning = parse_positive("--cv-warn", t.cv_warn, "percent") / 100;
     cmd.quiet = vm.count("quiet") > 0;
+    cmd.format_given = vm.count("format") > 0;
+    if (cmd.help) {
+        if (t.format != "table" && t.format != "text" && t.format != "man" &&
+            t.format != "markdown" && t.format != "words")
+            throw usage_error("--help --format '" + t.format +
+                              "': expected text, man (the man page), markdown (the README "
+                              "section) or words (for shell completion)");
+        cmd.help_format = t.format == "table" ? "text" : t.format;
+        return;
+    }
+    if (cmd.list || !cmd.describe.empty()) {
+        if (t.format != "table" && t.format != "json")
+            throw usage_error(std::string(cmd.list ? "--list" : "--describe") + " --format '" +
+                              t.format + "': expected table or json");
+        cmd.listing_json = t.format == "json";
+        return;
+    }
     bool known = false;
     const bool rendering_a_file = cmd.subcommand == "report";  // html too
     for (const auto &f : report::output_formats())
@@ -268,9 +283,42 @@ void apply_output_options(const po::variables_map &vm, const typed_options &t, c
         }
     if (!known)
         throw usage_error("--format '" + t.format + "': expected " + report::run_format_names());
-    cmd.format_given = vm.count("format") > 0;
     if (!t.regression.empty())
         cmd.fail_on_regression = parse_positive("--fail-on-regression", t.regression, "percent");
+}
+
+// Options that belong to some commands only ("" is a run): given elsewhere they would be
+// ignored, so they are refused, naming the command they belong to.
+void check_option_scope(const po::variables_map &vm, const command_line &cmd) {
+    struct scope {
+        const char *option;
+        std::vector<std::string> commands;
+    };
+    static const scope scopes[] = {
+        {"bind", {"serve"}},       {"once", {"serve"}},         {"insecure", {"serve"}},
+        {"allow-root", {"serve"}}, {"idle-timeout", {"serve"}}, {"fail-on-regression", {"compare"}},
+        {"lang", {"new-plugin"}},  {"dir", {"new-plugin"}},     {"peer", {""}},
+        {"data-port", {""}},       {"token", {"", "serve"}},    {"token-file", {"", "serve"}},
+    };
+    if (cmd.help || cmd.version) return;
+    const std::string here = cmd.list                 ? std::string("--list")
+                             : !cmd.describe.empty()  ? std::string("--describe")
+                             : cmd.subcommand.empty() ? std::string("a run")
+                                                      : "ipchost " + cmd.subcommand;
+    const std::string current = cmd.list || !cmd.describe.empty() ? "-" : cmd.subcommand;
+    for (const auto &s : scopes) {
+        if (!vm.count(s.option)) continue;
+        bool allowed = false;
+        std::string owners;
+        for (const auto &c : s.commands) {
+            allowed = allowed || c == current;
+            owners += (owners.empty() ? "" : " and ") +
+                      (c.empty() ? std::string("a run (ipchost --peer ...)") : "ipchost " + c);
+        }
+        if (!allowed)
+            throw usage_error(fmt::format("--{} is an option of {}, not of {}; drop it here",
+                                          s.option, owners, here));
+    }
 }
 
 remote::host_port parse_address(const char *flag, const std::string &text, const char *hint) {
@@ -327,6 +375,9 @@ void check_inputs(const command_line &cmd) {
         throw usage_error("unexpected argument '" + cmd.inputs.front() + "'; see ipchost --help");
     if (cmd.subcommand == "compare" && cmd.inputs.size() != 2)
         throw usage_error("compare needs two result files: ipchost compare BASE.json NEW.json");
+    if (cmd.subcommand == "new-plugin" && cmd.inputs.size() != 1)
+        throw usage_error(
+            "new-plugin needs one name: ipchost new-plugin NAME [--lang c|cpp] [--dir DIR]");
     if (cmd.subcommand == "report" && cmd.inputs.size() != 1)
         throw usage_error(
             "report needs one result file: ipchost report RESULTS.json --output report.html");
@@ -350,29 +401,32 @@ model::case_settings settings_for_case(const command_line &cmd, const std::strin
     return c;
 }
 
+std::vector<option_group> option_table(typed_options &t, command_line &cmd) {
+    auto group = [](po::options_description d, std::string caption) {
+        return option_group{std::move(caption),
+                            std::make_shared<po::options_description>(std::move(d))};
+    };
+    return {group(general_options(t, cmd), "General"),
+            group(case_options(t), "What each case measures"),
+            group(output_options(t, cmd), "Repetitions and output"),
+            group(remote_options(t), "Two hosts"), group(new_plugin_options(t), "New plugin")};
+}
+
 command_line parse_command_line(int argc, const char *const argv[]) {
     command_line cmd;
     typed_options t;
-    po::options_description visible;
-    visible.add(general_options(t, cmd))
-        .add(case_options(t))
-        .add(output_options(t, cmd))
-        .add(remote_options(t));
-    std::ostringstream help;
-    help << visible << subcommand_help;
-    cmd.help_text = help.str();
+    const auto groups = option_table(t, cmd);
 
     std::vector<std::string> args(argv + 1, argv + argc);
-    for (const char *sub : {"check", "compare", "report", "serve"})
-        if (!args.empty() && args.front() == sub) {
-            cmd.subcommand = sub;
+    for (const auto &sub : subcommand_docs())
+        if (!args.empty() && args.front() == sub.name) {
+            cmd.subcommand = sub.name;
             args.erase(args.begin());
             break;
         }
-    po::options_description hidden;
-    hidden.add_options()("input", po::value(&cmd.inputs));
     po::options_description all;
-    all.add(visible).add(hidden);
+    for (const auto &g : groups) all.add(*g.options);
+    all.add_options()("input", po::value(&cmd.inputs));
     po::positional_options_description positional;
     positional.add("input", -1);
     po::variables_map vm;
@@ -392,6 +446,23 @@ command_line parse_command_line(int argc, const char *const argv[]) {
     apply_case_options(vm, t, cmd);
     apply_output_options(vm, t, cmd);
     apply_remote_options(vm, t, cmd);
+    check_option_scope(vm, cmd);
+    if (cmd.subcommand == "new-plugin") {
+        cmd.new_plugin.lang = t.lang;
+        cmd.new_plugin.dir = t.dir;
+        if (cmd.inputs.size() == 1) cmd.new_plugin.name = cmd.inputs.front();
+    }
+    if (cmd.help) {
+        if (cmd.help_format == "man")
+            cmd.help_text = render_man_page(groups);
+        else if (cmd.help_format == "markdown")
+            cmd.help_text = render_markdown(groups);
+        else if (cmd.help_format == "words")
+            cmd.help_text = render_words(groups);
+        else
+            cmd.help_text = render_help_text(groups);
+        return cmd;
+    }
     check_inputs(cmd);
     return cmd;
 }

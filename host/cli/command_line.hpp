@@ -10,20 +10,22 @@
 #include "remote/agent_client.hpp"
 #include "remote/agent_server.hpp"
 #include "report/output_formats.hpp"
+#include "scaffold/plugin_scaffold.hpp"
 
 namespace ipcbench::cli {
 
 // What the user asked for, validated. Built by parse_command_line (command_line.cpp, one
 // function per group of options); usage_error otherwise.
 struct command_line {
-    std::string subcommand;           // "", "check", "compare", "report", "serve"
+    std::string subcommand;           // "", "check", "compare", "report", "serve", "new-plugin"
     std::vector<std::string> inputs;  // compare: BASE NEW; report: RESULTS
     bool help = false;
     bool version = false;
     bool list = false;
     bool verbose = false;
     bool quiet = false;
-    std::string describe;              // transport id for --describe
+    std::string describe;              // transport id or plugin name for --describe
+    bool listing_json = false;         // --list / --describe --format json
     std::vector<std::string> plugins;  // ids or plugin names; empty = all
     std::vector<std::filesystem::path> plugin_dirs;
 
@@ -48,7 +50,10 @@ struct command_line {
     std::optional<remote::agent_address> agent;  // --peer: the agent that runs the server side
     remote::serve_options serve;
 
-    std::string help_text;
+    std::string help_format = "text";  // --help --format: text, man, markdown, words
+    std::string help_text;             // --help, rendered in help_format
+
+    scaffold::plugin_request new_plugin;  // new-plugin NAME --lang --dir
 };
 
 command_line parse_command_line(int argc, const char *const argv[]);

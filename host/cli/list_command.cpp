@@ -1,4 +1,8 @@
+// `ipchost --list` and `ipchost --describe ID`: what the plugin folders offer, as a table or JSON.
 #include <fmt/format.h>
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
 
 #include "cli/commands.hpp"
 #include "plugin/plugin_search_path.hpp"
@@ -6,15 +10,91 @@
 
 namespace ipcbench::cli {
 
+namespace {
+
+std::string max_size_text(const plugin::transport_info &t) {
+    return t.max_message_size ? report::format_size(t.max_message_size) : "-";
+}
+
+nlohmann::json calls_json(const plugin::data_path_calls &c) {
+    nlohmann::json calls = nlohmann::json::array({"send", "recv"});
+    if (c.zero_copy_send) calls.insert(calls.end(), {"borrow", "publish"});
+    if (c.zero_copy_recv) calls.insert(calls.end(), {"take", "release"});
+    if (c.send_batch) calls.push_back("send_batch");
+    if (c.recv_batch) calls.push_back("recv_batch");
+    return calls;
+}
+
+nlohmann::json transport_json(const plugin::transport_info &t) {
+    nlohmann::json options = nlohmann::json::array();
+    for (const auto &o : t.options)
+        options.push_back({{"key", o.key},
+                           {"default", o.default_value.empty() ? nlohmann::json(nullptr)
+                                                               : nlohmann::json(o.default_value)},
+                           {"help", o.help}});
+    nlohmann::json caps = nlohmann::json::array();
+    const std::string text = plugin::describe_caps(t.caps);
+    for (std::size_t at = 0; at < text.size();) {
+        const auto comma = std::min(text.find(',', at), text.size());
+        caps.push_back(text.substr(at, comma - at));
+        at = comma + 1;
+    }
+    return {{"id", t.id},
+            {"description", t.description},
+            {"plugin", {{"name", t.plugin_name}, {"version", t.plugin_version}}},
+            {"capabilities", caps},
+            {"max_message_size",
+             t.max_message_size ? nlohmann::json(t.max_message_size) : nlohmann::json(nullptr)},
+            {"calls", calls_json(t.calls)},
+            {"options", options},
+            {"library", t.library.string()}};
+}
+
+// The transports `spec` names: an id, or a plugin name for all of its transports.
+std::vector<const plugin::transport_info *> described(const command_line &cmd,
+                                                      const plugin::plugin_registry &registry) {
+    return registry.select(cmd.describe);
+}
+
+}  // namespace
+
 int list_command(const command_line &cmd, const plugin::plugin_registry &registry) {
-    fmt::print("{:<18} {:<12} {:<40} {:>9}  {}\n", "transport", "plugin", "capabilities", "max msg",
-               "library");
+    const auto folders = plugin::plugin_search_path(cmd.plugin_dirs);
+    if (cmd.listing_json) {
+        nlohmann::json doc;
+        doc["ipchost_version"] = IPCBENCH_VERSION;
+        doc["abi"] = fmt::format("{}.{}", IPCB_ABI_MAJOR, IPCB_ABI_MINOR);
+        doc["transports"] = nlohmann::json::array();
+        for (const auto &t : registry.transports()) doc["transports"].push_back(transport_json(t));
+        doc["rejected"] = nlohmann::json::array();
+        for (const auto &r : registry.rejections())
+            doc["rejected"].push_back({{"file", r.file.string()},
+                                       {"code", r.code},
+                                       {"reason", r.reason},
+                                       {"fix", r.fix}});
+        doc["search_path"] = nlohmann::json::array();
+        for (const auto &f : folders) doc["search_path"].push_back(f.string());
+        fmt::print("{}\n", doc.dump(2));
+        return 0;
+    }
+    // Columns as wide as their widest entry, so a long capability list shifts nothing.
+    std::size_t id_w = 9, plugin_w = 6, caps_w = 12, size_w = 7;
     for (const auto &t : registry.transports()) {
-        fmt::print("{:<18} {:<12} {:<40} {:>9}  {}\n", t.id, t.plugin_name + " " + t.plugin_version,
-                   plugin::describe_caps(t.caps),
-                   t.max_message_size ? report::format_size(t.max_message_size) : "-",
-                   t.library.string());
-        fmt::print("{:<18} {}\n", "", t.description);
+        id_w = std::max(id_w, t.id.size());
+        plugin_w = std::max(plugin_w, t.plugin_name.size() + 1 + t.plugin_version.size());
+        caps_w = std::max(caps_w, plugin::describe_caps(t.caps).size());
+        size_w = std::max(size_w, max_size_text(t).size());
+    }
+    const auto row = [&](const std::string &id, const std::string &plugin, const std::string &caps,
+                         const std::string &size, const std::string &library) {
+        fmt::print("{:<{}}  {:<{}}  {:<{}}  {:>{}}  {}\n", id, id_w, plugin, plugin_w, caps, caps_w,
+                   size, size_w, library);
+    };
+    row("transport", "plugin", "capabilities", "max msg", "library");
+    for (const auto &t : registry.transports()) {
+        row(t.id, t.plugin_name + " " + t.plugin_version, plugin::describe_caps(t.caps),
+            max_size_text(t), t.library.string());
+        fmt::print("{:<{}}  {}\n", "", id_w, t.description);
     }
     if (registry.transports().empty())
         fmt::print("(no transports found; searched {} and IPCBENCH_PLUGIN_PATH)\n",
@@ -23,8 +103,7 @@ int list_command(const command_line &cmd, const plugin::plugin_registry &registr
         fmt::print("\nRejected files ({}):\n", registry.rejections().size());
         for (const auto &r : registry.rejections()) fmt::print("  {}\n", r.describe());
         fmt::print("\nSearch path:\n");
-        for (const auto &folder : plugin::plugin_search_path(cmd.plugin_dirs))
-            fmt::print("  {}\n", folder.string());
+        for (const auto &folder : folders) fmt::print("  {}\n", folder.string());
     } else if (!registry.rejections().empty()) {
         fmt::print("\n{} file(s) rejected; see ipchost --list --verbose\n",
                    registry.rejections().size());
@@ -33,23 +112,35 @@ int list_command(const command_line &cmd, const plugin::plugin_registry &registr
 }
 
 int describe_command(const command_line &cmd, const plugin::plugin_registry &registry) {
-    const auto *t = registry.find(cmd.describe);
-    if (t == nullptr) {
-        fmt::print(stderr, "ipchost: error: no transport '{}'; ipchost --list shows the ids\n",
+    const auto selected = described(cmd, registry);
+    if (selected.empty()) {
+        fmt::print(stderr,
+                   "ipchost: error: no transport or plugin '{}'; ipchost --list shows the ids\n",
                    cmd.describe);
         return 2;
     }
-    fmt::print(
-        "{}: {}\n  plugin {} {} ({})\n  capabilities: {}\n  data path: {}\n  max message: "
-        "{}\n",
-        t->id, t->description, t->plugin_name, t->plugin_version, t->library.string(),
-        plugin::describe_caps(t->caps), plugin::describe_data_path(*t),
-        t->max_message_size ? report::format_size(t->max_message_size) : "no limit");
-    if (t->options.empty()) fmt::print("  options: none\n");
-    for (const auto &o : t->options)
-        fmt::print("  --opt {}={}\n      {}\n", o.key,
-                   o.default_value.empty() ? "(default: kernel/OS default)" : o.default_value,
-                   o.help);
+    if (cmd.listing_json) {
+        nlohmann::json doc = nlohmann::json::array();
+        for (const auto *t : selected) doc.push_back(transport_json(*t));
+        fmt::print("{}\n", doc.dump(2));
+        return 0;
+    }
+    for (const auto *t : selected) {
+        fmt::print(
+            "{}: {}\n  plugin {} {} ({})\n  capabilities: {}\n  data path: {}\n  max message: "
+            "{}\n",
+            t->id, t->description, t->plugin_name, t->plugin_version, t->library.string(),
+            plugin::describe_caps(t->caps), plugin::describe_data_path(*t),
+            t->max_message_size ? report::format_size(t->max_message_size) : "no limit");
+        if (t->options.empty()) fmt::print("  options: none\n");
+        // An empty default means the plugin declares none: the option is unset unless given.
+        for (const auto &o : t->options)
+            fmt::print("  --opt {}\n      {}\n",
+                       o.default_value.empty() ? o.key + "=VALUE (no default: unset unless given)"
+                                               : o.key + "=" + o.default_value + " (default)",
+                       o.help);
+        if (t != selected.back()) fmt::print("\n");
+    }
     return 0;
 }
 

@@ -1,6 +1,7 @@
 #include <fmt/chrono.h>
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
+#include <algorithm>
 #include <ctime>
 
 #include "cli/commands.hpp"
@@ -159,6 +160,10 @@ int run_command(const command_line &cmd, const plugin::plugin_registry &registry
                 const char *const argv[]) {
     auto selected = select_transports(cmd, registry);
     auto options = assign_options(cmd, selected);
+    std::uint64_t smallest = cmd.sizes.empty() ? 8 : cmd.sizes.front();
+    for (auto s : cmd.sizes) smallest = std::min(smallest, s);
+    for (auto s : cmd.latency_sizes) smallest = std::min(smallest, s);
+    check_option_values(selected, options, smallest);
     report::run_report report = start_report(cmd, argc, argv);
     check_output_file(cmd.output);
     check_output_file(cmd.histogram_file);

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "cli/usage_error.hpp"
+#include "plugin/option_validation.hpp"
 
 namespace ipcbench::cli {
 
@@ -58,6 +59,19 @@ std::map<std::string, std::map<std::string, std::string>> assign_options(
                               "'; ipchost --describe ID lists a transport's options");
     }
     return per_transport;
+}
+
+void check_option_values(const std::vector<const plugin::transport_info *> &selected,
+                         const std::map<std::string, std::map<std::string, std::string>> &options,
+                         std::uint64_t max_message_size) {
+    for (const auto *t : selected) {
+        const auto it = options.find(t->id);
+        if (it == options.end() || it->second.empty()) continue;
+        const std::string why = plugin::rejected_option_values(*t, it->second, max_message_size);
+        if (!why.empty())
+            throw usage_error("--opt for " + t->id + ": " + why + " (ipchost --describe " + t->id +
+                              " lists what it takes)");
+    }
 }
 
 }  // namespace ipcbench::cli

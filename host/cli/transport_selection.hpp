@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <string>
 #include <vector>
@@ -17,5 +18,12 @@ std::vector<const plugin::transport_info *> select_transports(
 // usage_error when no selected transport takes a key.
 std::map<std::string, std::map<std::string, std::string>> assign_options(
     const command_line &cmd, const std::vector<const plugin::transport_info *> &selected);
+
+// Each selected transport with options opens once, isolated, with them: a value it refuses
+// (IPCB_E_BAD_OPTION, IPCB_E_UNKNOWN_OPTION) is a usage_error with its message, before any
+// worker starts.
+void check_option_values(const std::vector<const plugin::transport_info *> &selected,
+                         const std::map<std::string, std::map<std::string, std::string>> &options,
+                         std::uint64_t max_message_size);
 
 }  // namespace ipcbench::cli

@@ -1,10 +1,10 @@
 // The SDK's C++ helper (transport.hpp) as a plugin author uses it: the cppkit fixture, built on
 // the C++ template, loaded in this test process and driven through its generated C table.
+#include <unistd.h>
 #include <catch2/catch.hpp>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
-#include <unistd.h>
 
 #include "plugin/plugin_loader.hpp"
 #include "plugin/plugin_registry.hpp"
@@ -55,15 +55,17 @@ TEST_CASE("the C++ helper parses typed options and names key, value and what is 
         const char *key, *value, *text;
     };
     const bad cases[] = {
-        {"buffer_size", "abc", "option buffer_size=abc for cppkit.seqpacket is invalid; expected "
-                               "bytes from 4096 to 67108864, with an optional K, M, G or T suffix"},
+        {"buffer_size", "abc",
+         "option buffer_size=abc for cppkit.seqpacket is invalid; expected "
+         "bytes from 4096 to 67108864, with an optional K, M, G or T suffix"},
         {"buffer_size", "", "option buffer_size= for cppkit.seqpacket is empty"},
         {"buffer_size", "99999999999999999999999", "buffer_size=99999999999999999999999"},
         {"buffer_size", "1K", "expected bytes from 4096"},  // below the minimum
-        {"buffer_size", "17179869184T", "is invalid"},       // overflows 64 bits
+        {"buffer_size", "17179869184T", "is invalid"},      // overflows 64 bits
         {"same_user", "maybe", "expected on or off (also true/false, yes/no, 1/0)"},
-        {"lend", "sometimes", "option lend=sometimes for cppkit.seqpacket is invalid; expected "
-                              "one of both, send, none"},
+        {"lend", "sometimes",
+         "option lend=sometimes for cppkit.seqpacket is invalid; expected "
+         "one of both, send, none"},
     };
     for (const auto &c : cases) {
         INFO(c.key << "=" << c.value);
@@ -113,8 +115,8 @@ TEST_CASE("the C++ helper offers exactly the optional members a plugin declares"
     CHECK(t.remove_address(nullptr, &e) == IPCB_E_INVALID);
 
     // The C template (cplug) declares no 1.1 member: its table leaves them NULL.
-    auto plain = load_transport(std::filesystem::path(FIXTURE_PLUGIN_DIR) / "ipcb-cplug.so",
-                                "cplug.stream");
+    auto plain =
+        load_transport(std::filesystem::path(FIXTURE_PLUGIN_DIR) / "ipcb-cplug.so", "cplug.stream");
     REQUIRE(plain.transports.size() == 1);
     CHECK_FALSE(plain.transports[0].calls.zero_copy_send);
     CHECK_FALSE(plain.transports[0].calls.send_batch);

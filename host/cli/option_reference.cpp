@@ -1,0 +1,175 @@
+#include "cli/option_reference.hpp"
+
+#include <fmt/format.h>
+#include <boost/program_options/parsers.hpp>
+#include <sstream>
+
+namespace ipcbench::cli {
+
+namespace po = boost::program_options;
+
+namespace {
+
+const char *const summary =
+    "Runs every transport plugin found (or those named) between two processes and reports "
+    "throughput, latency, CPU and memory.";
+
+struct option_names {
+    std::string short_name;  // "-p" or ""
+    std::string long_name;   // "--plugin"
+    std::string parameter;   // "ID[,ID...]" or ""
+};
+
+option_names names_of(const po::option_description &o) {
+    option_names n;
+    n.long_name = "--" + o.long_name();
+    const std::string shortest =
+        o.canonical_display_name(po::command_line_style::allow_dash_for_short);
+    if (shortest.size() == 2 && shortest[0] == '-') n.short_name = shortest;
+    n.parameter = o.format_parameter();
+    return n;
+}
+
+std::string escape_markdown(const std::string &text) {
+    std::string out;
+    for (char c : text) {
+        if (c == '|') out += '\\';
+        out += c;
+    }
+    return out;
+}
+
+// roff: a backslash and a minus are escaped, and no line may start with '.' or '\''.
+std::string escape_roff(const std::string &text) {
+    std::string out;
+    for (char c : text) {
+        if (c == '\\')
+            out += "\\e";
+        else if (c == '-')
+            out += "\\-";
+        else
+            out += c;
+    }
+    if (!out.empty() && (out[0] == '.' || out[0] == '\'')) out = "\\&" + out;
+    return out;
+}
+
+}  // namespace
+
+const std::vector<subcommand_doc> &subcommand_docs() {
+    static const std::vector<subcommand_doc> docs = {
+        {"check", "[--plugin ID] [--plugin-dir DIR] [--opt KEY=VALUE] [--timeout SECONDS]",
+         "runs the conformance suite (payload byte for byte, message boundaries, timeouts, peer "
+         "close, option and address errors, zero-copy and batches, leaks) against each "
+         "transport; one line per check, then 'N passed, N failed'; exit code 0 only if all "
+         "pass."},
+        {"compare", "BASE.json NEW.json [--fail-on-regression PERCENT]",
+         "per matching case, the ratio of each figure and a verdict from a Mann-Whitney U test "
+         "over the repetitions (use --repeat when measuring); with --fail-on-regression, exit 1 "
+         "naming each row that got significantly worse by more than PERCENT."},
+        {"report", "RESULTS.json [--output report.html] [--format FORMAT]",
+         "one self-contained HTML page with SVG charts (or the results in another format)."},
+        {"serve",
+         "[--bind ADDR:PORT] [--token TOKEN | --token-file FILE | --insecure] [--once] "
+         "[--allow-root] [--idle-timeout SECONDS]",
+         "an agent for runs from another host (ipchost --peer ADDR:PORT ...); it runs only "
+         "cross-host transports from its own plugin folders."},
+        {"new-plugin", "NAME [--lang c|cpp] [--dir DIR]",
+         "writes a ready plugin project from the installed SDK template (default ./NAME): it "
+         "builds with find_package(ipcbench), loads with --plugin-dir and passes ipchost check; "
+         "its README says the next commands."},
+    };
+    return docs;
+}
+
+const char *reference_notes() {
+    return "Sizes: a list of BYTES with suffixes K, M, G (binary), and ranges FROM:TO:*FACTOR "
+           "(32:1M:*4 = 32, 128, ..., 1M) or FROM:TO:+STEP (1K:8K:+1K).\n"
+           "Plugin folders, in search order: every --plugin-dir, then IPCBENCH_PLUGIN_PATH "
+           "(':'-separated), then <ipchost dir>/../lib/ipcbench/plugins.\n"
+           "Exit codes: 0 all cases measured, 1 a case failed, 2 bad usage, 130 interrupted.\n";
+}
+
+std::string render_help_text(const std::vector<option_group> &groups) {
+    po::options_description all(std::string("Usage: ipchost [options]\n\n") + summary +
+                                "\n\nOptions");
+    for (const auto &g : groups) all.add(*g.options);
+    std::ostringstream out;
+    out << all << "\n";
+    for (const auto &s : subcommand_docs())
+        out << "ipchost " << s.name << " " << s.synopsis << ": " << s.text << "\n";
+    out << "\n" << reference_notes();
+    return out.str();
+}
+
+std::string render_markdown(const std::vector<option_group> &groups) {
+    std::string out;
+    for (const auto &g : groups) {
+        out += fmt::format("**{}**\n\n| option | what it does |\n|---|---|\n", g.caption);
+        for (const auto &o : g.options->options()) {
+            const auto n = names_of(*o);
+            std::string shown = n.short_name.empty() ? "" : "`" + n.short_name + "`, ";
+            shown += "`" + n.long_name + (n.parameter.empty() ? "" : " " + n.parameter) + "`";
+            out += fmt::format("| {} | {} |\n", escape_markdown(shown),
+                               escape_markdown(o->description()));
+        }
+        out += "\n";
+    }
+    out += "**Subcommands**\n\n| command | what it does |\n|---|---|\n";
+    for (const auto &s : subcommand_docs())
+        out += fmt::format("| `ipchost {} {}` | {} |\n", s.name, escape_markdown(s.synopsis),
+                           escape_markdown(s.text));
+    out += "\n";
+    std::istringstream notes(reference_notes());
+    for (std::string line; std::getline(notes, line);) out += line + "\n\n";
+    return out;
+}
+
+std::string render_man_page(const std::vector<option_group> &groups) {
+    std::string out = fmt::format(
+        ".TH IPCHOST 1 \"\" \"ipcbench {}\" \"User Commands\"\n"
+        ".SH NAME\nipchost \\- benchmark inter\\-process communication transports\n"
+        ".SH SYNOPSIS\n.B ipchost\n[\\fIoptions\\fR]\n",
+        IPCBENCH_VERSION);
+    for (const auto &s : subcommand_docs())
+        out += fmt::format(".br\n.B ipchost {}\n{}\n", s.name, escape_roff(s.synopsis));
+    out += fmt::format(".SH DESCRIPTION\n{}\n", escape_roff(summary));
+    out += ".SH OPTIONS\n";
+    for (const auto &g : groups) {
+        out += fmt::format(".SS {}\n", escape_roff(g.caption));
+        for (const auto &o : g.options->options()) {
+            const auto n = names_of(*o);
+            out += ".TP\n";
+            if (!n.short_name.empty()) out += fmt::format("\\fB{}\\fR, ", escape_roff(n.short_name));
+            out += fmt::format("\\fB{}\\fR", escape_roff(n.long_name));
+            if (!n.parameter.empty()) out += fmt::format(" \\fI{}\\fR", escape_roff(n.parameter));
+            out += fmt::format("\n{}\n", escape_roff(o->description()));
+        }
+    }
+    out += ".SH COMMANDS\n";
+    for (const auto &s : subcommand_docs())
+        out += fmt::format(".TP\n\\fBipchost {}\\fR {}\n{}\n", s.name, escape_roff(s.synopsis),
+                           escape_roff(s.text));
+    out += ".SH NOTES\n";
+    std::istringstream notes(reference_notes());
+    for (std::string line; std::getline(notes, line);) out += escape_roff(line) + "\n.PP\n";
+    out +=
+        ".SH ENVIRONMENT\n.TP\n.B IPCBENCH_PLUGIN_PATH\nmore plugin folders, searched after "
+        "\\-\\-plugin\\-dir\n.SH SEE ALSO\nThe guides in /usr/share/doc/ipcbench (README.md, "
+        "SDK.md).\n";
+    return out;
+}
+
+std::string render_words(const std::vector<option_group> &groups) {
+    std::string out;
+    for (const auto &s : subcommand_docs()) out += std::string(s.name) + "\n";
+    for (const auto &g : groups)
+        for (const auto &o : g.options->options()) {
+            const auto n = names_of(*o);
+            out += n.long_name + (n.parameter.empty() ? "" : "=") + "\n";
+            if (!n.short_name.empty()) out += n.short_name + "\n";
+        }
+    return out;
+}
+
+}  // namespace ipcbench::cli

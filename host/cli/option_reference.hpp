@@ -1,0 +1,39 @@
+#pragma once
+
+#include <boost/program_options/options_description.hpp>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace ipcbench::cli {
+
+// The one table of ipchost's options and subcommands. parse_command_line parses with it, and
+// --help, the man page (--help --format man), the README's option section (--help --format
+// markdown) and the bash completion (--help --format words) are rendered from it, so they
+// cannot disagree (tests/e2e/test_option_reference.cpp checks the README and the man page).
+struct option_group {
+    std::string caption;
+    std::shared_ptr<boost::program_options::options_description> options;
+};
+
+struct subcommand_doc {
+    const char *name;      // "compare"
+    const char *synopsis;  // "BASE.json NEW.json [--fail-on-regression PERCENT]"
+    const char *text;      // one paragraph
+};
+
+const std::vector<subcommand_doc> &subcommand_docs();
+
+// Notes after the options: plugin folders, size lists, exit codes.
+const char *reference_notes();
+
+// --help as printed on a terminal.
+std::string render_help_text(const std::vector<option_group> &groups);
+// The README section between its "options:begin" and "options:end" markers.
+std::string render_markdown(const std::vector<option_group> &groups);
+// ipchost(1), roff with the man macros.
+std::string render_man_page(const std::vector<option_group> &groups);
+// Every long option and subcommand, one per line (for shell completion).
+std::string render_words(const std::vector<option_group> &groups);
+
+}  // namespace ipcbench::cli
