@@ -6,7 +6,7 @@ set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 seconds="${1:-60}"
 build="${IPCBENCH_FUZZ_BUILD_DIR:-$root/build-fuzz}"
-"$root/scripts/install-deps.sh"
+"$root/scripts/install-deps.sh" --test
 CC=clang-14 CXX=clang++-14 cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Debug \
   -DIPCBENCH_FUZZ=ON -DIPCBENCH_BUILD_TESTS=OFF >/dev/null
 cmake --build "$build" --target fuzz_control_channel -j"$(nproc)" >/dev/null

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Installs the Debian 12 packages ipcbench builds and tests with, if any is missing
-# (`--bench`: also the peer tools scripts/bench.sh compares with; `--windows`: the mingw-w64
-# cross compiler and wine, for the Windows build and its tests).
+# Installs the Debian 12 packages ipcbench needs, if any is missing. Without flags: what
+# building and running ipchost needs (scripts/run.sh). `--test`: also what the test suite uses
+# (scripts/test.sh); `--bench`: the peer tools scripts/bench.sh compares with; `--windows`: the
+# mingw-w64 cross compiler and wine, for the Windows build and its tests.
 # Runs as root (CI, containers) or through sudo.
 set -euo pipefail
 
@@ -9,22 +10,27 @@ packages=(
   build-essential cmake pkg-config
   libboost-dev libboost-program-options-dev
   libspdlog-dev libfmt-dev nlohmann-json3-dev
+)
+test_packages=(
   catch2
   # SDK examples (real third-party transports) and the ABI baseline check
   libzmq3-dev libnng-dev abigail-tools binutils
-  # fuzzing (libFuzzer) and static analysis
+  # fuzzing (libFuzzer), static analysis, and the C++ helper built with clang++ (C++14 default)
   clang-14 libclang-rt-14-dev clang-tidy-14 clang-format-14
   # two hosts in network namespaces (scripts/netns-test.sh)
   iproute2 nftables jq
   # the HTML report is checked in a real browser
   chromium fonts-dejavu-core
+  # the man page is checked with groff; the .deb with dpkg-deb
+  groff-base dpkg
 )
 
 for flag in "$@"; do
   case "$flag" in
+  --test) packages+=("${test_packages[@]}") ;;
   --bench) packages+=(iperf3 sockperf qperf util-linux) ;;  # scripts/bench.sh's peer tools
   --windows) packages+=(g++-mingw-w64-x86-64-posix wine64 wine) ;;
-  *) echo "install-deps: unknown flag $flag (--bench, --windows)" >&2; exit 2 ;;
+  *) echo "install-deps: unknown flag $flag (--test, --bench, --windows)" >&2; exit 2 ;;
   esac
 done
 

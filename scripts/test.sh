@@ -16,7 +16,7 @@ jobs="$(nproc)"
 fast=0
 [ "${1:-}" = "--fast" ] && fast=1
 
-"$root/scripts/install-deps.sh"
+"$root/scripts/install-deps.sh" --test
 
 passed=0
 failed=0

@@ -4,7 +4,7 @@
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 build="${IPCBENCH_TIDY_BUILD_DIR:-$root/build-tidy}"
-"$root/scripts/install-deps.sh" >/dev/null
+"$root/scripts/install-deps.sh" --test >/dev/null
 cmake -S "$root" -B "$build" -DCMAKE_EXPORT_COMPILE_COMMANDS=ON -DIPCBENCH_BUILD_TESTS=OFF >/dev/null
 # The Windows-only sources are not in this Linux build's compile database (they need windows.h):
 # mingw-w64 compiles them with -Werror in the windows stage (scripts/windows/test.sh).

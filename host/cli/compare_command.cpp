@@ -45,7 +45,7 @@ int compare_command(const command_line &cmd) {
 
     nlohmann::json rows = nlohmann::json::array();
     std::vector<std::string> unmatched;
-    bool regression = false;
+    std::vector<std::string> regressions;
     std::string text = fmt::format("{:<36} {:<28} {:>12} {:>12} {:>7} {:>8}  {}\n", "case",
                                    "figure", "base", "new", "ratio", "p", "verdict");
     for (const auto &r : next.results) {
@@ -81,7 +81,9 @@ int compare_command(const command_line &cmd) {
             const double change = (improved ? 1 : -1) * std::fabs(ratio - 1) * 100;
             if (enough && p < alpha && !improved && cmd.fail_on_regression >= 0 &&
                 std::fabs(ratio - 1) * 100 > cmd.fail_on_regression)
-                regression = true;
+                regressions.push_back(fmt::format("{} {}: {:.4g} -> {:.4g} ({:+.1f}%, p = {:.4f})",
+                                                  case_key(r), figure, base_median, new_median,
+                                                  (ratio - 1) * 100, p));
             rows.push_back({{"case", case_key(r)},
                             {"figure", figure},
                             {"base", base_median},
@@ -109,9 +111,13 @@ int compare_command(const command_line &cmd) {
         fmt::print("{}", text);
     else
         std::ofstream(cmd.output) << text;
-    if (regression) {
-        fmt::print(stderr, "ipchost compare: a figure got significantly worse by more than {:g}%\n",
+    if (!regressions.empty()) {
+        fmt::print(stderr,
+                   "ipchost compare: {} {} significantly worse by more than {:g}% "
+                   "(--fail-on-regression):\n",
+                   regressions.size(), regressions.size() == 1 ? "figure got" : "figures got",
                    cmd.fail_on_regression);
+        for (const auto &line : regressions) fmt::print(stderr, "  {}\n", line);
         return 1;
     }
     return 0;

@@ -140,7 +140,8 @@ std::string render_man_page(const std::vector<option_group> &groups) {
         for (const auto &o : g.options->options()) {
             const auto n = names_of(*o);
             out += ".TP\n";
-            if (!n.short_name.empty()) out += fmt::format("\\fB{}\\fR, ", escape_roff(n.short_name));
+            if (!n.short_name.empty())
+                out += fmt::format("\\fB{}\\fR, ", escape_roff(n.short_name));
             out += fmt::format("\\fB{}\\fR", escape_roff(n.long_name));
             if (!n.parameter.empty()) out += fmt::format(" \\fI{}\\fR", escape_roff(n.parameter));
             out += fmt::format("\n{}\n", escape_roff(o->description()));

@@ -58,9 +58,11 @@ report::case_result merged(std::vector<report::case_result> repetitions, double 
     if (repetitions.size() == 1) {
         r = std::move(repetitions.front());
         if (r.integrity.lost)
-            r.warnings.push_back(fmt::format("{} messages lost", r.integrity.lost));
+            r.warnings.push_back(fmt::format("{} {} lost", r.integrity.lost,
+                                             r.integrity.lost == 1 ? "message" : "messages"));
         if (r.integrity.corrupted)
-            r.warnings.push_back(fmt::format("{} messages corrupted", r.integrity.corrupted));
+            r.warnings.push_back(fmt::format("{} {} corrupted", r.integrity.corrupted,
+                                             r.integrity.corrupted == 1 ? "message" : "messages"));
     } else {
         r = repetitions.front();  // identity and options
         r.repetitions = std::move(repetitions);
@@ -70,16 +72,20 @@ report::case_result merged(std::vector<report::case_result> repetitions, double 
     return r;
 }
 
-// "[pipe.fifo throughput 1 KiB forward 1]   0.00-  1.00 s   1234.5 MB/s ..." while a case runs.
-void print_interval(const std::string &what, model::traffic_direction half, int repetition,
-                    const report::interval_figures &i) {
+// "[pipe.fifo throughput 1 KiB]   0.00-  1.00 s   1234.5 MB/s ..." while a case runs; with
+// --bidir the half ("forward": client to server, "reverse") and with --repeat the repetition
+// are named too.
+void print_interval(const std::string &what, model::traffic_direction half, bool both_halves,
+                    int repetition, int repeat, const report::interval_figures &i) {
     const double bytes = static_cast<double>(i.bytes);
-    fmt::print(
-        "[{} {} {}] {:6.2f}-{:6.2f} s  {:10.1f} MB/s  {:8.0f} Mbit/s  {:12.0f} msg/s  lost {}\n",
-        what, model::to_string(half), repetition, i.end_s - i.seconds, i.end_s,
-        model::megabytes(model::per_second(bytes, i.seconds)),
-        model::megabits(model::per_second(bytes, i.seconds)),
-        model::per_second(static_cast<double>(i.messages), i.seconds), i.lost);
+    std::string label = what;
+    if (both_halves) label += std::string(" ") + model::to_string(half);
+    if (repeat > 1) label += fmt::format(" repetition {}/{}", repetition, repeat);
+    fmt::print("[{}] {:6.2f}-{:6.2f} s  {:10.1f} MB/s  {:8.0f} Mbit/s  {:12.0f} msg/s  lost {}\n",
+               label, i.end_s - i.seconds, i.end_s,
+               model::megabytes(model::per_second(bytes, i.seconds)),
+               model::megabits(model::per_second(bytes, i.seconds)),
+               model::per_second(static_cast<double>(i.messages), i.seconds), i.lost);
     std::fflush(stdout);
 }
 
@@ -126,7 +132,8 @@ public:
                 [&](model::traffic_direction half, const report::interval_figures &i) {
                     if (!live_intervals_) return;
                     progress_.clear();
-                    print_interval(what, half, rep + 1, i);
+                    print_interval(what, half, c.direction == model::traffic_direction::bidir,
+                                   rep + 1, cmd_.repeat, i);
                 });
             if (halves.empty()) halves.resize(results.size());
             for (std::size_t k = 0; k < results.size(); ++k)

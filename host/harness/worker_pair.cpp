@@ -168,9 +168,11 @@ void worker_pair::wait_for_input(const std::vector<process *> &workers,
     if (platform::interrupted())
         throw pair_interrupted("interrupted by " + platform::interrupt_name());
     for (std::size_t i = 0; i < workers.size(); ++i) {
+        // A worker that already answered may exit and close its socket: that is not news.
+        if (done[i]) continue;
         // A socket whose process died does not always say so (under wine it stays silent until
         // read): a local worker that has exited is looked at as well, every 100 ms at most.
-        const bool exited = !done[i] && workers[i]->exited();
+        const bool exited = workers[i]->exited();
         if (!ready.ready[i] && !exited) continue;
         const bool open = workers[i]->channel.pump();
         if ((!open || exited) && !workers[i]->channel.has_buffered()) {

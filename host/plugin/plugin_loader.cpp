@@ -45,6 +45,19 @@ std::string shown(const char *text, std::size_t max_chars = 80) {
     return text::printable(safe(text), max_chars);
 }
 
+// Boost.DLL's message is "load() failed (dlerror system message: WHY): <errno text>", where the
+// errno text is whatever errno held (often a stale "Bad file descriptor"): keep only WHY.
+std::string load_failure_text(const std::string &what) {
+    const std::string marker = "(dlerror system message: ";
+    const auto at = what.find(marker);
+    if (at == std::string::npos) return what;
+    const auto from = at + marker.size();
+    auto end = what.rfind("): ");
+    if (end == std::string::npos || end < from) end = what.rfind(')');
+    if (end == std::string::npos || end < from) return what.substr(from);
+    return what.substr(from, end - from);
+}
+
 // Option keys reach command lines, JSON keys and CSV headers: [a-z0-9_]+, at most 64.
 bool is_option_key(const char *key) {
     const std::string k = safe(key);
@@ -195,7 +208,7 @@ load_outcome load_plugin_file(const std::filesystem::path &file) {
         library->library.load(boost::dll::fs::path(file.string()),
                               boost::dll::load_mode::rtld_now | boost::dll::load_mode::rtld_local);
     } catch (const std::exception &e) {
-        std::string why = std::string("cannot be loaded: ") + e.what();
+        std::string why = "cannot be loaded: " + load_failure_text(e.what());
         // Boost.DLL throws std::system_error with BOOST_DLL_USE_STD_FS, boost's otherwise.
         int code = 0;
         if (const auto *std_error = dynamic_cast<const std::system_error *>(&e))

@@ -91,11 +91,13 @@ void summarize_repetitions(case_result &r, double cv_warning) {
     r.warnings = std::move(warnings);
     warn_about_spread(r, cv_warning);
     if (totals.integrity.lost)
-        r.warnings.push_back(fmt::format("{} messages lost over {} repetitions",
-                                         totals.integrity.lost, r.repeat_count));
+        r.warnings.push_back(fmt::format("{} {} lost over {} repetitions", totals.integrity.lost,
+                                         totals.integrity.lost == 1 ? "message" : "messages",
+                                         r.repeat_count));
     if (totals.integrity.corrupted)
-        r.warnings.push_back(fmt::format("{} messages corrupted over {} repetitions",
-                                         totals.integrity.corrupted, r.repeat_count));
+        r.warnings.push_back(
+            fmt::format("{} {} corrupted over {} repetitions", totals.integrity.corrupted,
+                        totals.integrity.corrupted == 1 ? "message" : "messages", r.repeat_count));
 }
 
 }  // namespace ipcbench::report

@@ -78,8 +78,10 @@ std::string to_table(const run_report &report, bool markdown) {
     }
     if (!lat.empty()) {
         out += fmt::format(
-            "\n{}Latency: round trip (ping-pong), microseconds{}; CPU % of one core\n{}", heading,
-            repeats, markdown ? "\n" : "");
+            "\n{}Latency: round trip (ping-pong), microseconds{}; the pinger sends each message "
+            "and "
+            "times its round trip, the ponger answers it; CPU % of one core\n{}",
+            heading, repeats, markdown ? "\n" : "");
         out += render(table_columns(report, table_kind::latency), lat, markdown);
     }
     if (!warned.empty()) {

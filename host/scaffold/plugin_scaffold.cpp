@@ -20,8 +20,7 @@ fs::path executable_dir() {
 
 void check_name(const std::string &name) {
     bool ok = !name.empty() && name.size() <= 32 && name != template_name;
-    for (char c : name)
-        ok = ok && ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_');
+    for (char c : name) ok = ok && ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_');
     if (!ok || (name[0] >= '0' && name[0] <= '9'))
         throw std::invalid_argument(
             "new-plugin '" + name +

@@ -139,7 +139,7 @@ TEST_CASE("bad input: one line naming the problem, exit code 2", "[e2e][cli]") {
         {{"--plugin", "pipe", "--opt", "colour=red"}, "option 'colour'"},
         {{"--bogus"}, "bogus"},
         {{"--plugin-dir", "/nonexistent/dir"}, "not a readable directory"},
-        {{"--describe", "pipe.nope"}, "no transport 'pipe.nope'"},
+        {{"--describe", "pipe.nope"}, "no transport or plugin 'pipe.nope'"},
         {{"--batch", "0"}, "--batch"},
         {{"--zero-copy", "maybe"}, "--zero-copy 'maybe': expected auto, on or off"},
         {{"--batch", "4", "--rate", "1000"}, "--batch and --rate"},
