@@ -9,6 +9,7 @@
 #include <string>
 
 #include "cli/commands.hpp"
+#include "cli/report_output.hpp"
 #include "cli/usage_error.hpp"
 #include "harness/stale_runs.hpp"
 #include "platform/child_process.hpp"
@@ -89,7 +90,10 @@ int run_main(int argc, char **argv) {
         auto cmd = cli::parse_command_line(argc, argv);
         set_up_logging(cmd.verbose && !cmd.list);
         if (cmd.help) {
-            fmt::print("{}", cmd.help_text);
+            if (cmd.output.empty())
+                fmt::print("{}", cmd.help_text);
+            else
+                cli::write_text(cmd.help_text, cmd.output);  // the build writes ipchost.1 so
             return 0;
         }
         if (cmd.version) {

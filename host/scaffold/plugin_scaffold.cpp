@@ -82,7 +82,7 @@ fs::path template_root() {
 }
 
 fs::path sdk_prefix() {
-    const fs::path prefix = (executable_dir() / "..").lexically_normal();
+    const fs::path prefix = executable_dir().parent_path();
     std::error_code ec;
     for (const char *libdir : {"lib", "lib64", "lib/x86_64-linux-gnu", "lib/aarch64-linux-gnu"})
         if (fs::exists(prefix / libdir / "cmake" / "ipcbench" / "ipcbenchConfig.cmake", ec))
