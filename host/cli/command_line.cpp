@@ -55,8 +55,9 @@ po::options_description case_options(typed_options &t) {
     add("mode,m", po::value(&t.mode)->value_name("MODE"),
         "throughput, latency or both (default both)");
     add("size,s", po::value(&t.sizes)->value_name("BYTES[,BYTES...]"),
-        "message sizes, suffixes K M G, at least 8 (default: 32,1K,64K for throughput and 32 "
-        "for latency, where size matters little)");
+        "message sizes, suffixes K M G, at least 8, and ranges FROM:TO:*FACTOR (32:1M:*4) or "
+        "FROM:TO:+STEP (1K:8K:+1K) (default: 32,1K,64K for throughput and 32 for latency, "
+        "where size matters little)");
     add("duration,d", po::value(&t.duration)->value_name("SECONDS"),
         "timed phase of each case (default 0.5)");
     add("warmup,w", po::value(&t.warmup)->value_name("SECONDS"),

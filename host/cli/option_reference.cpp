@@ -132,7 +132,8 @@ std::string render_man_page(const std::vector<option_group> &groups) {
         ".SH SYNOPSIS\n.B ipchost\n[\\fIoptions\\fR]\n",
         IPCBENCH_VERSION);
     for (const auto &s : subcommand_docs())
-        out += fmt::format(".br\n.B ipchost {}\n{}\n", s.name, escape_roff(s.synopsis));
+        out +=
+            fmt::format(".br\n.B ipchost {}\n{}\n", escape_roff(s.name), escape_roff(s.synopsis));
     out += fmt::format(".SH DESCRIPTION\n{}\n", escape_roff(summary));
     out += ".SH OPTIONS\n";
     for (const auto &g : groups) {
@@ -149,8 +150,8 @@ std::string render_man_page(const std::vector<option_group> &groups) {
     }
     out += ".SH COMMANDS\n";
     for (const auto &s : subcommand_docs())
-        out += fmt::format(".TP\n\\fBipchost {}\\fR {}\n{}\n", s.name, escape_roff(s.synopsis),
-                           escape_roff(s.text));
+        out += fmt::format(".TP\n\\fBipchost {}\\fR {}\n{}\n", escape_roff(s.name),
+                           escape_roff(s.synopsis), escape_roff(s.text));
     out += ".SH NOTES\n";
     std::istringstream notes(reference_notes());
     for (std::string line; std::getline(notes, line);) out += escape_roff(line) + "\n.PP\n";
