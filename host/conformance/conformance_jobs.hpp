@@ -22,6 +22,15 @@ nlohmann::json truncation_receive(plugin::transport_endpoint &in, const nlohmann
 // recv with job["timeout_ns"] while the peer sends nothing: must time out, on time.
 nlohmann::json timeout_receive(plugin::transport_endpoint &in, const nlohmann::json &job);
 
+// send_timeout_jobs.cpp. Sends job["size"]-byte messages with job["timeout_ns"] while the peer
+// does not read, until one times out (it must, on time), at most job["max_bytes"] or
+// job["max_seconds"]; reports how many went ("sent"). A stream transport may say IPCB_E_SYSTEM
+// for a timeout after part of a message (transport.h): then "partial" is true.
+nlohmann::json send_timeout_fill(plugin::transport_endpoint &out, const nlohmann::json &job);
+// Then receives until job["quiet_ns"] passes without data: "messages" (whole messages; for a
+// stream, bytes / size) and "bytes", each message of a message transport checked for its size.
+nlohmann::json drain_count(plugin::transport_endpoint &in, const nlohmann::json &job);
+
 // recv with a long timeout while the peer closes: must end cleanly, not hang.
 nlohmann::json close_wait(plugin::transport_endpoint &in, const nlohmann::json &job);
 

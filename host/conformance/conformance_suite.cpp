@@ -142,6 +142,11 @@ private:
                          {{"kind", "check_idle"}}, watch(30));
             add("timeout", timed.value("ok", false), timed.value("detail", ""));
 
+            if (reliable) {
+                stage = "send-timeout";
+                run_send_timeout(pair, max, stream);
+            }
+
             stage = "peer-close";
             auto [waited, closed] =
                 pair.run({{"kind", "check_close_wait"},
@@ -155,6 +160,47 @@ private:
         } catch (const std::exception &e) {
             add(stage, false, e.what());
         }
+    }
+
+    // A send with a timeout into a full transport must time out on time, and what it reported
+    // sent must be what arrives: nothing of the timed-out message. Reliable transports only (a
+    // datagram transport drops instead of filling). Small messages, so a stream's last write is
+    // all or nothing as often as the OS allows (a pipe's up to PIPE_BUF always is).
+    void run_send_timeout(harness::worker_pair &pair, std::uint64_t max, bool stream) {
+        const std::uint64_t size = stream ? 64 : std::min<std::uint64_t>(max, 4096);
+        auto [idle, filled] = pair.run({{"kind", "check_idle"}},
+                                       {{"kind", "check_send_timeout"},
+                                        {"size", size},
+                                        {"timeout_ns", 100'000'000},
+                                        {"max_bytes", std::uint64_t{64} << 20},
+                                        {"max_seconds", 20.0},
+                                        {"stream", stream}},
+                                       watch(60));
+        auto [drained, idle_again] = pair.run({{"kind", "check_drain"},
+                                               {"size", size},
+                                               {"stream", stream},
+                                               {"quiet_ns", 500'000'000},
+                                               {"max_seconds", 60.0}},
+                                              {{"kind", "check_idle"}}, watch(90));
+        std::string detail = filled.value("detail", "");
+        bool ok = filled.value("ok", false) && drained.value("ok", false);
+        if (!drained.value("ok", false)) detail += "; " + drained.value("detail", "");
+        const std::uint64_t sent = filled.value("sent", std::uint64_t{0});
+        const std::uint64_t got = drained.value("messages", std::uint64_t{0});
+        const std::uint64_t bytes = drained.value("bytes", std::uint64_t{0});
+        if (ok && filled.value("partial", false)) {
+            detail += fmt::format("; {} whole messages arrived", got);
+            ok = got == sent;
+        } else if (ok) {
+            ok = got == sent && (!stream || bytes == sent * size);
+            detail +=
+                ok ? fmt::format("; exactly those {} arrived, nothing of the timed-out one", got)
+                   : fmt::format(
+                         "; but {} B ({} messages) arrived for the {} reported "
+                         "sent",
+                         bytes, got, sent);
+        }
+        add("send-timeout", ok, detail);
     }
 
     // ABI 1.1 members the transport offers, each checked byte for byte.

@@ -116,8 +116,14 @@ void plugin_registry::reject_file(plugin_rejection rejection) {
 }
 
 void plugin_registry::add_outcome(const std::filesystem::path &file, load_outcome outcome) {
-    for (auto &rejection : outcome.rejections) reject_file(std::move(rejection));
+    // A cached verdict may come from a scan that named the same file by another path (a
+    // relative --plugin-dir from another folder): the file is the one scanned now.
+    for (auto &rejection : outcome.rejections) {
+        rejection.file = file;
+        reject_file(std::move(rejection));
+    }
     for (auto &transport : outcome.transports) {
+        transport.library = file;
         if (const transport_info *existing = find(transport.id)) {
             reject_file({file, "IPCB-LOAD-008",
                          "transport id '" + transport.id + "' is already provided by " +

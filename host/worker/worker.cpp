@@ -234,6 +234,9 @@ private:
             return c::timeout_receive(endpoint_for(IPCB_DIR_RECV), job);
         if (kind == "check_close_wait") return c::close_wait(endpoint_for(IPCB_DIR_RECV), job);
         if (kind == "check_idle") return {{"ok", true}, {"detail", "idle"}};
+        if (kind == "check_send_timeout")
+            return c::send_timeout_fill(endpoint_for(IPCB_DIR_SEND), job);
+        if (kind == "check_drain") return c::drain_count(endpoint_for(IPCB_DIR_RECV), job);
         if (kind == "check_zero_copy_send")
             return c::zero_copy_send(endpoint_for(IPCB_DIR_SEND), job);
         if (kind == "check_zero_copy_receive")

@@ -9,14 +9,14 @@ TEST_CASE("check passes a conforming transport, one line per check", "[check]") 
     auto run = run_ipchost({"check", "--plugin", "pipe.fifo"});
     INFO(run.out << run.err);
     REQUIRE(run.exit_code == 0);
-    for (const char *check :
-         {"unknown-option", "bad-address", "open-close", "payload", "stream-reassembly",
-          "zero-copy", "batch", "timeout", "peer-close", "crash-sender", "crash-receiver"})
+    for (const char *check : {"unknown-option", "bad-address", "open-close", "payload",
+                              "stream-reassembly", "zero-copy", "batch", "timeout", "send-timeout",
+                              "peer-close", "crash-sender", "crash-receiver"})
         CHECK_THAT(run.out, Catch::Contains(std::string("PASS pipe.fifo          ") + check));
     // Without splice=vmsplice the pipe refuses to lend pages, and the check says so.
     CHECK_THAT(run.out, Catch::Contains("borrow unsupported with these options"));
     CHECK_THAT(run.out, Catch::Contains("the sender process died (signal 9 (SIGKILL))"));
-    CHECK_THAT(run.out, Catch::EndsWith("11 passed, 0 failed\n"));
+    CHECK_THAT(run.out, Catch::EndsWith("12 passed, 0 failed\n"));
 }
 
 TEST_CASE("check drives the zero-copy calls of a transport that has them", "[check]") {
@@ -30,7 +30,10 @@ TEST_CASE("check drives the zero-copy calls of a transport that has them", "[che
     CHECK_THAT(run.out, Catch::Contains("no shared-memory object left"));
 }
 
-TEST_CASE("check catches a transport that corrupts data and accepts unknown options", "[check]") {
+TEST_CASE(
+    "check catches a transport that corrupts data, accepts unknown options and cuts send timeouts "
+    "short",
+    "[check]") {
     auto run = run_ipchost({"check", "--plugin-dir", BAD_PLUGIN_DIR, "--plugin", "badplug"});
     INFO(run.out << run.err);
     CHECK(run.exit_code == 1);
@@ -39,7 +42,10 @@ TEST_CASE("check catches a transport that corrupts data and accepts unknown opti
     CHECK_THAT(run.out, Catch::Contains("FAIL badplug.stream     payload") &&
                             Catch::Contains("corrupted, lost or reordered data"));
     CHECK_THAT(run.out, Catch::Contains("PASS badplug.stream     timeout"));
-    CHECK_THAT(run.out, Catch::Matches("(.|\n)*[0-9]+ passed, 2 failed\n"));
+    // It waits a tenth of a send's timeout: 100 ms asked, ~10 ms waited.
+    CHECK_THAT(run.out, Catch::Contains("FAIL badplug.stream     send-timeout") &&
+                            Catch::Contains("send(100 ms) timed out after"));
+    CHECK_THAT(run.out, Catch::Matches("(.|\n)*[0-9]+ passed, 3 failed\n"));
 }
 
 TEST_CASE("check with an unknown transport is a usage error", "[check]") {

@@ -46,17 +46,18 @@ TEST_CASE("the README's option section is the option table, as --help renders it
     const auto end = readme.find("<!-- options:end -->");
     REQUIRE(begin != std::string::npos);
     REQUIRE(end != std::string::npos);
-    const auto body = readme.find("-->\n", readme.find('\n', begin)) + 4;  // after the 2-line marker
+    const auto body =
+        readme.find("-->\n", readme.find('\n', begin)) + 4;  // after the 2-line marker
     const std::string in_readme = readme.substr(body, end - body);
     const auto generated = run_ipchost({"--help", "--format", "markdown"});
     REQUIRE(generated.exit_code == 0);
     INFO("run scripts/update-readme-options.sh after changing an option");
     CHECK(in_readme == generated.out);
     // What the old hand-written table lacked is there now.
-    for (const char *option : {"`-p`, `--plugin", "`--batch N`", "`--zero-copy WHEN`",
-                               "`--fail-on-regression PERCENT`", "`--bind ADDR[:PORT]`",
-                               "`--once`", "`--insecure`", "`--idle-timeout SECONDS`", "`--list`",
-                               "`--describe ID`", "32:1M:*4", "`ipchost new-plugin"})
+    for (const char *option :
+         {"`-p`, `--plugin", "`--batch N`", "`--zero-copy WHEN`", "`--fail-on-regression PERCENT`",
+          "`--bind ADDR[:PORT]`", "`--once`", "`--insecure`", "`--idle-timeout SECONDS`",
+          "`--list`", "`--describe ID`", "32:1M:*4", "`ipchost new-plugin"})
         CHECK_THAT(in_readme, Catch::Contains(option));
 }
 
@@ -124,7 +125,8 @@ TEST_CASE("bash completion offers subcommands, options, transport ids and option
 }
 
 TEST_CASE("--list --format json and --describe --format json say what a script needs", "[cli]") {
-    const auto list = run_ipchost({"--plugin-dir", FIXTURE_PLUGIN_DIR, "--list", "--format", "json"});
+    const auto list =
+        run_ipchost({"--plugin-dir", FIXTURE_PLUGIN_DIR, "--list", "--format", "json"});
     REQUIRE(list.exit_code == 0);
     const auto doc = nlohmann::json::parse(list.out);
     CHECK(doc.at("ipchost_version").get<std::string>().rfind("1.", 0) == 0);
@@ -198,7 +200,8 @@ TEST_CASE("options of other commands are refused, naming the command they belong
         {{"--plugin", "pipe.fifo", "--fail-on-regression", "5"},
          "--fail-on-regression is an option of ipchost compare, not of a run"},
         {{"serve", "--peer", "127.0.0.1:1"}, "--peer is an option of a run"},
-        {{"check", "--lang", "cpp"}, "--lang is an option of ipchost new-plugin, not of ipchost check"},
+        {{"check", "--lang", "cpp"},
+         "--lang is an option of ipchost new-plugin, not of ipchost check"},
     };
     for (const auto &c : cases) {
         INFO(c.text);
@@ -240,8 +243,8 @@ TEST_CASE("new-plugin writes a project, refusing bad names and used folders", "[
     CHECK_THAT(readme, Catch::Contains("cmake -S . -B build -DCMAKE_PREFIX_PATH="));
     CHECK_THAT(readme, Catch::Contains("ipchost check --plugin-dir build/ipcbench-plugins "
                                        "--plugin ringbuf"));
-    const auto cpp = run_ipchost({"new-plugin", "seq2", "--lang", "cpp", "--dir",
-                                  dir.path() + "/seq2"});
+    const auto cpp =
+        run_ipchost({"new-plugin", "seq2", "--lang", "cpp", "--dir", dir.path() + "/seq2"});
     REQUIRE(cpp.exit_code == 0);
     CHECK_THAT(file_text(dir.path() + "/seq2/my_transport.cpp"),
                Catch::Contains("#define MY_PLUGIN_NAME \"seq2\""));
@@ -252,7 +255,8 @@ TEST_CASE("new-plugin writes a project, refusing bad names and used folders", "[
     const auto bad = run_ipchost({"new-plugin", "Ring.Buf", "--dir", dir.path() + "/x"});
     CHECK(bad.exit_code == 2);
     CHECK_THAT(bad.err, Catch::Contains("a plugin name is 1 to 32 of a-z, 0-9 and _"));
-    const auto lang = run_ipchost({"new-plugin", "rb", "--lang", "rust", "--dir", dir.path() + "/y"});
+    const auto lang =
+        run_ipchost({"new-plugin", "rb", "--lang", "rust", "--dir", dir.path() + "/y"});
     CHECK(lang.exit_code == 2);
     CHECK_THAT(lang.err, Catch::Contains("--lang 'rust': expected c or cpp"));
     CHECK(run_ipchost({"new-plugin"}).exit_code == 2);
