@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The third-party path, end to end: install ipcbench into a temporary prefix, build the SDK
-# template and the example plugins from their own folders using only find_package (and the
-# template once more with only pkg-config), drop them into a plugin folder, then run
+# templates and the example plugins from the installed share/ipcbench using only find_package
+# (and the templates once more with only pkg-config; the C++ one with clang++, whose C++14
+# default the SDK must override or refuse clearly), check the versions the package claims,
+# drop the plugins into a plugin folder, then run
 # ipchost --list, ipchost check and a short benchmark on them with the installed ipchost.
 # Usage: consumer_test.sh <ipcbench build dir> <ipcbench source dir>
 set -euo pipefail
@@ -20,22 +22,55 @@ ipchost="$prefix/bin/ipchost"
 [ -x "$ipchost" ] || fail "no ipchost installed"
 "$ipchost" --list | grep -q "pipe.fifo" || fail "the installed ipchost does not find its own plugins"
 
-for project in template examples/nng_pair examples/zmq_pair; do
+# The installed SDK is complete on its own: templates and examples come from the prefix.
+share="$prefix/share/ipcbench"
+for project in templates/c examples/nng_pair examples/zmq_pair; do
   name="$(basename "$project")"
-  echo "== build sdk/$project against the installed package"
+  echo "== build share/ipcbench/$project against the installed package"
   flags="-Wall -Wextra -Werror"
-  cmake -S "$src_dir/sdk/$project" -B "$work/build-$name" -DCMAKE_PREFIX_PATH="$prefix" \
+  cmake -S "$share/$project" -B "$work/build-$name" -DCMAKE_PREFIX_PATH="$prefix" \
         -DCMAKE_BUILD_TYPE=Release --no-warn-unused-cli -DCMAKE_C_FLAGS="$flags" \
         -DCMAKE_CXX_FLAGS="$flags" >/dev/null
   cmake --build "$work/build-$name" >/dev/null
   cp "$work/build-$name"/ipcbench-plugins/*.so "$plugins/"
 done
 
-echo "== build the template with pkg-config only (no CMake)"
+echo "== versions: the package is 1.1.x, as the ABI it ships"
 export PKG_CONFIG_PATH="$(dirname "$(find "$prefix" -name ipcbench.pc | head -n1)")"
+pkg-config --atleast-version=1.1 ipcbench || fail "pkg-config --atleast-version=1.1 ipcbench"
+if pkg-config --atleast-version=1.2 ipcbench; then fail "the package claims ABI 1.2"; fi
+mkdir -p "$work/needs2"
+printf 'cmake_minimum_required(VERSION 3.16)\nproject(n LANGUAGES C)\nfind_package(ipcbench 2 CONFIG REQUIRED)\n' \
+  >"$work/needs2/CMakeLists.txt"
+if cmake -S "$work/needs2" -B "$work/needs2/build" -DCMAKE_PREFIX_PATH="$prefix" >/dev/null 2>&1; then
+  fail "find_package(ipcbench 2) accepted a 1.x package"
+fi
+
+if command -v clang++ >/dev/null; then
+  echo "== the C++ helper under clang++ (C++14 by default on Debian 12)"
+  if clang++ -std=c++14 -fsyntax-only -I"$prefix/include" -x c++ - <<<'#include "ipcbench/transport.hpp"' \
+    2>"$work/cxx14.txt"; then
+    fail "transport.hpp compiled as C++14"
+  fi
+  grep -q "ipcbench/transport.hpp needs C++17" "$work/cxx14.txt" || { cat "$work/cxx14.txt" >&2; fail "no clear #error below C++17"; }
+  # With CMake, ipcbench_add_plugin asks for C++17 itself (ipcbench::sdk_cxx).
+  "$ipchost" new-plugin cppnew --lang cpp --dir "$work/cppnew" >/dev/null
+  CXX=clang++ cmake -S "$work/cppnew" -B "$work/build-cpp" -DCMAKE_PREFIX_PATH="$prefix" \
+    -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_FLAGS="-Wall -Wextra -Werror" >/dev/null
+  cmake --build "$work/build-cpp" >/dev/null || fail "the C++ template with clang++ and find_package"
+  cp "$work/build-cpp"/ipcbench-plugins/*.so "$plugins/"
+  # With pkg-config, the .pc file carries the flag.
+  # shellcheck disable=SC2046
+  clang++ $(pkg-config --variable=cxxflags ipcbench) $(pkg-config --cflags ipcbench) -Wall -Wextra -Werror \
+    -DMY_PLUGIN_NAME='"pccpp"' "$share/templates/cpp/my_transport.cpp" \
+    $(pkg-config --variable=plugin_ldflags ipcbench) -o "$plugins/ipcb-pccpp.so" ||
+    fail "the C++ template with clang++ and pkg-config"
+fi
+
+echo "== build the template with pkg-config only (no CMake)"
 # shellcheck disable=SC2046
 cc -std=c99 -Wall -Wextra -Werror $(pkg-config --cflags ipcbench) -DMY_PLUGIN_NAME='"pctemplate"' \
-   "$src_dir/sdk/template/my_transport.c" $(pkg-config --variable=plugin_ldflags ipcbench) \
+   "$share/templates/c/my_transport.c" $(pkg-config --variable=plugin_ldflags ipcbench) \
    -o "$plugins/ipcb-pctemplate.so"
 
 echo "== every plugin exports exactly ipcb_plugin_entry"
@@ -47,12 +82,14 @@ done
 echo "== ipchost --list"
 list="$("$ipchost" --plugin-dir "$plugins" --list)"
 echo "$list"
-for id in mytransport.stream nng.pair zmq.pair pctemplate.stream; do
+expected="mytransport.stream nng.pair zmq.pair pctemplate.stream"
+command -v clang++ >/dev/null && expected="$expected cppnew.seqpacket pccpp.seqpacket"
+for id in $expected; do
   grep -q "^$id " <<<"$list" || fail "--list does not show $id"
 done
 
 echo "== ipchost check"
-"$ipchost" check --plugin-dir "$plugins" --plugin mytransport,nng,zmq,pctemplate \
+"$ipchost" check --plugin-dir "$plugins" --plugin "$(tr ' ' , <<<"$expected")" \
   | tee "$work/check.txt"
 grep -q "^[1-9][0-9]* passed, 0 failed$" "$work/check.txt" || fail "ipchost check failed"
 
