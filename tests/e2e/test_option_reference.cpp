@@ -61,7 +61,7 @@ TEST_CASE("the README's option section is the option table, as --help renders it
         CHECK_THAT(in_readme, Catch::Contains(option));
 }
 
-TEST_CASE("--help and the man page list every option of the table", "[cli]") {
+TEST_CASE("the --help text and the man page list every option of the table", "[cli]") {
     const auto names = long_options();
     REQUIRE(names.size() > 40);
     const auto help = run_ipchost({"--help"});
@@ -124,7 +124,7 @@ TEST_CASE("bash completion offers subcommands, options, transport ids and option
     CHECK_THAT(complete({"--lang", ""}), VectorContains(std::string("cpp")));
 }
 
-TEST_CASE("--list --format json and --describe --format json say what a script needs", "[cli]") {
+TEST_CASE("the JSON of --list and --describe says what a script needs", "[cli]") {
     const auto list =
         run_ipchost({"--plugin-dir", FIXTURE_PLUGIN_DIR, "--list", "--format", "json"});
     REQUIRE(list.exit_code == 0);
@@ -170,7 +170,7 @@ TEST_CASE("--list --format json and --describe --format json say what a script n
     CHECK(run_ipchost({"--list", "--format", "csv"}).exit_code == 2);
 }
 
-TEST_CASE("--list sizes its columns from their content", "[cli]") {
+TEST_CASE("the --list table sizes its columns from their content", "[cli]") {
     const auto list = run_ipchost({"--list"});
     REQUIRE(list.exit_code == 0);
     // Every transport row's library column starts where the header's does.
