@@ -34,6 +34,25 @@ std::vector<double> samples_of(const report::case_result &r, const std::string &
     return {value};
 }
 
+std::string verdict_for(const std::string &figure, bool enough, double p, bool improved) {
+    const bool cpu = figure.find("cpu") != std::string::npos;
+    if (!enough) return "too few repetitions for a test (--repeat 5 or more)";
+    if (p >= alpha) return "no significant difference";
+    if (improved) return cpu ? "cheaper" : "faster";
+    return cpu ? "costlier" : "slower";
+}
+
+// --fail-on-regression: exit 1 naming each figure that got significantly worse.
+int report_regressions(const std::vector<std::string> &regressions, double percent) {
+    if (regressions.empty()) return 0;
+    fmt::print(stderr,
+               "ipchost compare: {} {} significantly worse by more than {:g}% "
+               "(--fail-on-regression):\n",
+               regressions.size(), regressions.size() == 1 ? "figure got" : "figures got", percent);
+    for (const auto &line : regressions) fmt::print(stderr, "  {}\n", line);
+    return 1;
+}
+
 }  // namespace
 
 int compare_command(const command_line &cmd) {
@@ -69,15 +88,7 @@ int compare_command(const command_line &cmd) {
             const double p = enough ? stats::mann_whitney_p(xs, ys) : 1;
             const bool better_if_higher = report::higher_is_better(figure);
             const bool improved = better_if_higher ? ratio > 1 : ratio < 1;
-            std::string verdict;
-            if (!enough)
-                verdict = "too few repetitions for a test (--repeat 5 or more)";
-            else if (p >= alpha)
-                verdict = "no significant difference";
-            else
-                verdict = improved
-                              ? (figure.find("cpu") != std::string::npos ? "cheaper" : "faster")
-                              : (figure.find("cpu") != std::string::npos ? "costlier" : "slower");
+            const std::string verdict = verdict_for(figure, enough, p, improved);
             const double change = (improved ? 1 : -1) * std::fabs(ratio - 1) * 100;
             if (enough && p < alpha && !improved && cmd.fail_on_regression >= 0 &&
                 std::fabs(ratio - 1) * 100 > cmd.fail_on_regression)
@@ -111,16 +122,7 @@ int compare_command(const command_line &cmd) {
         fmt::print("{}", text);
     else
         std::ofstream(cmd.output) << text;
-    if (!regressions.empty()) {
-        fmt::print(stderr,
-                   "ipchost compare: {} {} significantly worse by more than {:g}% "
-                   "(--fail-on-regression):\n",
-                   regressions.size(), regressions.size() == 1 ? "figure got" : "figures got",
-                   cmd.fail_on_regression);
-        for (const auto &line : regressions) fmt::print(stderr, "  {}\n", line);
-        return 1;
-    }
-    return 0;
+    return report_regressions(regressions, cmd.fail_on_regression);
 }
 
 }  // namespace ipcbench::cli

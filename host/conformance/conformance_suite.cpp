@@ -136,30 +136,36 @@ private:
 
             run_data_path_checks(pair, max, stream);
 
-            stage = "timeout";
-            auto [timed, idle] =
-                pair.run({{"kind", "check_timeout_receive"}, {"timeout_ns", 100'000'000}},
-                         {{"kind", "check_idle"}}, watch(30));
-            add("timeout", timed.value("ok", false), timed.value("detail", ""));
-
-            if (reliable) {
-                stage = "send-timeout";
-                run_send_timeout(pair, max, stream);
-            }
-
-            stage = "peer-close";
-            auto [waited, closed] =
-                pair.run({{"kind", "check_close_wait"},
-                          // Without close-notify a clean timeout is the expected end.
-                          {"timeout_ns",
-                           transport_.has(IPCB_CAP_CLOSE_NOTIFY) ? 5'000'000'000 : 1'500'000'000},
-                          {"close_notify", transport_.has(IPCB_CAP_CLOSE_NOTIFY)}},
-                         {{"kind", "check_close_endpoints"}, {"delay_ms", 200}}, watch(30));
-            add("peer-close", waited.value("ok", false), waited.value("detail", ""));
+            run_waits(pair, max, stream, reliable, stage);
             pair.close();
         } catch (const std::exception &e) {
             add(stage, false, e.what());
         }
+    }
+
+    // The checks of waiting: a recv timeout, a send timeout into a full transport, and a recv
+    // while the peer closes. `stage` names the one running, for the caller's error report.
+    void run_waits(harness::worker_pair &pair, std::uint64_t max, bool stream, bool reliable,
+                   std::string &stage) {
+        stage = "timeout";
+        auto [timed, idle] =
+            pair.run({{"kind", "check_timeout_receive"}, {"timeout_ns", 100'000'000}},
+                     {{"kind", "check_idle"}}, watch(30));
+        add("timeout", timed.value("ok", false), timed.value("detail", ""));
+
+        if (reliable) {
+            stage = "send-timeout";
+            run_send_timeout(pair, max, stream);
+        }
+
+        stage = "peer-close";
+        auto [waited, closed] = pair.run(
+            {{"kind", "check_close_wait"},
+             // Without close-notify a clean timeout is the expected end.
+             {"timeout_ns", transport_.has(IPCB_CAP_CLOSE_NOTIFY) ? 5'000'000'000 : 1'500'000'000},
+             {"close_notify", transport_.has(IPCB_CAP_CLOSE_NOTIFY)}},
+            {{"kind", "check_close_endpoints"}, {"delay_ms", 200}}, watch(30));
+        add("peer-close", waited.value("ok", false), waited.value("detail", ""));
     }
 
     // A send with a timeout into a full transport must time out on time, and what it reported

@@ -82,7 +82,7 @@ fs::path template_root() {
 }
 
 fs::path sdk_prefix() {
-    const fs::path prefix = executable_dir().parent_path();
+    fs::path prefix = executable_dir().parent_path();
     std::error_code ec;
     for (const char *libdir : {"lib", "lib64", "lib/x86_64-linux-gnu", "lib/aarch64-linux-gnu"})
         if (fs::exists(prefix / libdir / "cmake" / "ipcbench" / "ipcbenchConfig.cmake", ec))
@@ -94,6 +94,12 @@ std::vector<fs::path> write_plugin_project(const plugin_request &request) {
     check_name(request.name);
     if (request.lang != "c" && request.lang != "cpp")
         throw std::invalid_argument("--lang '" + request.lang + "': expected c or cpp");
+    // The C++ template is a Unix seqpacket socket; the C one carries a named-pipe twin for
+    // Windows (my_transport_windows.c), so Windows gets that.
+    if (request.lang == "cpp" && std::string(IPCBENCH_PLUGIN_SUFFIX) == ".dll")
+        throw std::invalid_argument(
+            "--lang cpp: the C++ template is a Unix seqpacket socket and builds on Linux only; "
+            "on Windows start from --lang c (a named pipe) and add transport.hpp yourself");
     const fs::path from = template_root() / request.lang;
     std::error_code ec;
     if (!fs::is_directory(from, ec))
