@@ -157,12 +157,7 @@ public:
                             std::int64_t timeout_ns) {
         std::vector<iovec> iov(count);
         std::vector<mmsghdr> headers(count);
-        for (std::uint32_t i = 0; i < count; ++i) {
-            iov[i] = {msgs[i].data, static_cast<std::size_t>(msgs[i].len)};
-            headers[i] = {};
-            headers[i].msg_hdr.msg_iov = &iov[i];
-            headers[i].msg_hdr.msg_iovlen = 1;
-        }
+        describe(msgs, count, iov, headers);
         while (*sent < count) {
             if (timeout_ns >= 0 && !wait(fd_, POLLOUT, timeout_ns)) return IPCB_E_TIMEOUT;
             const int n = sendmmsg(fd_, headers.data() + *sent, count - *sent, MSG_NOSIGNAL);
@@ -178,12 +173,7 @@ public:
         if (timeout_ns >= 0 && !wait(fd_, POLLIN, timeout_ns)) return IPCB_E_TIMEOUT;
         std::vector<iovec> iov(count);
         std::vector<mmsghdr> headers(count);
-        for (std::uint32_t i = 0; i < count; ++i) {
-            iov[i] = {msgs[i].data, static_cast<std::size_t>(msgs[i].len)};
-            headers[i] = {};
-            headers[i].msg_hdr.msg_iov = &iov[i];
-            headers[i].msg_hdr.msg_iovlen = 1;
-        }
+        describe(msgs, count, iov, headers);
         int n;
         while ((n = recvmmsg(fd_, headers.data(), count, MSG_WAITFORONE, nullptr)) < 0 &&
                errno == EINTR) {
@@ -208,6 +198,16 @@ public:
     }
 
 private:
+    // One mmsghdr per message, each over the message's own buffer.
+    static void describe(const ipcb_msg *msgs, std::uint32_t count, std::vector<iovec> &iov,
+                         std::vector<mmsghdr> &headers) {
+        for (std::uint32_t i = 0; i < count; ++i) {
+            iov[i] = {msgs[i].data, static_cast<std::size_t>(msgs[i].len)};
+            headers[i] = {};
+            headers[i].msg_hdr.msg_iov = &iov[i];
+            headers[i].msg_hdr.msg_iovlen = 1;
+        }
+    }
     sockaddr_un address() const {
         sockaddr_un addr{};
         addr.sun_family = AF_UNIX;
