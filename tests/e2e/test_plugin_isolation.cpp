@@ -170,6 +170,35 @@ TEST_CASE("probe verdicts are cached by file identity: a slow plugin costs its t
     CHECK((st.st_mode & 0777) == 0600);
 }
 
+TEST_CASE("a cached verdict takes the path the file is found by now", "[isolation]") {
+    ipcbench::test::temp_dir state, dir;
+    std::filesystem::create_directory(dir.path() + "/folder");
+    std::filesystem::copy_file(std::string(FIXTURE_PLUGIN_DIR) + "/ipcb-cplug.so",
+                               dir.path() + "/folder/ipcb-cplug.so");
+    const std::string env = "IPCBENCH_PROBE_CACHE=1 XDG_RUNTIME_DIR='" + state.path() + "' ";
+    // First seen through a relative folder from dir, and cached so.
+    const auto relative = ipcbench::test::run_process(
+        {"/bin/sh", "-c",
+         "cd '" + dir.path() + "' && " + env + "'" IPCHOST_PATH "' --plugin-dir folder --list"});
+    REQUIRE(relative.exit_code == 0);
+    // Then from elsewhere by its absolute path: the workers must get that path, not "folder/".
+    const std::map<std::string, std::string> cached = {{"IPCBENCH_PROBE_CACHE", "1"},
+                                                       {"XDG_RUNTIME_DIR", state.path()}};
+    const auto listed = run_ipchost(
+        {"--plugin-dir", dir.path() + "/folder", "--list", "--format", "json"}, cached, 60);
+    REQUIRE(listed.exit_code == 0);
+    const auto doc = nlohmann::json::parse(listed.out);
+    std::string library;
+    for (const auto &t : doc.at("transports"))
+        if (t.at("id") == "cplug.stream") library = t.at("library");
+    CHECK(library == dir.path() + "/folder/ipcb-cplug.so");
+    const auto run = run_ipchost({"--plugin-dir", dir.path() + "/folder", "--plugin", "cplug",
+                                  "--mode", "throughput", "-s", "64", "-d", "0.05", "-w", "0"},
+                                 cached, 60);
+    INFO(run.err);
+    CHECK(run.exit_code == 0);
+}
+
 TEST_CASE("a plugin's text is escaped and capped, bad option keys are refused", "[isolation]") {
     auto ansi = run_ipchost({"--plugin-dir", HOSTILE_PLUGIN_DIR, "--list"},
                             {{"IPCB_HOSTILE", "ansi_text"}}, 60);
