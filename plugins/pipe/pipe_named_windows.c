@@ -35,7 +35,9 @@ const ipcb_option_desc pipe_named_options[PIPE_NAMED_OPTION_COUNT] = {
      "the pipe's in and out buffer in bytes (suffixes K, M), a request the system may round"},
     {"io", "overlapped",
      "overlapped: FILE_FLAG_OVERLAPPED, waits bounded by the timeout; blocking: plain ReadFile "
-     "and WriteFile (a receive timeout polls PeekNamedPipe; a send waits for room)"},
+     "and WriteFile (a receive timeout polls PeekNamedPipe; a send waits for room without a "
+     "bound, so ipchost check fails its send-timeout: Windows has no wait for room on a "
+     "synchronous pipe)"},
 };
 
 static int32_t parse_options(const ipcb_open_params *p, ipcb_endpoint *ep, ipcb_error *error) {
@@ -160,6 +162,26 @@ static int32_t finish_io(ipcb_endpoint *ep, OVERLAPPED *ov, int64_t deadline, DW
     return 0;
 }
 
+/* One overlapped ReadFile or WriteFile of len bytes, waited for until the deadline (then
+ * cancelled): 0 with *moved and *timed_out set, or -1 with GetLastError() saying why. A read
+ * that filled the buffer with part of a longer message (ERROR_MORE_DATA) counts as done. */
+static int overlapped_transfer(ipcb_endpoint *ep, int writing, void *buf, DWORD len,
+                               int64_t deadline, DWORD *moved, int *timed_out) {
+    OVERLAPPED ov;
+    BOOL started;
+    memset(&ov, 0, sizeof ov);
+    ov.hEvent = ep->event;
+    ResetEvent(ep->event);
+    started = writing ? WriteFile(ep->pipe, buf, len, NULL, &ov)
+                      : ReadFile(ep->pipe, buf, len, NULL, &ov);
+    *timed_out = 0;
+    if (!started && GetLastError() != ERROR_IO_PENDING && GetLastError() != ERROR_MORE_DATA)
+        return -1;
+    if (finish_io(ep, &ov, deadline, moved, timed_out) != 0 && GetLastError() != ERROR_MORE_DATA)
+        return -1;
+    return 0;
+}
+
 static int32_t accept_peer(ipcb_endpoint *ep, int64_t deadline, ipcb_error *error) {
     OVERLAPPED ov;
     DWORD ignored = 0;
@@ -240,15 +262,8 @@ int32_t IPCB_CALL pipe_named_send(ipcb_endpoint *ep, const void *buf, size_t len
         DWORD chunk = len - sent > 0x40000000u ? 0x40000000u : (DWORD)(len - sent);
         DWORD n = 0;
         if (ep->overlapped) {
-            OVERLAPPED ov;
             int timed_out = 0;
-            memset(&ov, 0, sizeof ov);
-            ov.hEvent = ep->event;
-            ResetEvent(ep->event);
-            if (!WriteFile(ep->pipe, p + sent, chunk, NULL, &ov) &&
-                GetLastError() != ERROR_IO_PENDING)
-                return closed_or_failed(GetLastError(), "WriteFile", error);
-            if (finish_io(ep, &ov, deadline, &n, &timed_out) != 0)
+            if (overlapped_transfer(ep, 1, (void *)(p + sent), chunk, deadline, &n, &timed_out))
                 return closed_or_failed(GetLastError(), "WriteFile", error);
             if (timed_out && sent + n == 0)
                 return ipcb_fail(error, IPCB_E_TIMEOUT, 0, "no room in the pipe in time");
@@ -285,15 +300,8 @@ int32_t IPCB_CALL pipe_named_recv(ipcb_endpoint *ep, void *buf, size_t cap, size
     if (ep == NULL || buf == NULL || cap == 0 || len == NULL || !ep->connected)
         return ipcb_fail(error, IPCB_E_INVALID, 0, "recv on an unconnected endpoint or no buffer");
     if (ep->overlapped) {
-        OVERLAPPED ov;
         int timed_out = 0;
-        memset(&ov, 0, sizeof ov);
-        ov.hEvent = ep->event;
-        ResetEvent(ep->event);
-        if (!ReadFile(ep->pipe, buf, want, NULL, &ov) && GetLastError() != ERROR_IO_PENDING &&
-            GetLastError() != ERROR_MORE_DATA)
-            return closed_or_failed(GetLastError(), "ReadFile", error);
-        if (finish_io(ep, &ov, deadline, &n, &timed_out) != 0 && GetLastError() != ERROR_MORE_DATA)
+        if (overlapped_transfer(ep, 0, buf, want, deadline, &n, &timed_out))
             return closed_or_failed(GetLastError(), "ReadFile", error);
         if (n == 0 && timed_out) return ipcb_fail(error, IPCB_E_TIMEOUT, 0, "timed out");
     } else {

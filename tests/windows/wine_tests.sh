@@ -37,6 +37,19 @@ expect() {  # expect FILE REGEX WHY
   grep -Eq -- "$2" "$out/$1" || fail "$3 (no line matching /$2/ in $1)"
 }
 
+# end_within PID TENTHS WHY: waits at most TENTHS tenths of a second for background process PID
+# to end; if it is still running then, kills it and fails with WHY.
+end_within() {
+  local pid="$1" tenths="$2" why="$3"
+  for _ in $(seq 1 "$tenths"); do
+    kill -0 "$pid" 2>/dev/null || return 0
+    sleep 0.1
+  done
+  kill -0 "$pid" 2>/dev/null || return 0
+  kill "$pid"
+  fail "$why"
+}
+
 # The folder wine's %TEMP% maps to, where run directories go.
 temp_dir() {
   local user
@@ -112,14 +125,7 @@ killed)
   done
   [ "$killed" = 1 ] || { kill "$run" 2>/dev/null; fail "no worker to kill"; }
   # A death is noticed at once; 10 s of the 20 s run is the bound.
-  for _ in $(seq 1 100); do
-    kill -0 "$run" 2>/dev/null || break
-    sleep 0.1
-  done
-  if kill -0 "$run" 2>/dev/null; then
-    kill "$run"
-    fail "ipchost did not end within 10 s of a worker's death"
-  fi
+  end_within "$run" 100 "ipchost did not end within 10 s of a worker's death"
   wait "$run"
   rc=$?
   sed -i 's/\r$//' "$out/stdout" "$out/stderr"
@@ -190,14 +196,7 @@ agent)
   [ "$rc" -eq 0 ] || { kill "$agent" 2>/dev/null; fail "the run through the agent exited $rc"; }
   jq -e '.results[0] | .status == "ok" and .integrity.messages_received == 1000' "$out/stdout" \
     >/dev/null || { kill "$agent" 2>/dev/null; fail "the run through the agent is not ok"; }
-  for _ in $(seq 1 100); do
-    kill -0 "$agent" 2>/dev/null || break
-    sleep 0.1
-  done
-  if kill -0 "$agent" 2>/dev/null; then
-    kill "$agent"
-    fail "the --once agent did not stop after its client's run"
-  fi
+  end_within "$agent" 100 "the --once agent did not stop after its client's run"
   sed -i 's/\r$//' "$out/agent.err"
   grep -q 'refused: wrong token' "$out/agent.err" || fail "the agent did not log the refusal"
   ;;
