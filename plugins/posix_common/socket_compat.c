@@ -7,7 +7,9 @@
 
 #include "ipcbench/error_format.h"
 
-#ifndef _WIN32
+#ifdef _WIN32
+#include "win_io.h" /* win_error_text */
+#else
 #include <fcntl.h>
 #endif
 
@@ -40,11 +42,8 @@ void sock_set_nonblocking(int fd, int on) {
 const char *sock_strerror(int code) {
 #ifdef _WIN32
     static __thread char text[160];
-    DWORD n = FormatMessageA(FORMAT_MESSAGE_FROM_SYSTEM | FORMAT_MESSAGE_IGNORE_INSERTS, NULL,
-                             (DWORD)code, 0, text, sizeof text, NULL);
-    while (n > 0 && (text[n - 1] == '\n' || text[n - 1] == '\r' || text[n - 1] == ' '))
-        text[--n] = '\0';
-    if (n == 0) snprintf(text, sizeof text, "Winsock error %d", code);
+    if (win_error_text((DWORD)code, text, sizeof text) == NULL)
+        snprintf(text, sizeof text, "Winsock error %d", code);
     return text;
 #else
     return strerror(code);

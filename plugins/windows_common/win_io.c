@@ -31,22 +31,27 @@ DWORD win_left_ms(int64_t deadline_ns) {
     return left >= (int64_t)INFINITE ? INFINITE - 1 : (DWORD)left;
 }
 
+const char *win_error_text(DWORD code, char *text, size_t cap) {
+    DWORD n = FormatMessageA(FORMAT_MESSAGE_FROM_SYSTEM | FORMAT_MESSAGE_IGNORE_INSERTS, NULL, code,
+                             0, text, (DWORD)cap, NULL);
+    while (n > 0 && (text[n - 1] == '\n' || text[n - 1] == '\r' || text[n - 1] == ' '))
+        text[--n] = '\0';
+    return n > 0 ? text : NULL;
+}
+
 int32_t win_fail(ipcb_error *error, DWORD code, const char *format, ...) {
     if (error != NULL) {
         va_list args;
         size_t used;
         char text[160] = "";
-        DWORD n = FormatMessageA(FORMAT_MESSAGE_FROM_SYSTEM | FORMAT_MESSAGE_IGNORE_INSERTS, NULL,
-                                 code, 0, text, sizeof text, NULL);
-        while (n > 0 && (text[n - 1] == '\n' || text[n - 1] == '\r' || text[n - 1] == ' '))
-            text[--n] = '\0';
+        const char *words = win_error_text(code, text, sizeof text);
         error->sys_errno = (int)code;
         va_start(args, format);
         vsnprintf(error->message, sizeof error->message, format, args);
         va_end(args);
         used = strlen(error->message);
         snprintf(error->message + used, sizeof error->message - used, ": %s (error %lu)",
-                 n ? text : "unknown error", (unsigned long)code);
+                 words ? words : "unknown error", (unsigned long)code);
     }
     return code == ERROR_NOT_ENOUGH_MEMORY || code == ERROR_OUTOFMEMORY ? IPCB_E_NO_MEMORY
                                                                         : IPCB_E_SYSTEM;

@@ -17,6 +17,10 @@ int64_t win_deadline(int64_t timeout_ns);
 /* Milliseconds left until deadline_ns, rounded up, for the Wait functions; INFINITE for none. */
 DWORD win_left_ms(int64_t deadline_ns);
 
+/* Windows' own words for an error code (FormatMessage, trailing line end removed) in text, or
+ * NULL when it has none. Winsock codes are Windows error codes too. */
+const char *win_error_text(DWORD code, char *text, size_t cap);
+
 /* Like ipcb_fail for a failed Windows call: the message, then ": <FormatMessage text> (error N)";
  * status is IPCB_E_SYSTEM unless the code has its own (ERROR_NOT_ENOUGH_MEMORY: IPCB_E_NO_MEMORY).
  */
