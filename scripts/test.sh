@@ -50,14 +50,15 @@ stage tests suite "${IPCBENCH_TEST_BUILD_DIR:-$root/build-test}" "" \
   -DCMAKE_BUILD_TYPE=RelWithDebInfo -DIPCBENCH_WERROR=ON
 if [ "$fast" = 0 ]; then
   # The fault suite needs a crash to be a crash: the sanitizers must not turn SIGSEGV into
-  # their own report and exit code. The SDK consumer test and the ABI dump need plain builds.
+  # their own report and exit code. The SDK consumer and package tests and the ABI dump need
+  # plain builds (a package of a sanitized ipchost is not one anybody installs).
   sanitized='-O1 -g1 -fno-omit-frame-pointer'
   ASAN_OPTIONS=handle_segv=0:detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
-    stage asan-ubsan suite "$root/build-asan" "sdk.consumer|abi.baseline|netns" \
+    stage asan-ubsan suite "$root/build-asan" "sdk.consumer|package.deb|abi.baseline|netns" \
     -DCMAKE_BUILD_TYPE= -DCMAKE_C_FLAGS="$sanitized" -DCMAKE_CXX_FLAGS="$sanitized" \
     -DIPCBENCH_SANITIZE=address
   TSAN_OPTIONS=handle_segv=0:halt_on_error=1 \
-    stage tsan suite "$root/build-tsan" "sdk.consumer|abi.baseline|netns" \
+    stage tsan suite "$root/build-tsan" "sdk.consumer|package.deb|abi.baseline|netns" \
     -DCMAKE_BUILD_TYPE= -DCMAKE_C_FLAGS="$sanitized" -DCMAKE_CXX_FLAGS="$sanitized" \
     -DIPCBENCH_SANITIZE=thread
   # The fuzzer uses one core: clang-tidy runs beside it.
