@@ -73,6 +73,11 @@ TEST_CASE("the C++ helper parses typed options and names key, value and what is 
         CHECK(r.status == IPCB_E_BAD_OPTION);
         CHECK_THAT(r.message, Catch::Contains(c.text));
     }
+    // An author's own std::stoi still fails cleanly, and the message points at the helper.
+    const auto legacy = open_with(t, "legacy_count", "abc");
+    CHECK(legacy.status == IPCB_E_INTERNAL);
+    CHECK_THAT(legacy.message, Catch::Contains("std::invalid_argument: stoi"));
+    CHECK_THAT(legacy.message, Catch::Contains("args.integer"));
     const auto unknown = open_with(t, "no_such_key", "1");
     CHECK(unknown.status == IPCB_E_UNKNOWN_OPTION);
     CHECK_THAT(unknown.message, Catch::Contains("unknown option 'no_such_key' for cppkit"));

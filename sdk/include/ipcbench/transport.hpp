@@ -230,6 +230,14 @@ std::int32_t guarded(ipcb_error *e, F &&f) noexcept {
         return fail(e, x.status(), x.what(), x.sys_errno());
     } catch (const std::bad_alloc &) {
         return fail(e, IPCB_E_NO_MEMORY, "out of memory", 0);
+    } catch (const std::invalid_argument &x) {  // std::stoi and friends say only "stoi"
+        const std::string text = std::string("std::invalid_argument: ") + x.what() +
+                                 " (parse option values with args.bytes, args.integer, "
+                                 "args.boolean or args.choice: they name the option)";
+        return fail(e, IPCB_E_INTERNAL, text.c_str(), 0);
+    } catch (const std::out_of_range &x) {
+        const std::string text = std::string("std::out_of_range: ") + x.what();
+        return fail(e, IPCB_E_INTERNAL, text.c_str(), 0);
     } catch (const std::exception &x) {
         return fail(e, IPCB_E_INTERNAL, x.what(), 0);
     } catch (...) {
