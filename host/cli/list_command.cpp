@@ -16,15 +16,6 @@ std::string max_size_text(const plugin::transport_info &t) {
     return t.max_message_size ? report::format_size(t.max_message_size) : "-";
 }
 
-nlohmann::json calls_json(const plugin::data_path_calls &c) {
-    nlohmann::json calls = nlohmann::json::array({"send", "recv"});
-    if (c.zero_copy_send) calls.insert(calls.end(), {"borrow", "publish"});
-    if (c.zero_copy_recv) calls.insert(calls.end(), {"take", "release"});
-    if (c.send_batch) calls.push_back("send_batch");
-    if (c.recv_batch) calls.push_back("recv_batch");
-    return calls;
-}
-
 nlohmann::json transport_json(const plugin::transport_info &t) {
     nlohmann::json options = nlohmann::json::array();
     for (const auto &o : t.options)
@@ -32,28 +23,15 @@ nlohmann::json transport_json(const plugin::transport_info &t) {
                            {"default", o.default_value.empty() ? nlohmann::json(nullptr)
                                                                : nlohmann::json(o.default_value)},
                            {"help", o.help}});
-    nlohmann::json caps = nlohmann::json::array();
-    const std::string text = plugin::describe_caps(t.caps);
-    for (std::size_t at = 0; at < text.size();) {
-        const auto comma = std::min(text.find(',', at), text.size());
-        caps.push_back(text.substr(at, comma - at));
-        at = comma + 1;
-    }
     return {{"id", t.id},
             {"description", t.description},
             {"plugin", {{"name", t.plugin_name}, {"version", t.plugin_version}}},
-            {"capabilities", caps},
+            {"capabilities", plugin::cap_names(t.caps)},
             {"max_message_size",
              t.max_message_size ? nlohmann::json(t.max_message_size) : nlohmann::json(nullptr)},
-            {"calls", calls_json(t.calls)},
+            {"calls", plugin::call_names(t.calls)},
             {"options", options},
             {"library", t.library.string()}};
-}
-
-// The transports `spec` names: an id, or a plugin name for all of its transports.
-std::vector<const plugin::transport_info *> described(const command_line &cmd,
-                                                      const plugin::plugin_registry &registry) {
-    return registry.select(cmd.describe);
 }
 
 }  // namespace
@@ -112,7 +90,7 @@ int list_command(const command_line &cmd, const plugin::plugin_registry &registr
 }
 
 int describe_command(const command_line &cmd, const plugin::plugin_registry &registry) {
-    const auto selected = described(cmd, registry);
+    const auto selected = registry.select(cmd.describe);  // an id or a plugin name
     if (selected.empty()) {
         fmt::print(stderr,
                    "ipchost: error: no transport or plugin '{}'; ipchost --list shows the ids\n",

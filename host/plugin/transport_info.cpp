@@ -4,7 +4,7 @@
 
 namespace ipcbench::plugin {
 
-std::string describe_caps(std::uint64_t caps) {
+std::vector<std::string> cap_names(std::uint64_t caps) {
     static const struct {
         std::uint64_t bit;
         const char *name;
@@ -15,13 +15,24 @@ std::string describe_caps(std::uint64_t caps) {
                  {IPCB_CAP_CROSS_HOST, "cross-host"},
                  {IPCB_CAP_DUPLEX, "duplex"},
                  {IPCB_CAP_CLOSE_NOTIFY, "close-notify"}};
+    std::vector<std::string> out;
+    for (const auto &n : names)
+        if (caps & n.bit) out.emplace_back(n.name);
+    return out;
+}
+
+std::string describe_caps(std::uint64_t caps) {
     std::string out;
-    for (const auto &n : names) {
-        if (caps & n.bit) {
-            if (!out.empty()) out += ',';
-            out += n.name;
-        }
-    }
+    for (const auto &name : cap_names(caps)) out += (out.empty() ? "" : ",") + name;
+    return out;
+}
+
+std::vector<std::string> call_names(const data_path_calls &c) {
+    std::vector<std::string> out = {"send", "recv"};
+    if (c.zero_copy_send) out.insert(out.end(), {"borrow", "publish"});
+    if (c.zero_copy_recv) out.insert(out.end(), {"take", "release"});
+    if (c.send_batch) out.emplace_back("send_batch");
+    if (c.recv_batch) out.emplace_back("recv_batch");
     return out;
 }
 

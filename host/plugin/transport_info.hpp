@@ -42,8 +42,12 @@ struct transport_info {
     bool has(std::uint64_t cap) const { return (caps & cap) != 0; }
 };
 
+// {"stream", "reliable", "ordered", "close-notify"}
+std::vector<std::string> cap_names(std::uint64_t caps);
 // "stream,reliable,ordered,close-notify"
 std::string describe_caps(std::uint64_t caps);
+// Every call the table offers by its transport.h name: {"send", "recv", "borrow", ...}.
+std::vector<std::string> call_names(const data_path_calls &calls);
 
 // The ABI 1.1 calls a transport table offers: "borrow/publish, take/release, send_batch,
 // recv_batch", or "send/recv only" (a 1.0 plugin, or none of them).
