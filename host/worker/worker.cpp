@@ -3,22 +3,27 @@
 #include <spdlog/spdlog.h>
 #include <chrono>
 #include <memory>
+#include <optional>
 #include <thread>
 #include <vector>
 
 #include "conformance/conformance_jobs.hpp"
 #include "control/control_channel.hpp"
 #include "harness/stream_set.hpp"
+#include "model/case_settings.hpp"
 #include "model/job.hpp"
 #include "model/loop_result.hpp"
 #include "platform/last_words.hpp"
+#include "platform/monotonic_clock.hpp"
 #include "platform/process_identity.hpp"
+#include "platform/resource_usage.hpp"
 #include "platform/signals.hpp"
 #include "plugin/plugin_loader.hpp"
 #include "plugin/plugin_registry.hpp"
 #include "plugin/plugin_search_path.hpp"
 #include "plugin/transport_endpoint.hpp"
 #include "remote/agent_policy.hpp"
+#include "stats/latency_histogram.hpp"
 #include "text/printable_text.hpp"
 
 namespace ipcbench::worker {
@@ -41,8 +46,8 @@ void remove_created_objects() {
     }
 }
 
-// Endpoints one setup may open: streams (up to 1024) times two directions.
-constexpr std::size_t max_endpoints = 2048;
+// Endpoints one setup may open: streams times two directions.
+constexpr std::size_t max_endpoints = 2 * static_cast<std::size_t>(model::max_streams);
 
 std::uint32_t direction_from(const std::string &name) {
     if (name == "send") return IPCB_DIR_SEND;
@@ -138,6 +143,7 @@ private:
 
     void setup(const nlohmann::json &m) {
         load(m);
+        if (endpoints_.empty()) rss_before_kib_ = platform::sample_resource_usage().max_rss_kib;
         const std::uint32_t role =
             m.at("role") == "creator" ? IPCB_ROLE_CREATOR : IPCB_ROLE_CONNECTOR;
         const auto options = m.at("options").get<std::map<std::string, std::string>>();
@@ -169,11 +175,25 @@ private:
     void connect(const nlohmann::json &m) {
         const auto timeout = m.at("timeout_ns").get<std::int64_t>();
         nlohmann::json settings = nlohmann::json::object();
+        stats::latency_histogram each;
+        const std::int64_t start = platform::now_ns();
         for (auto &ep : endpoints_) {
+            const std::int64_t before = platform::now_ns();
             ep->connect(timeout);
-            for (const auto &[key, value] : ep->settings()) settings[key] = value;
+            each.record(static_cast<std::uint64_t>(platform::now_ns() - before));
         }
-        channel_.send({{"type", "connected"}, {"settings", settings}});
+        const std::int64_t total = platform::now_ns() - start;
+        // Settings of the first endpoint of each kind: thousands of streams have the same ones.
+        for (std::size_t i = 0; i < endpoints_.size() && i < 2; ++i)
+            for (const auto &[key, value] : endpoints_[i]->settings())
+                if (!settings.contains(key)) settings[key] = value;
+        channel_.send({{"type", "connected"},
+                       {"settings", settings},
+                       {"setup",
+                        {{"connections", endpoints_.size()},
+                         {"total_ns", total},
+                         {"histogram", each.to_json()},
+                         {"rss_before_kib", rss_before_kib_}}}});
     }
 
     // Endpoints are laid out stream by stream; `directions_` says what each one is for.
@@ -265,6 +285,7 @@ private:
     std::vector<std::unique_ptr<plugin::transport_endpoint>> endpoints_;
     std::vector<std::uint32_t> directions_;
     int streams_ = 1;
+    std::int64_t rss_before_kib_ = 0;
 };
 
 }  // namespace
@@ -276,8 +297,13 @@ int worker_main(platform::socket_handle control_fd, const std::string &runtime_d
     // The orchestrator gone (the channel closed, or writing to it failed) means ipchost died:
     // remove what the creators made now. Its SIGTERM (PR_SET_PDEATHSIG) may not have come yet,
     // and returning first would leave the objects to the next run.
+    // The worker outlives both exits below: its plugin must stay loaded while the last words
+    // call the transport's remove_address (a destroyed worker has unloaded the library, and the
+    // call crashed, leaving the objects behind).
+    std::optional<worker> w;
     try {
-        const int status = worker(control_fd, runtime_dir, agent_mode).run();
+        w.emplace(control_fd, runtime_dir, agent_mode);
+        const int status = w->run();
         if (status == 1) platform::terminate_with_last_words();
         return status;
     } catch (const std::exception &e) {
