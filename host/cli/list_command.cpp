@@ -16,6 +16,14 @@ std::string max_size_text(const plugin::transport_info &t) {
     return t.max_message_size ? report::format_size(t.max_message_size) : "-";
 }
 
+// The ABI 1.2 models offered, as --io names them.
+nlohmann::json io_models(const plugin::data_path_calls &calls) {
+    nlohmann::json models = nlohmann::json::array();
+    if (calls.readiness) models.push_back("readiness");
+    if (calls.completion) models.push_back("completion");
+    return models;
+}
+
 nlohmann::json transport_json(const plugin::transport_info &t) {
     nlohmann::json options = nlohmann::json::array();
     for (const auto &o : t.options)
@@ -30,6 +38,7 @@ nlohmann::json transport_json(const plugin::transport_info &t) {
             {"max_message_size",
              t.max_message_size ? nlohmann::json(t.max_message_size) : nlohmann::json(nullptr)},
             {"calls", plugin::call_names(t.calls)},
+            {"event_io", io_models(t.calls)},
             {"options", options},
             {"library", t.library.string()}};
 }
@@ -105,10 +114,11 @@ int describe_command(const command_line &cmd, const plugin::plugin_registry &reg
     }
     for (const auto *t : selected) {
         fmt::print(
-            "{}: {}\n  plugin {} {} ({})\n  capabilities: {}\n  data path: {}\n  max message: "
-            "{}\n",
+            "{}: {}\n  plugin {} {} ({})\n  capabilities: {}\n  data path: {}\n  event I/O: "
+            "{}\n  max message: {}\n",
             t->id, t->description, t->plugin_name, t->plugin_version, t->library.string(),
             plugin::describe_caps(t->caps), plugin::describe_data_path(*t),
+            plugin::describe_event_io(t->calls),
             t->max_message_size ? report::format_size(t->max_message_size) : "no limit");
         if (t->options.empty()) fmt::print("  options: none\n");
         // An empty default means the plugin declares none: the option is unset unless given.

@@ -19,7 +19,7 @@ json metadata_to_json(const load_outcome &outcome) {
                               {"max_message_size", t.max_message_size},
                               {"calls",
                                {t.calls.zero_copy_send, t.calls.zero_copy_recv, t.calls.send_batch,
-                                t.calls.recv_batch}},
+                                t.calls.recv_batch, t.calls.readiness, t.calls.completion}},
                               {"options", options},
                               {"library", t.library.string()}});
     }
@@ -42,7 +42,7 @@ load_outcome metadata_from_json(const json &document) {
         t.max_message_size = j.at("max_message_size").get<std::uint64_t>();
         const auto &calls = j.at("calls");
         t.calls = {calls.at(0).get<bool>(), calls.at(1).get<bool>(), calls.at(2).get<bool>(),
-                   calls.at(3).get<bool>()};
+                   calls.at(3).get<bool>(), calls.at(4).get<bool>(), calls.at(5).get<bool>()};
         for (const auto &o : j.at("options"))
             t.options.push_back({o.at("key").get<std::string>(), o.at("default").get<std::string>(),
                                  o.at("help").get<std::string>()});

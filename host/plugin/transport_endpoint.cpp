@@ -31,6 +31,11 @@ transport_endpoint::transport_endpoint(const transport_info &transport, std::uin
     }
     if (transport.calls.send_batch) send_batch_ = table_->send_batch;
     if (transport.calls.recv_batch) recv_batch_ = table_->recv_batch;
+    if (transport.calls.readiness) {
+        event_source_ = table_->event_source;
+        try_send_ = table_->try_send;
+        try_recv_ = table_->try_recv;
+    }
     std::vector<ipcb_kv> kvs;
     kvs.reserve(options.size());
     for (const auto &[key, value] : options) kvs.push_back({key.c_str(), value.c_str()});
@@ -101,6 +106,33 @@ std::map<std::string, std::string> transport_endpoint::settings() {
         },
         &out);
     return out;
+}
+
+ipcb_event_source transport_endpoint::event_source(std::string *why_not) {
+    ipcb_event_source source{};
+    source.struct_size = sizeof source;
+    why_not->clear();
+    if (event_source_ == nullptr) {
+        *why_not = info_->id + " offers no readiness calls (ABI 1.2 event_source)";
+        return source;
+    }
+    const int32_t status = event_source_(endpoint_, &source, &error_);
+    if (status == IPCB_E_UNSUPPORTED) {
+        *why_not = last_error();
+        return source;
+    }
+    if (status != IPCB_OK) throw_last(status, "event_source");
+    if (source.kind != IPCB_HANDLE_FD || source.handle < 0 ||
+        (source.recv_events | source.send_events) == 0 ||
+        ((source.recv_events | source.send_events) &
+         ~std::uint32_t{IPCB_EVENT_READABLE | IPCB_EVENT_WRITABLE}) != 0)
+        throw transport_error(
+            IPCB_E_INTERNAL,
+            info_->id + " event_source returned kind " + std::to_string(source.kind) + ", handle " +
+                std::to_string(source.handle) + ", events " + std::to_string(source.recv_events) +
+                "/" + std::to_string(source.send_events) +
+                ": expected IPCB_HANDLE_FD, a descriptor and IPCB_EVENT_* bits");
+    return source;
 }
 
 }  // namespace ipcbench::plugin

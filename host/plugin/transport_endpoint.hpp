@@ -62,6 +62,21 @@ public:
         return recv_batch_(endpoint_, msgs, count, received, timeout_ns, &error_);
     }
 
+    // The 1.2 readiness calls (see transport.h), present only when the plugin offers all three.
+    bool has_readiness() const { return try_send_ != nullptr; }
+    // The handle to wait on; an empty string in *why_not when the endpoint has one, otherwise
+    // the plugin's reason (IPCB_E_UNSUPPORTED for these options). Throws on other failures.
+    ipcb_event_source event_source(std::string *why_not);
+    int32_t try_send_raw(const void *buf, std::size_t len, std::size_t *sent) {
+        return try_send_(endpoint_, buf, len, sent, &error_);
+    }
+    int32_t try_recv_raw(void *buf, std::size_t cap, std::size_t *len) {
+        return try_recv_(endpoint_, buf, cap, len, &error_);
+    }
+    // The plugin's own endpoint, for calls that take it with another object (a completion
+    // queue's submit_send).
+    ipcb_endpoint *raw() const { return endpoint_; }
+
     // Records that the plugin broke its contract (a length it cannot have returned, an unknown
     // status) as the last error; returns IPCB_E_INTERNAL.
     int32_t contract_violation(const std::string &what);
@@ -83,6 +98,9 @@ private:
     decltype(ipcb_transport::release) release_ = nullptr;
     decltype(ipcb_transport::send_batch) send_batch_ = nullptr;
     decltype(ipcb_transport::recv_batch) recv_batch_ = nullptr;
+    decltype(ipcb_transport::event_source) event_source_ = nullptr;
+    decltype(ipcb_transport::try_send) try_send_ = nullptr;
+    decltype(ipcb_transport::try_recv) try_recv_ = nullptr;
 };
 
 }  // namespace ipcbench::plugin

@@ -33,7 +33,17 @@ std::vector<std::string> call_names(const data_path_calls &c) {
     if (c.zero_copy_recv) out.insert(out.end(), {"take", "release"});
     if (c.send_batch) out.emplace_back("send_batch");
     if (c.recv_batch) out.emplace_back("recv_batch");
+    if (c.readiness) out.insert(out.end(), {"event_source", "try_send", "try_recv"});
+    if (c.completion)
+        out.insert(out.end(), {"cq_open", "submit_send", "submit_recv", "cq_wait", "cq_close"});
     return out;
+}
+
+std::string describe_event_io(const data_path_calls &c) {
+    if (c.readiness && c.completion) return "readiness, completion";
+    if (c.readiness) return "readiness";
+    if (c.completion) return "completion";
+    return "none (1 thread per endpoint)";
 }
 
 data_path_calls offered_calls(const ipcb_transport &t) {
@@ -43,6 +53,9 @@ data_path_calls offered_calls(const ipcb_transport &t) {
     c.zero_copy_recv = t.take && t.release;
     c.send_batch = t.send_batch != nullptr;
     c.recv_batch = t.recv_batch != nullptr && (t.caps & IPCB_CAP_MESSAGE);
+    if (!IPCB_HAS_FIELD(&t, ipcb_transport, cq_close)) return c;
+    c.readiness = t.event_source && t.try_send && t.try_recv;
+    c.completion = t.cq_open && t.submit_send && t.submit_recv && t.cq_wait && t.cq_close;
     return c;
 }
 

@@ -15,13 +15,16 @@ struct option_info {
     std::string help;
 };
 
-// The ABI 1.1 calls a table offers, in usable pairs; all false for a 1.0 plugin, whose table
-// ends before them.
+// The optional calls a table offers (ABI 1.1 and 1.2), in usable sets; all false for a 1.0
+// plugin, whose table ends before them.
 struct data_path_calls {
     bool zero_copy_send = false;  // borrow and publish
     bool zero_copy_recv = false;  // take and release
     bool send_batch = false;
     bool recv_batch = false;  // message transports only (a stream's batch is a larger recv)
+    // ABI 1.2, event-driven I/O: all of a model's members present, or it is not offered.
+    bool readiness = false;   // event_source, try_send, try_recv
+    bool completion = false;  // cq_open, submit_send, submit_recv, cq_wait, cq_close
 };
 data_path_calls offered_calls(const ipcb_transport &table);
 
@@ -52,5 +55,9 @@ std::vector<std::string> call_names(const data_path_calls &calls);
 // The ABI 1.1 calls a transport table offers: "borrow/publish, take/release, send_batch,
 // recv_batch", or "send/recv only" (a 1.0 plugin, or none of them).
 std::string describe_data_path(const transport_info &transport);
+
+// The event-driven I/O models a transport offers (ABI 1.2): "readiness, completion",
+// "readiness", "completion", or "none (1 thread per endpoint)".
+std::string describe_event_io(const data_path_calls &calls);
 
 }  // namespace ipcbench::plugin

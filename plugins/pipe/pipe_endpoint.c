@@ -176,6 +176,13 @@ int32_t IPCB_CALL pipe_send(ipcb_endpoint *ep, const void *buf, size_t len, int6
             left -= (size_t)n;
         } else if (n < 0 && errno == EINTR) {
             continue;
+        } else if (n < 0 && errno == EAGAIN) { /* O_NONBLOCK since event_source */
+            int32_t status = posix_wait_fd(ep->fd, POLLOUT, posix_deadline(timeout_ns), error);
+            if (status == IPCB_E_TIMEOUT && left < len)
+                return ipcb_fail(error, IPCB_E_SYSTEM, 0,
+                                 "send timed out after %zu of %zu bytes: the stream is unusable",
+                                 len - left, len);
+            if (status != IPCB_OK) return status;
         } else if (n < 0 && errno == EPIPE) {
             return ipcb_fail(error, IPCB_E_CLOSED, EPIPE, "the reading side closed the pipe");
         } else {
@@ -203,7 +210,71 @@ int32_t IPCB_CALL pipe_recv(ipcb_endpoint *ep, void *buf, size_t cap, size_t *le
             return IPCB_OK;
         }
         if (n == 0) return ipcb_fail(error, IPCB_E_CLOSED, 0, "the writing side closed the pipe");
-        if (errno != EINTR) return ipcb_fail_errno(error, errno, "read from pipe");
+        if (errno == EAGAIN) { /* O_NONBLOCK since event_source */
+            int32_t status = posix_wait_fd(ep->fd, POLLIN, posix_deadline(timeout_ns), error);
+            if (status != IPCB_OK) return status;
+        } else if (errno != EINTR) {
+            return ipcb_fail_errno(error, errno, "read from pipe");
+        }
+    }
+}
+
+/* Readiness (ABI 1.2). The pipe end turns O_NONBLOCK here, once, so that try_send and try_recv
+ * are a single write() or read(); send and recv above wait with poll when they meet EAGAIN. */
+int32_t IPCB_CALL pipe_event_source(ipcb_endpoint *ep, ipcb_event_source *out, ipcb_error *error) {
+    int flags;
+    if (ep == NULL || out == NULL || ep->fd < 0)
+        return ipcb_fail(error, IPCB_E_INVALID, 0, "event_source needs a connected endpoint");
+    if (ep->vmsplice)
+        return ipcb_fail(error, IPCB_E_UNSUPPORTED, 0,
+                         "splice=vmsplice hands pages to the pipe in send and cannot stop halfway "
+                         "without waiting; use splice=none to drive this pipe from an event loop");
+    flags = fcntl(ep->fd, F_GETFL);
+    if (flags < 0 || fcntl(ep->fd, F_SETFL, flags | O_NONBLOCK) < 0)
+        return ipcb_fail_errno(error, errno, "fcntl(O_NONBLOCK) for the event source");
+    out->kind = IPCB_HANDLE_FD;
+    out->handle = ep->fd;
+    out->recv_events = ep->direction == IPCB_DIR_RECV ? IPCB_EVENT_READABLE : 0;
+    out->send_events = ep->direction == IPCB_DIR_SEND ? IPCB_EVENT_WRITABLE : 0;
+    return IPCB_OK;
+}
+
+int32_t IPCB_CALL pipe_try_send(ipcb_endpoint *ep, const void *buf, size_t len, size_t *sent,
+                                ipcb_error *error) {
+    if (sent != NULL) *sent = 0;
+    if (ep == NULL || buf == NULL || len == 0 || sent == NULL || ep->fd < 0 ||
+        ep->direction != IPCB_DIR_SEND)
+        return ipcb_fail(error, IPCB_E_INVALID, 0, "try_send needs a connected sending end");
+    for (;;) {
+        const ssize_t n = write(ep->fd, buf, len);
+        if (n > 0) {
+            *sent = (size_t)n;
+            return IPCB_OK;
+        }
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0 && errno == EAGAIN) return IPCB_E_TIMEOUT;
+        if (n < 0 && errno == EPIPE)
+            return ipcb_fail(error, IPCB_E_CLOSED, EPIPE, "the reading side closed the pipe");
+        return ipcb_fail_errno(error, errno, "write to pipe");
+    }
+}
+
+int32_t IPCB_CALL pipe_try_recv(ipcb_endpoint *ep, void *buf, size_t cap, size_t *len,
+                                ipcb_error *error) {
+    if (len != NULL) *len = 0;
+    if (ep == NULL || buf == NULL || cap == 0 || len == NULL || ep->fd < 0 ||
+        ep->direction != IPCB_DIR_RECV)
+        return ipcb_fail(error, IPCB_E_INVALID, 0, "try_recv needs a connected receiving end");
+    for (;;) {
+        const ssize_t n = read(ep->fd, buf, cap);
+        if (n > 0) {
+            *len = (size_t)n;
+            return IPCB_OK;
+        }
+        if (n == 0) return ipcb_fail(error, IPCB_E_CLOSED, 0, "the writing side closed the pipe");
+        if (errno == EINTR) continue;
+        if (errno == EAGAIN) return IPCB_E_TIMEOUT;
+        return ipcb_fail_errno(error, errno, "read from pipe");
     }
 }
 

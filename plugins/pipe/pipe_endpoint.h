@@ -54,6 +54,11 @@ int32_t IPCB_CALL pipe_send(ipcb_endpoint *ep, const void *buf, size_t len, int6
 int32_t IPCB_CALL pipe_recv(ipcb_endpoint *ep, void *buf, size_t cap, size_t *len,
                             int64_t timeout_ns, ipcb_error *error);
 void IPCB_CALL pipe_close(ipcb_endpoint *ep);
+int32_t IPCB_CALL pipe_event_source(ipcb_endpoint *ep, ipcb_event_source *out, ipcb_error *error);
+int32_t IPCB_CALL pipe_try_send(ipcb_endpoint *ep, const void *buf, size_t len, size_t *sent,
+                                ipcb_error *error);
+int32_t IPCB_CALL pipe_try_recv(ipcb_endpoint *ep, void *buf, size_t cap, size_t *len,
+                                ipcb_error *error);
 void IPCB_CALL pipe_query_settings(ipcb_endpoint *ep, ipcb_setting_sink sink, void *context);
 
 /* pipe_vmsplice.c: borrow/publish (ABI 1.1) and send with splice=vmsplice. borrow says

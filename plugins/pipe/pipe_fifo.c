@@ -160,4 +160,7 @@ const ipcb_transport pipe_fifo_transport = {
     .borrow = pipe_borrow,
     .publish = pipe_publish,
     .send_batch = pipe_send_batch,
+    .event_source = pipe_event_source,
+    .try_send = pipe_try_send,
+    .try_recv = pipe_try_recv,
 };

@@ -55,6 +55,12 @@ int32_t socket_enable_zerocopy(ipcb_endpoint *ep, ipcb_error *error);
 int32_t socket_zerocopy_send(ipcb_endpoint *ep, const void *buf, size_t len, int64_t timeout_ns,
                              ipcb_error *error);
 void socket_zerocopy_report(ipcb_endpoint *ep);
+/* socket_events.c: ABI 1.2 readiness */
+int32_t IPCB_CALL socket_event_source(ipcb_endpoint *ep, ipcb_event_source *out, ipcb_error *error);
+int32_t IPCB_CALL socket_try_send(ipcb_endpoint *ep, const void *buf, size_t len, size_t *sent,
+                                  ipcb_error *error);
+int32_t IPCB_CALL socket_try_recv(ipcb_endpoint *ep, void *buf, size_t cap, size_t *len,
+                                  ipcb_error *error);
 #endif
 /* socket_batch.c (POSIX: sendmmsg, recvmmsg) */
 int32_t IPCB_CALL socket_send_batch(ipcb_endpoint *ep, const ipcb_msg *msgs, uint32_t count,

@@ -45,13 +45,17 @@ static int32_t IPCB_CALL seqpacket_open(const ipcb_open_params *p, ipcb_endpoint
 
 #ifdef _WIN32
 #define SEND_BATCH 0 /* no sendmmsg: the host sends one message per call */
+#define READINESS .event_source = 0, .try_send = 0, .try_recv = 0 /* no epoll for a SOCKET */
 #else
 #define SEND_BATCH socket_send_batch
+#define READINESS \
+    .event_source = socket_event_source, .try_send = socket_try_send, .try_recv = socket_try_recv
 #endif
 #define SOCKET_FUNCTIONS                                                                     \
     .export_address = socket_export_address, .connect = socket_connect, .send = socket_send, \
     .recv = socket_recv, .close = socket_close, .query_settings = socket_query_settings,     \
-    .remove_address = socket_remove_address, .get_extension = 0, .send_batch = SEND_BATCH
+    .remove_address = socket_remove_address, .get_extension = 0, .send_batch = SEND_BATCH,   \
+    READINESS
 
 static const ipcb_transport tcp_transport = {
     .struct_size = sizeof(ipcb_transport),
@@ -106,7 +110,7 @@ static const ipcb_plugin socket_plugin = {
     .struct_size = sizeof(ipcb_plugin),
     .abi_version = IPCB_ABI_VERSION,
     .name = "socket",
-    .version = "1.1.0",
+    .version = "1.2.0",
     .description = "BSD sockets: TCP, Unix stream, Unix seqpacket (Windows: TCP over Winsock)",
     .transport_count = sizeof socket_transports / sizeof socket_transports[0],
     .reserved0 = 0,

@@ -355,6 +355,77 @@ int32_t IPCB_CALL udp_recv(ipcb_endpoint *ep, void *buf, size_t cap, size_t *len
 }
 
 #ifndef _WIN32
+/* Readiness (ABI 1.2): the socket is the handle; one send/recv with MSG_DONTWAIT per call. */
+int32_t IPCB_CALL udp_event_source(ipcb_endpoint *ep, ipcb_event_source *out, ipcb_error *error) {
+    if (ep == NULL || out == NULL || !ep->connected)
+        return ipcb_fail(error, IPCB_E_INVALID, 0, "event_source needs a connected endpoint");
+    out->kind = IPCB_HANDLE_FD;
+    out->handle = ep->fd;
+    out->recv_events = IPCB_EVENT_READABLE;
+    out->send_events = IPCB_EVENT_WRITABLE;
+    return IPCB_OK;
+}
+
+int32_t IPCB_CALL udp_try_send(ipcb_endpoint *ep, const void *buf, size_t len, size_t *sent,
+                               ipcb_error *error) {
+    if (sent != NULL) *sent = 0;
+    if (ep == NULL || buf == NULL || len == 0 || sent == NULL || !ep->connected)
+        return ipcb_fail(error, IPCB_E_INVALID, 0, "try_send needs a connected endpoint and data");
+    for (;;) {
+        const ssize_t n = send(ep->fd, buf, len, MSG_DONTWAIT);
+        if (n == (ssize_t)len) {
+            *sent = len;
+            return IPCB_OK;
+        }
+        if (n >= 0) return ipcb_fail(error, IPCB_E_SYSTEM, 0, "%s: short datagram send", ep->id);
+        if (errno == EINTR) continue;
+        /* ENOBUFS: transient on a busy host; the socket stays writable, so the host retries. */
+        if (errno == EAGAIN || errno == EWOULDBLOCK || errno == ENOBUFS) return IPCB_E_TIMEOUT;
+        if (UDP_PEER_GONE(errno))
+            return ipcb_fail(error, IPCB_E_CLOSED, errno, "%s: the peer socket is gone", ep->id);
+        if (errno == EMSGSIZE)
+            return ipcb_fail(error, IPCB_E_TOO_BIG, errno, "%s: datagram of %llu B too large",
+                             ep->id, (unsigned long long)len);
+        return sock_fail(error, errno, "%s: send", ep->id);
+    }
+}
+
+int32_t IPCB_CALL udp_try_recv(ipcb_endpoint *ep, void *buf, size_t cap, size_t *len,
+                               ipcb_error *error) {
+    if (len != NULL) *len = 0;
+    if (ep == NULL || buf == NULL || cap == 0 || len == NULL || !ep->connected)
+        return ipcb_fail(error, IPCB_E_INVALID, 0,
+                         "try_recv needs a connected endpoint and buffer");
+    for (;;) {
+        const ssize_t n = recv(ep->fd, buf, cap, MSG_TRUNC | MSG_DONTWAIT);
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            if (errno == EAGAIN || errno == EWOULDBLOCK) return IPCB_E_TIMEOUT;
+            if (UDP_PEER_GONE(errno))
+                return ipcb_fail(error, IPCB_E_CLOSED, errno, "%s: the peer socket is gone",
+                                 ep->id);
+            return sock_fail(error, errno, "%s: recv", ep->id);
+        }
+        if (n == MAGIC_LEN && cap >= MAGIC_LEN) {
+            if (memcmp(buf, hello_magic, MAGIC_LEN) == 0) { /* a repeated hello: ack it again */
+                if (send(ep->fd, ack_magic, MAGIC_LEN, MSG_DONTWAIT) < 0) { /* the peer retries */
+                }
+                continue;
+            }
+            if (memcmp(buf, ack_magic, MAGIC_LEN) == 0) continue;
+        }
+        if ((size_t)n > cap)
+            return ipcb_fail(error, IPCB_E_TRUNCATED, 0,
+                             "%s: datagram of %lld B does not fit the %llu-byte buffer", ep->id,
+                             (long long)n, (unsigned long long)cap);
+        if (n == 0) continue;
+        *len = (size_t)n;
+        return IPCB_OK;
+    }
+}
+#endif
+
+#ifndef _WIN32
 /* Batches (ABI 1.1): sendmmsg and recvmmsg, one system call for up to BATCH_IO_CHUNK
  * datagrams. Used by ipchost --batch N. */
 int32_t IPCB_CALL udp_send_batch(ipcb_endpoint *ep, const ipcb_msg *msgs, uint32_t count,

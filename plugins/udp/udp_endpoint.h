@@ -20,6 +20,11 @@ int32_t IPCB_CALL udp_send_batch(ipcb_endpoint *ep, const ipcb_msg *msgs, uint32
 int32_t IPCB_CALL udp_recv_batch(ipcb_endpoint *ep, ipcb_msg *msgs, uint32_t count,
                                  uint32_t *received, int64_t timeout_ns, ipcb_error *error);
 #endif
+int32_t IPCB_CALL udp_event_source(ipcb_endpoint *ep, ipcb_event_source *out, ipcb_error *error);
+int32_t IPCB_CALL udp_try_send(ipcb_endpoint *ep, const void *buf, size_t len, size_t *sent,
+                               ipcb_error *error);
+int32_t IPCB_CALL udp_try_recv(ipcb_endpoint *ep, void *buf, size_t cap, size_t *len,
+                               ipcb_error *error);
 void IPCB_CALL udp_query_settings(ipcb_endpoint *ep, ipcb_setting_sink sink, void *context);
 int32_t IPCB_CALL udp_remove_address(const char *address, ipcb_error *error);
 

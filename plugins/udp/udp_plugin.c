@@ -30,13 +30,16 @@ static int32_t IPCB_CALL unix_open(const ipcb_open_params *p, ipcb_endpoint **ou
 
 #ifdef _WIN32 /* no sendmmsg/recvmmsg: one datagram per call */
 #define UDP_BATCH .send_batch = 0, .recv_batch = 0
+#define UDP_READINESS .event_source = 0, .try_send = 0, .try_recv = 0 /* no epoll for a SOCKET */
 #else
 #define UDP_BATCH .send_batch = udp_send_batch, .recv_batch = udp_recv_batch
+#define UDP_READINESS \
+    .event_source = udp_event_source, .try_send = udp_try_send, .try_recv = udp_try_recv
 #endif
 #define UDP_FUNCTIONS                                                               \
     .export_address = udp_export_address, .connect = udp_connect, .send = udp_send, \
     .recv = udp_recv, .close = udp_close, .query_settings = udp_query_settings,     \
-    .remove_address = udp_remove_address, .get_extension = 0, UDP_BATCH
+    .remove_address = udp_remove_address, .get_extension = 0, UDP_BATCH, UDP_READINESS
 
 static const ipcb_transport inet_transport = {
     .struct_size = sizeof(ipcb_transport),
@@ -76,7 +79,7 @@ static const ipcb_plugin udp_plugin = {
     .struct_size = sizeof(ipcb_plugin),
     .abi_version = IPCB_ABI_VERSION,
     .name = "udp",
-    .version = "1.1.0",
+    .version = "1.2.0",
     .description = "datagram sockets: UDP/IP and Unix",
     .transport_count = sizeof udp_transports / sizeof udp_transports[0],
     .reserved0 = 0,

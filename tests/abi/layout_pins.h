@@ -24,7 +24,7 @@ IPCB_PIN(offsetof(ipcb_open_params, address) == 24, open_params_address);
 IPCB_PIN(offsetof(ipcb_open_params, runtime_dir) == 32, open_params_runtime_dir);
 IPCB_PIN(offsetof(ipcb_open_params, max_message_size) == 40, open_params_max);
 IPCB_PIN(offsetof(ipcb_open_params, host) == 48, open_params_host);
-IPCB_PIN(sizeof(ipcb_transport) == 168, transport_size); /* 120 in 1.0 */
+IPCB_PIN(sizeof(ipcb_transport) == 232, transport_size); /* 120 in 1.0, 168 in 1.1 */
 IPCB_PIN(offsetof(ipcb_transport, id) == 8, transport_id);
 IPCB_PIN(offsetof(ipcb_transport, caps) == 24, transport_caps);
 IPCB_PIN(offsetof(ipcb_transport, max_message_size) == 32, transport_max);
@@ -45,6 +45,20 @@ IPCB_PIN(offsetof(ipcb_transport, take) == 136, transport_take);
 IPCB_PIN(offsetof(ipcb_transport, release) == 144, transport_release);
 IPCB_PIN(offsetof(ipcb_transport, send_batch) == 152, transport_send_batch);
 IPCB_PIN(offsetof(ipcb_transport, recv_batch) == 160, transport_recv_batch);
+/* since 1.2 */
+IPCB_PIN(offsetof(ipcb_transport, event_source) == 168, transport_event_source);
+IPCB_PIN(offsetof(ipcb_transport, try_send) == 176, transport_try_send);
+IPCB_PIN(offsetof(ipcb_transport, try_recv) == 184, transport_try_recv);
+IPCB_PIN(offsetof(ipcb_transport, cq_open) == 192, transport_cq_open);
+IPCB_PIN(offsetof(ipcb_transport, submit_send) == 200, transport_submit_send);
+IPCB_PIN(offsetof(ipcb_transport, submit_recv) == 208, transport_submit_recv);
+IPCB_PIN(offsetof(ipcb_transport, cq_wait) == 216, transport_cq_wait);
+IPCB_PIN(offsetof(ipcb_transport, cq_close) == 224, transport_cq_close);
+IPCB_PIN(sizeof(ipcb_event_source) == 24, event_source_size);
+IPCB_PIN(offsetof(ipcb_event_source, handle) == 8, event_source_handle);
+IPCB_PIN(offsetof(ipcb_event_source, send_events) == 20, event_source_send_events);
+IPCB_PIN(sizeof(ipcb_completion) == 24, completion_size);
+IPCB_PIN(offsetof(ipcb_completion, status) == 16, completion_status);
 IPCB_PIN(sizeof(ipcb_msg) == 16, msg_size);
 IPCB_PIN(offsetof(ipcb_msg, len) == 8, msg_len);
 IPCB_PIN(sizeof(ipcb_host) == 40, host_size);

@@ -43,7 +43,7 @@ extern "C" {
  * ------------------------------------------------------------------------------------------- */
 
 #define IPCB_ABI_MAJOR 1
-#define IPCB_ABI_MINOR 1
+#define IPCB_ABI_MINOR 2
 #define IPCB_ABI_VERSION (((uint32_t)IPCB_ABI_MAJOR << 16) | (uint32_t)IPCB_ABI_MINOR)
 #define IPCB_ABI_VERSION_MAJOR(v) ((uint32_t)(v) >> 16)
 #define IPCB_ABI_VERSION_MINOR(v) ((uint32_t)(v)&0xffffu)
@@ -183,6 +183,58 @@ typedef void(IPCB_CALL *ipcb_setting_sink)(void *context, const char *key, const
 
 /* Opaque endpoint, owned by the plugin from open() until close(). */
 typedef struct ipcb_endpoint ipcb_endpoint;
+
+/* ---------------------------------------------------------------------------------------------
+ * Since 1.2: event-driven I/O, so that few host threads drive thousands of endpoints
+ * (docs/event-io.md has the design and the alternatives). Two models, each optional:
+ *
+ *  Readiness (epoll, poll, kqueue): the endpoint names one waitable OS handle (ipcb_event_source)
+ *  and offers try_send/try_recv, which never wait. The host waits on many handles at once and
+ *  calls try_* for the endpoints whose handle fired.
+ *
+ *  Completion (io_uring, IOCP): the host opens a completion queue per thread, submits sends and
+ *  receives into host buffers, and reaps one ipcb_completion per submission.
+ *
+ * A transport offers either, both or neither; without them the host gives each endpoint a thread
+ * (the 1.0 path). Both models may be offered by one endpoint, but the host uses one per endpoint
+ * and never mixes them with the blocking calls on it after connect (except close).
+ * ------------------------------------------------------------------------------------------- */
+
+/* ipcb_event_source.kind */
+#define IPCB_HANDLE_FD 1u /* a POSIX file descriptor, waited on with poll/epoll (level-triggered) \
+                           */
+
+/* Bits of ipcb_event_source.recv_events and send_events. */
+#define IPCB_EVENT_READABLE 1u /* POLLIN / EPOLLIN */
+#define IPCB_EVENT_WRITABLE 2u /* POLLOUT / EPOLLOUT */
+
+/* The handle a readiness-driven host waits on for one endpoint (since 1.2). Filled by the plugin
+ * in a host-owned struct whose struct_size the host set. */
+typedef struct ipcb_event_source {
+    uint32_t struct_size;
+    uint32_t kind;        /* IPCB_HANDLE_FD */
+    int64_t handle;       /* the descriptor; owned by the endpoint, valid until close. The host
+                             only waits on it: it never reads, writes, closes or changes flags */
+    uint32_t recv_events; /* IPCB_EVENT_* that mean "try_recv may make progress" (0: the
+                             endpoint does not receive) */
+    uint32_t send_events; /* IPCB_EVENT_* that mean "try_send may make progress" (0: the
+                             endpoint does not send) */
+} ipcb_event_source;
+
+/* One finished submission, reaped by cq_wait (since 1.2). Arrays of it are indexed: frozen. */
+typedef struct ipcb_completion {
+    uint64_t user_data; /* what the host passed to submit_send/submit_recv */
+    uint64_t len;       /* bytes moved: send, all of them on IPCB_OK; recv, 1..cap */
+    int32_t status;     /* IPCB_OK or the IPCB_E_* send/recv would have returned; IPCB_E_CLOSED
+                           also for a submission cancelled by closing its endpoint */
+    uint32_t op;        /* IPCB_OP_SEND or IPCB_OP_RECV */
+} ipcb_completion;
+
+#define IPCB_OP_SEND 1u
+#define IPCB_OP_RECV 2u
+
+/* Opaque completion queue, owned by the plugin from cq_open until cq_close (since 1.2). */
+typedef struct ipcb_completion_queue ipcb_completion_queue;
 
 struct ipcb_host;
 
@@ -364,6 +416,72 @@ typedef struct ipcb_transport {
     int32_t(IPCB_CALL *recv_batch)(ipcb_endpoint *endpoint, ipcb_msg *msgs, uint32_t count,
                                    uint32_t *received, int64_t timeout_ns, ipcb_error *error);
 
+    /* -----------------------------------------------------------------------------------------
+     * Since 1.2: event-driven I/O (see "event-driven I/O" above). Optional, read after
+     * IPCB_HAS_FIELD and a non-NULL check. Readiness is event_source + try_send + try_recv, all
+     * three or none; completion is the six cq_ and submit_ members, all or none.
+     * --------------------------------------------------------------------------------------- */
+
+    /* Readiness: fills *out with the one handle the host may wait on for this endpoint, after
+     * connect. The contract that makes a single-threaded event loop correct:
+     *  - no lost wake-up: after try_recv (try_send) returned IPCB_E_TIMEOUT, the handle signals
+     *    recv_events (send_events) once progress may be possible, and keeps signalling while it
+     *    is (level-triggered, as poll sees it);
+     *  - a signal may be spurious: the try call then returns IPCB_E_TIMEOUT and nothing moved;
+     *  - the handle is the endpoint's: the host adds it to its poller and removes it before
+     *    close. A transport that cannot name such a handle for these options returns
+     *    IPCB_E_UNSUPPORTED with the reason (the host then uses a thread for it).
+     * [endpoint-thread] */
+    int32_t(IPCB_CALL *event_source)(ipcb_endpoint *endpoint, ipcb_event_source *out,
+                                     ipcb_error *error);
+
+    /* Readiness: sends from buf without waiting. IPCB_E_TIMEOUT ("would block") when nothing
+     * could go, with *sent = 0. Otherwise IPCB_OK with *sent bytes taken: a message transport
+     * takes all len or nothing; a stream transport may take 1..len, and the host sends the rest
+     * with later calls (unlike send, a partial write is normal here). Other errors as send.
+     * [endpoint-thread] */
+    int32_t(IPCB_CALL *try_send)(ipcb_endpoint *endpoint, const void *buf, size_t len, size_t *sent,
+                                 ipcb_error *error);
+
+    /* Readiness: recv with a zero timeout, in one system call where the OS allows (MSG_DONTWAIT,
+     * O_NONBLOCK): IPCB_E_TIMEOUT with *len = 0 when nothing is there. [endpoint-thread] */
+    int32_t(IPCB_CALL *try_recv)(ipcb_endpoint *endpoint, void *buf, size_t cap, size_t *len,
+                                 ipcb_error *error);
+
+    /* Completion: opens a queue that will hold at most `depth` (>= 1) outstanding submissions
+     * (io_uring: one ring; IOCP: one port). The host opens one per thread and uses it only from
+     * that thread; a queue is shared by the endpoints submitted to it. [any-thread] */
+    int32_t(IPCB_CALL *cq_open)(uint32_t depth, const struct ipcb_host *host,
+                                ipcb_completion_queue **out, ipcb_error *error);
+
+    /* Completion: sends len bytes from buf, which the host keeps valid and unchanged until the
+     * completion is reaped. A stream transport completes only when all len bytes went (it
+     * resubmits partial writes itself). Returns IPCB_OK when queued (the OS may see it only at
+     * the next cq_wait, which lets a plugin batch many submissions in one system call);
+     * IPCB_E_INVALID or IPCB_E_TOO_BIG as send for a bad argument; IPCB_E_NO_MEMORY when `depth`
+     * submissions are outstanding. The host submits at most one send and one recv per endpoint at a
+     * time. Called from the queue's thread only. */
+    int32_t(IPCB_CALL *submit_send)(ipcb_completion_queue *queue, ipcb_endpoint *endpoint,
+                                    const void *buf, size_t len, uint64_t user_data,
+                                    ipcb_error *error);
+
+    /* Completion: receives into buf (cap bytes, host-owned, valid until reaped); completes with
+     * 1..cap bytes (streams) or one whole message, as recv. Otherwise as submit_send. */
+    int32_t(IPCB_CALL *submit_recv)(ipcb_completion_queue *queue, ipcb_endpoint *endpoint,
+                                    void *buf, size_t cap, uint64_t user_data, ipcb_error *error);
+
+    /* Completion: passes queued submissions to the OS, waits at most timeout_ns for the first
+     * completion (IPCB_E_TIMEOUT, *count = 0), then stores up to max completions already there in
+     * out[0..*count). Every submission that returned IPCB_OK completes exactly once. */
+    int32_t(IPCB_CALL *cq_wait)(ipcb_completion_queue *queue, ipcb_completion *out, uint32_t max,
+                                uint32_t *count, int64_t timeout_ns, ipcb_error *error);
+
+    /* Completion: releases the queue. The host first closes (or reaps everything of) the
+     * endpoints submitted to it. Closing an endpoint with submissions outstanding is allowed:
+     * close cancels them and does not return before the OS is done with their buffers; their
+     * completions (IPCB_E_CLOSED) are reaped by the next cq_wait, or dropped by cq_close. */
+    void(IPCB_CALL *cq_close)(ipcb_completion_queue *queue);
+
     /* 1.x: append new members here only, each marked "since 1.N". */
 } ipcb_transport;
 
@@ -376,7 +494,7 @@ typedef struct ipcb_host {
     uint32_t struct_size;
     uint32_t abi_version;     /* IPCB_ABI_VERSION the host was built with */
     const char *host_name;    /* "ipchost" */
-    const char *host_version; /* "1.1.0": the package version, which follows the ABI */
+    const char *host_version; /* "1.2.0": the package version, which follows the ABI */
     void *host_data;          /* reserved for the host */
     /* Logs one line. Use it for setup and errors, never per message in the data path.
      * [any-thread] */

@@ -33,6 +33,9 @@
 //      borrow(len, max_count, slots, count, timeout_ns) and publish(count)        together
 //      take(max_count, msgs, count, timeout_ns) and release(count)                together
 //      send_batch(msgs, count, sent, timeout_ns), recv_batch(msgs, count, received, timeout_ns)
+//      event_source(ipcb_event_source &out), try_send(buf, len, sent), try_recv(buf, cap, len)
+//                                                  together (ABI 1.2 readiness; the completion
+//                                                  calls are C only for now)
 //  - on the transport description struct:
 //      static void remove_address(const std::string &address);   throw to fail
 //      static const void *get_extension(const char *id);
@@ -278,6 +281,25 @@ struct has_send_batch<E, std::void_t<decltype(std::declval<E &>().send_batch(
                              static_cast<std::uint32_t *>(nullptr), std::int64_t{}))>>
     : std::true_type {};
 template <class, class = void>
+struct has_event_source : std::false_type {};
+template <class E>
+struct has_event_source<
+    E, std::void_t<decltype(std::declval<E &>().event_source(std::declval<ipcb_event_source &>()))>>
+    : std::true_type {};
+template <class, class = void>
+struct has_try_send : std::false_type {};
+template <class E>
+struct has_try_send<E, std::void_t<decltype(std::declval<E &>().try_send(
+                           static_cast<const void *>(nullptr), std::size_t{},
+                           static_cast<std::size_t *>(nullptr)))>> : std::true_type {};
+template <class, class = void>
+struct has_try_recv : std::false_type {};
+template <class E>
+struct has_try_recv<
+    E, std::void_t<decltype(std::declval<E &>().try_recv(
+           static_cast<void *>(nullptr), std::size_t{}, static_cast<std::size_t *>(nullptr)))>>
+    : std::true_type {};
+template <class, class = void>
 struct has_recv_batch : std::false_type {};
 template <class E>
 struct has_recv_batch<E, std::void_t<decltype(std::declval<E &>().recv_batch(
@@ -312,6 +334,9 @@ struct table {
                   "borrow and publish go together (transport.h)");
     static_assert(has_take<endpoint_type>::value == has_release<endpoint_type>::value,
                   "take and release go together (transport.h)");
+    static_assert(has_event_source<endpoint_type>::value == has_try_send<endpoint_type>::value &&
+                      has_try_send<endpoint_type>::value == has_try_recv<endpoint_type>::value,
+                  "event_source, try_send and try_recv go together (transport.h)");
     static constexpr std::uint32_t option_count =
         static_cast<std::uint32_t>(sizeof(T::options) / sizeof(T::options[0]));
 
@@ -464,6 +489,38 @@ struct table {
         });
     }
 
+    static std::int32_t IPCB_CALL event_source([[maybe_unused]] ipcb_endpoint *ep,
+                                               [[maybe_unused]] ipcb_event_source *out,
+                                               ipcb_error *e) {
+        return guarded(e, [&]() -> std::int32_t {
+            if constexpr (has_event_source<endpoint_type>::value)
+                return derived(ep).event_source(*out);
+            return IPCB_E_UNSUPPORTED;
+        });
+    }
+    static std::int32_t IPCB_CALL try_send([[maybe_unused]] ipcb_endpoint *ep,
+                                           [[maybe_unused]] const void *buf,
+                                           [[maybe_unused]] std::size_t len, std::size_t *sent,
+                                           ipcb_error *e) {
+        if (sent != nullptr) *sent = 0;
+        return guarded(e, [&]() -> std::int32_t {
+            if constexpr (has_try_send<endpoint_type>::value)
+                return derived(ep).try_send(buf, len, sent);
+            return IPCB_E_UNSUPPORTED;
+        });
+    }
+    static std::int32_t IPCB_CALL try_recv([[maybe_unused]] ipcb_endpoint *ep,
+                                           [[maybe_unused]] void *buf,
+                                           [[maybe_unused]] std::size_t cap, std::size_t *len,
+                                           ipcb_error *e) {
+        if (len != nullptr) *len = 0;
+        return guarded(e, [&]() -> std::int32_t {
+            if constexpr (has_try_recv<endpoint_type>::value)
+                return derived(ep).try_recv(buf, cap, len);
+            return IPCB_E_UNSUPPORTED;
+        });
+    }
+
     template <bool offered, class F>
     static constexpr F offer(F f) {
         return offered ? f : nullptr;
@@ -480,7 +537,11 @@ struct table {
             offer<has_borrow<E>::value>(&borrow), offer<has_publish<E>::value>(&publish),
             offer<has_take<E>::value>(&take), offer<has_release<E>::value>(&release),
             offer<has_send_batch<E>::value>(&send_batch),
-            offer<has_recv_batch<E>::value>(&recv_batch)};
+            offer<has_recv_batch<E>::value>(&recv_batch),
+            // since 1.2: readiness when declared; completion is not offered from C++ yet
+            offer<has_event_source<E>::value>(&event_source),
+            offer<has_try_send<E>::value>(&try_send), offer<has_try_recv<E>::value>(&try_recv),
+            nullptr, nullptr, nullptr, nullptr, nullptr};
         return &t;
     }
 };
