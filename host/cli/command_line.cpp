@@ -20,8 +20,8 @@ namespace {
 struct typed_options {
     std::string mode = "both", sizes = "32,1K,64K", duration = "0.5", warmup = "0.2", count,
                 timeout, streams, rate, affinity, repeat, cv_warn, interval, regression, token_file,
-                data_port, idle_timeout, bitrate, batch, burst, zero_copy = "auto",
-                format = "table", peer, token, bind = "127.0.0.1", lang = "c", dir;
+                data_port, idle_timeout, bitrate, batch, burst, zero_copy = "auto", io = "auto",
+                threads, format = "table", peer, token, bind = "127.0.0.1", lang = "c", dir;
     std::vector<std::string> plugin_lists, dirs;
 };
 
@@ -68,7 +68,17 @@ po::options_description case_options(typed_options &t) {
         "watchdog per case (default: warm-up + duration + 20 s; 300 s with --count); for "
         "check, the least watchdog of each check step (default 20 to 60 s)");
     add("streams,P", po::value(&t.streams)->value_name("N"),
-        "N parallel streams: a thread and an endpoint (set) per stream in each process");
+        "N parallel streams (1 to 20000), an endpoint (set) each in each process; past a few, "
+        "--io auto multiplexes them on --threads threads (RLIMIT_NOFILE is raised as far as "
+        "allowed); the table gives totals and the spread over streams");
+    add("io", po::value(&t.io)->value_name("ENGINE"),
+        "how each process drives its streams: threads (one per stream, blocking calls), epoll "
+        "(Linux readiness: event_source, try_send, try_recv), uring or iocp (completion); auto "
+        "(default) keeps threads while the streams fit --threads, else the best the transport "
+        "offers (ipchost --describe ID shows which); reported with each result");
+    add("threads", po::value(&t.threads)->value_name("T"),
+        "event engines: threads per process multiplexing the streams (default: the CPUs this "
+        "process may use)");
     add("rate", po::value(&t.rate)->value_name("R"),
         "throughput: send R messages/s per stream, evenly paced; adds one-way latency measured "
         "from each message's scheduled send time (no coordinated omission); needs --size >= 16");
@@ -111,6 +121,9 @@ po::options_description output_options(typed_options &t, command_line &cmd) {
             .c_str());
     add("output", po::value(&cmd.output)->value_name("FILE"),
         "write the results to FILE instead of stdout");
+    add("per-stream", po::bool_switch(&cmd.per_stream_list),
+        "JSON: list every stream of a case (by default only up to 64; stream_spread sums them "
+        "up either way)");
     add("fail-on-regression", po::value(&t.regression)->value_name("PERCENT"),
         "compare: exit 1 when a figure got significantly worse by more than PERCENT, naming "
         "each such row");
@@ -217,7 +230,14 @@ void apply_case_options(const po::variables_map &vm, const typed_options &t, com
     c.warmup_s = parse_seconds("--warmup", t.warmup, true);
     if (!t.count.empty()) c.count = parse_count("--count", t.count);
     if (!t.timeout.empty()) c.timeout_s = parse_seconds("--timeout", t.timeout, false);
-    if (!t.streams.empty()) c.streams = parse_small_int("--streams", t.streams, 1, 64);
+    if (!t.streams.empty())
+        c.streams = parse_small_int("--streams", t.streams, 1, model::max_streams);
+    if (auto e = model::io_engine_from(t.io))
+        c.io = *e;
+    else
+        throw usage_error("--io '" + t.io + "': expected auto, threads, epoll, uring or iocp");
+    if (!t.threads.empty())
+        c.threads = parse_small_int("--threads", t.threads, 1, model::max_threads);
     if (!t.rate.empty()) c.rate_per_s = parse_positive("--rate", t.rate, "messages per second");
     if (!t.bitrate.empty()) {
         if (!t.rate.empty()) throw usage_error("--rate and --bitrate exclude each other");

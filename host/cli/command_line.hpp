@@ -45,6 +45,7 @@ struct command_line {
     bool format_given = false;
     std::string output;  // file, empty = stdout
     std::string histogram_file;
+    bool per_stream_list = false;  // --per-stream
 
     // Two hosts: --peer on the client, `serve` on the agent.
     std::optional<remote::agent_address> agent;  // --peer: the agent that runs the server side

@@ -14,7 +14,8 @@ namespace ipcbench::control {
 // 4-byte big-endian length followed by that many bytes of UTF-8 JSON, an object with a "type".
 // This parser faces untrusted input: every malformed frame is a protocol_error, never a crash.
 inline constexpr std::uint32_t protocol_version = 1;
-inline constexpr std::size_t max_frame_bytes = 1 << 20;
+// 8 MiB: a setup or result of 20,000 streams (their addresses, their per-stream rows) fits.
+inline constexpr std::size_t max_frame_bytes = std::size_t{8} << 20;
 
 struct protocol_error : std::runtime_error {
     using std::runtime_error::runtime_error;

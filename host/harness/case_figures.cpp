@@ -1,5 +1,7 @@
 #include "harness/case_figures.hpp"
 
+#include <algorithm>
+
 #include "model/units.hpp"
 
 namespace ipcbench::harness {
@@ -41,10 +43,19 @@ report::latency_figures latency_from(const stats::latency_histogram &h, const ch
     return l;
 }
 
+// Each loop thread once (an event engine runs many streams on one).
 std::vector<std::int64_t> threads_of(const loop_result &side) {
     std::vector<std::int64_t> ids;
-    for (const auto &s : side.streams) ids.push_back(s.thread_id);
+    for (const auto &s : side.streams)
+        if (std::find(ids.begin(), ids.end(), s.thread_id) == ids.end()) ids.push_back(s.thread_id);
     return ids;
+}
+
+// Placement speaks of a stream's own two threads: only the thread engine has them (an event
+// engine's threads share many streams, and their "same CPU" share says nothing of a pair).
+bool own_threads(const report::case_result &r) {
+    return r.settings.io == model::io_engine::threads ||
+           r.settings.io == model::io_engine::automatic;
 }
 
 std::uint64_t lost(std::uint64_t sent, const loop_result &received) {
@@ -90,11 +101,12 @@ void fill_throughput(report::case_result &r, const loop_result &sent, const loop
             model::per_second(static_cast<double>(s.counted_messages), s.window_s());
         f.bytes_per_sec = f.messages_per_sec * static_cast<double>(r.settings.size_bytes);
         f.lost = lost(sender ? sender->messages_sent : 0, s);
-        f.placement = stream_placement(placement, s, sender, &s);
+        if (own_threads(r)) f.placement = stream_placement(placement, s, sender, &s);
         r.per_stream.push_back(f);
     }
-    r.placement = placement.figures(received.first_ns, received.end_ns, threads_of(sent),
-                                    threads_of(received));
+    if (own_threads(r))
+        r.placement = placement.figures(received.first_ns, received.end_ns, threads_of(sent),
+                                        threads_of(received));
     if (received.histogram) {
         r.histogram = *received.histogram;
         r.latency = latency_from(r.histogram, "one_way_from_schedule");
@@ -124,12 +136,14 @@ void fill_latency(report::case_result &r, const loop_result &pinger, const loop_
         f.messages_per_sec = model::per_second(static_cast<double>(f.messages), s.window_s());
         f.bytes_per_sec = f.messages_per_sec * 2.0 * static_cast<double>(r.settings.size_bytes);
         f.lost = s.lost;
-        f.placement = stream_placement(placement, s, &s,
-                                       k < ponger.streams.size() ? &ponger.streams[k] : nullptr);
+        if (own_threads(r))
+            f.placement = stream_placement(
+                placement, s, &s, k < ponger.streams.size() ? &ponger.streams[k] : nullptr);
         r.per_stream.push_back(f);
     }
-    r.placement =
-        placement.figures(pinger.first_ns, pinger.end_ns, threads_of(pinger), threads_of(ponger));
+    if (own_threads(r))
+        r.placement = placement.figures(pinger.first_ns, pinger.end_ns, threads_of(pinger),
+                                        threads_of(ponger));
 }
 
 }  // namespace ipcbench::harness

@@ -1,11 +1,14 @@
 #include "harness/orchestrator.hpp"
 
 #include "harness/case_figures.hpp"
+#include "harness/io_engine_choice.hpp"
 #include "harness/placement_sampler.hpp"
+#include "harness/scale_figures.hpp"
 #include "harness/worker_pair.hpp"
 #include "model/job.hpp"
 #include "model/json_fields.hpp"
 #include "model/loop_result.hpp"
+#include "platform/open_file_limit.hpp"
 
 namespace ipcbench::harness {
 namespace {
@@ -156,6 +159,18 @@ void measure(const plugin::transport_info &transport, const model::case_settings
         [&] { placement.sample(); });
     fill_results(results, plan, worker_result_from(server_answer, plan.server_side),
                  worker_result_from(client_answer, plan.client_side), placement);
+    try {
+        for (auto &r : results) {
+            // The forward half is sent by the client (or the server with --reverse).
+            const bool client_sends =
+                bidir ? r.direction == traffic_direction::forward : plan.client_sends;
+            fill_scale(r, client_sends ? pair.client_setup() : pair.server_setup(),
+                       client_sends ? pair.server_setup() : pair.client_setup(),
+                       pair.client_setup());
+        }
+    } catch (const std::exception &e) {
+        throw pair_failure(std::string("a worker sent malformed set-up figures: ") + e.what());
+    }
     pair.close();
 }
 
@@ -191,7 +206,17 @@ std::vector<report::case_result> run_case(const plugin::transport_info &transpor
             throw std::runtime_error(transport.id +
                                      " has no zero-copy send (borrow/publish, ABI 1.1); use "
                                      "--zero-copy auto or off");
-        measure(transport, settings, agent, results, on_interval, outputs);
+        // The engine as it runs goes into the results, --io auto or not.
+        const model::case_settings resolved = with_io_engine(transport, settings);
+        for (auto &r : results) {
+            r.settings.io = resolved.io;
+            r.settings.threads = resolved.threads;
+        }
+        const std::string limit =
+            platform::ensure_open_files(descriptors_needed(transport, resolved));
+        if (!limit.empty())
+            throw std::runtime_error("--streams " + std::to_string(resolved.streams) + " " + limit);
+        measure(transport, resolved, agent, results, on_interval, outputs);
     } catch (const pair_interrupted &e) {
         status = report::case_status::interrupted;
         error = e.what();

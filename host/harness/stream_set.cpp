@@ -7,7 +7,9 @@
 #include <thread>
 #include <vector>
 
+#include "harness/event_loop.hpp"
 #include "harness/stream_progress.hpp"
+#include "harness/stream_task.hpp"
 #include "harness/timed_loops.hpp"
 #include "model/interval_figures.hpp"
 #include "platform/cpu_affinity.hpp"
@@ -19,14 +21,6 @@ namespace {
 
 using model::job_kind;
 using nlohmann::json;
-
-struct stream_task {
-    stream_task(job_kind part, int stream) : part(part), stream(stream) {}
-    job_kind part;  // send, receive, ping or pong
-    int stream = 0;
-    stream_progress progress;
-    loop_result result;
-};
 
 bool reports_intervals(job_kind part) {
     return part == job_kind::receive || part == job_kind::ping;
@@ -229,6 +223,21 @@ model::worker_result run_streams(const job &j, const endpoint_lookup &endpoint_f
     }
     std::deque<stream_task> tasks = tasks_for(j);
     std::vector<std::thread> threads;
+    if (j.settings.io == model::io_engine::epoll) {
+        // A few threads multiplex every stream; this thread serves the channel as before.
+        event_loops loops(tasks, j, endpoint_for);
+        serve_until_done(j, tasks, channel);
+        loops.join();
+        return summed(tasks);
+    }
+    if (j.settings.io != model::io_engine::threads) {
+        loop_result failed;
+        failed.part = model::receives(j.kind) ? job_kind::receive : j.kind;
+        failed.error = std::string("--io ") + model::to_string(j.settings.io) +
+                       " is not an engine this worker runs (threads, epoll)";
+        failed.status = IPCB_E_UNSUPPORTED;
+        return {{failed}};
+    }
     if (tasks.size() == 1 && j.settings.interval_s == 0) {
         // One stream and no live reports: run it on this thread. A process that never started a
         // thread keeps glibc's single-threaded fast paths (read and write skip the cancellation

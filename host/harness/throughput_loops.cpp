@@ -6,6 +6,7 @@
 #include "harness/message_header.hpp"
 #include "harness/payload_pattern.hpp"
 #include "harness/receive_path.hpp"
+#include "harness/receive_tally.hpp"
 #include "harness/send_path.hpp"
 #include "harness/timed_loops.hpp"
 #include "platform/monotonic_clock.hpp"
@@ -21,10 +22,6 @@ using platform::now_ns;
 // Reading the clock costs ~20 ns; small unpaced messages check it every few sends only.
 std::uint64_t clock_stride(std::size_t size) {
     return size >= 4096 ? 1 : 16;
-}
-
-std::size_t pattern_offset(const job &j) {
-    return j.settings.rate_per_s > 0 ? timestamp_offset + 8 : header_bytes;
 }
 
 // Waits until `when` (now_ns time): the system's sleep for the bulk, a spin for the last stretch
@@ -147,42 +144,6 @@ loop_result run_sender(plugin::transport_endpoint &out, const job &j, stream_pro
     return result;
 }
 
-namespace {
-
-// What a receiver saw, as its loop left it.
-struct receive_tally {
-    std::uint64_t received = 0, warm = 0, corrupted = 0;
-    stats::sequence_tracker sequences;
-    std::int64_t first = 0, last = 0, end = 0;
-    std::string ended_by;
-};
-
-loop_result receiver_result(const job &j, receive_tally &t, const receive_path &path) {
-    loop_result r;
-    r.part = model::job_kind::receive;
-    r.thread_id = platform::current_thread_id();
-    r.messages_received = t.received;
-    r.bytes_received = t.received * j.settings.size_bytes;
-    r.warmup_messages = t.warm;
-    r.duplicates = t.sequences.duplicates();
-    r.out_of_order = t.sequences.out_of_order();
-    r.beyond_window = t.sequences.beyond_window();
-    r.corrupted = t.corrupted;
-    r.first_ns = t.first;
-    r.end_ns = t.received ? t.end : t.first;
-    // The window runs from the arrival of the first timed message to the end marker, which covers
-    // `received` message intervals; without a marker it ends at the last arrival, covering one
-    // fewer.
-    r.counted_messages = t.ended_by == "end-marker" || t.ended_by == "closed"
-                             ? t.received
-                             : (t.received ? t.received - 1 : 0);
-    r.ended_by = t.ended_by;
-    r.path = path.name();
-    return r;
-}
-
-}  // namespace
-
 loop_result run_receiver(plugin::transport_endpoint &in, const job &j, stream_progress &p) {
     const model::case_settings &c = j.settings;
     const bool paced = c.rate_per_s > 0;
@@ -196,30 +157,10 @@ loop_result run_receiver(plugin::transport_endpoint &in, const job &j, stream_pr
     platform::resource_usage usage_before;
     int32_t status = IPCB_OK;
 
+    stats::latency_histogram *one_way_sink = paced ? &one_way : nullptr;
     auto on_message = [&](const unsigned char *m) {
-        const std::uint64_t header = read_header(m);
-        if (header & flag_end) {
-            t.end = now_ns();
-            t.ended_by = "end-marker";
-            return false;
-        }
-        if (header & flag_warmup) {
-            ++t.warm;
-            return true;
-        }
-        if (t.received == 0) {
-            t.first = now_ns();
-            usage_before = platform::sample_thread_usage();
-        }
-        if (!j.reliable || paced) t.last = now_ns();
-        ++t.received;
-        const std::uint64_t seq = header & sequence_mask;
-        if (t.sequences.record(seq) && c.verify && !pattern.matches(m, seq)) ++t.corrupted;
-        if (paced) {
-            const auto scheduled = static_cast<std::int64_t>(read_u64(m + timestamp_offset));
-            one_way.record(static_cast<std::uint64_t>(t.last > scheduled ? t.last - scheduled : 0));
-        }
-        return true;
+        return t.count(m, j, pattern, one_way_sink,
+                       [&] { usage_before = platform::sample_thread_usage(); });
     };
     while (t.ended_by.empty()) {
         status = path.receive(on_message, timeout);
@@ -247,7 +188,8 @@ loop_result run_receiver(plugin::transport_endpoint &in, const job &j, stream_pr
     // final --interval line is read from these.
     p.messages.store(t.received, std::memory_order_relaxed);
     p.expected_next.store(t.sequences.highest_plus_one(), std::memory_order_relaxed);
-    loop_result result = receiver_result(j, t, path);
+    loop_result result = t.result(j, path.name());
+    result.thread_id = platform::current_thread_id();
     result.usage = usage;
     if (paced) result.histogram = std::move(one_way);
     if (status != IPCB_OK && status != IPCB_E_CLOSED && status != IPCB_E_TIMEOUT)

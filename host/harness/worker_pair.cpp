@@ -236,7 +236,8 @@ std::pair<json, json> worker_pair::connect(const std::map<std::string, std::stri
     auto opened = collect({server_.get()}, "opened", now_ns() + setup_timeout_ns);
     addresses_ = opened[0].at("addresses").get<std::vector<std::string>>();
     if (!remote_) write_run_manifest(run_dir_.path(), transport_.id, addresses_);
-    spdlog::debug("{}: the creator's addresses: {}", transport_.id, fmt::join(addresses_, " "));
+    spdlog::debug("{}: the creator's {} addresses, first: {}", transport_.id, addresses_.size(),
+                  addresses_.empty() ? "-" : addresses_.front());
     client_->channel.send(
         setup_message("connector", client_dirs_, addresses_, options, max_message_size));
     collect({client_.get()}, "opened", now_ns() + setup_timeout_ns);
@@ -246,6 +247,7 @@ std::pair<json, json> worker_pair::connect(const std::map<std::string, std::stri
     client_->channel.send(connect);
     auto connected = collect({server_.get(), client_.get()}, "connected",
                              now_ns() + connect_timeout_ns + setup_timeout_ns);
+    setups_ = {connected[0].value("setup", json()), connected[1].value("setup", json())};
     return {connected[0].at("settings"), connected[1].at("settings")};
 }
 

@@ -87,6 +87,11 @@ public:
     // Closes the endpoints politely (kills the workers if they do not answer in time).
     void close();
 
+    // What each side said of its connections' set-up (worker: "connected" "setup"), untrusted
+    // (an agent's worker may say anything); null before connect.
+    const nlohmann::json &server_setup() const { return setups_.first; }
+    const nlohmann::json &client_setup() const { return setups_.second; }
+
     const std::vector<std::uint32_t> &server_dirs() const { return server_dirs_; }
     const std::vector<std::uint32_t> &client_dirs() const { return client_dirs_; }
 
@@ -120,6 +125,7 @@ private:
     platform::run_directory run_dir_;
     std::unique_ptr<process> server_, client_;
     std::vector<std::string> addresses_;
+    std::pair<nlohmann::json, nlohmann::json> setups_;
 };
 
 }  // namespace ipcbench::harness

@@ -19,6 +19,7 @@ std::optional<Enum> lookup(const char *const (&names)[N], const std::string &nam
 const char *const mode_names[] = {"throughput", "latency"};
 const char *const direction_names[] = {"forward", "reverse", "bidir"};
 const char *const zero_copy_names[] = {"auto", "on", "off"};
+const char *const io_names[] = {"auto", "threads", "epoll", "uring", "iocp"};
 
 }  // namespace
 
@@ -30,6 +31,12 @@ const char *to_string(traffic_direction d) {
 }
 const char *to_string(zero_copy_policy z) {
     return zero_copy_names[static_cast<int>(z)];
+}
+const char *to_string(io_engine e) {
+    return io_names[static_cast<int>(e)];
+}
+std::optional<io_engine> io_engine_from(const std::string &name) {
+    return lookup<io_engine>(io_names, name);
 }
 std::optional<measure_mode> measure_mode_from(const std::string &name) {
     return lookup<measure_mode>(mode_names, name);
@@ -67,6 +74,12 @@ bool parse_name(const std::string &name, traffic_direction &out) {
 }
 bool parse_name(const std::string &name, zero_copy_policy &out) {
     auto v = zero_copy_policy_from(name);
+    if (v) out = *v;
+    return v.has_value();
+}
+
+bool parse_name(const std::string &name, io_engine &out) {
+    auto v = io_engine_from(name);
     if (v) out = *v;
     return v.has_value();
 }

@@ -20,6 +20,12 @@ enum class traffic_direction { forward, reverse, bidir };
 // take/release) when it offers that (automatic), only then (on), or always copied (off).
 enum class zero_copy_policy { automatic, on, off };
 
+// How a worker drives its streams' endpoints (--io): a thread per stream and blocking calls
+// (threads), or few threads multiplexing many endpoints through the ABI 1.2 calls: readiness
+// with epoll, completion with io_uring or IOCP. automatic is resolved by the orchestrator to the
+// best the transport offers before a job is sent, so a worker never sees it.
+enum class io_engine { automatic, threads, epoll, uring, iocp };
+
 // --affinity: the sending (pinging) process on one CPU, the other on another; -1 = not pinned.
 struct cpu_placement {
     int sender_cpu = -1;
@@ -40,18 +46,21 @@ struct case_settings {
     double warmup_s = 0.2;                                     // untimed traffic before it
     std::uint64_t count = 0;  // > 0: exactly this many messages (round trips) per stream
     double timeout_s = 0;     // watchdog for the whole case; 0 = derived from the schedule
-    int streams = 1;          // parallel streams, a thread and an endpoint (set) each
-    double rate_per_s = 0;    // paced messages per second per stream; 0 = as fast as possible
-    int burst = 1;            // paced: messages sent back to back at each slot (--burst)
-    bool verify = false;      // check every payload byte
-    int batch = 1;            // throughput: messages per data-path call
+    int streams = 1;          // parallel streams, an endpoint (set) each
+    io_engine io = io_engine::automatic;  // as resolved for the transport (reported with results)
+    int threads = 0;        // event engines: threads per process multiplexing the streams; 0 = CPUs
+    double rate_per_s = 0;  // paced messages per second per stream; 0 = as fast as possible
+    int burst = 1;          // paced: messages sent back to back at each slot (--burst)
+    bool verify = false;    // check every payload byte
+    int batch = 1;          // throughput: messages per data-path call
     zero_copy_policy zero_copy = zero_copy_policy::automatic;
     double interval_s = 0;  // live interval reports; 0 = none
     cpu_placement affinity;
     std::map<std::string, std::string> options;  // the transport's own options (--opt)
 };
 
-constexpr int max_streams = 1024;
+constexpr int max_streams = 20000;
+constexpr int max_threads = 1024;
 constexpr int max_batch = 1024;
 
 // Every field with its name on the control channel and what it may hold. to_json and from_json
@@ -71,6 +80,8 @@ void visit_fields(Settings &c, Visitor &&v) {
     v.count("count", c.count, 0, std::uint64_t{1} << 48);
     v.seconds("timeout_s", c.timeout_s);
     v.count("streams", c.streams, 1, max_streams);
+    v.named("io", c.io);
+    v.count("threads", c.threads, 0, max_threads);
     v.number("rate_per_s", c.rate_per_s, 0, 1e12);
     v.count("burst", c.burst, 1, max_batch);
     v.flag("verify", c.verify);
@@ -86,6 +97,8 @@ void visit_fields(Settings &c, Visitor &&v) {
 const char *to_string(measure_mode m);
 const char *to_string(traffic_direction d);
 const char *to_string(zero_copy_policy z);
+const char *to_string(io_engine e);
+std::optional<io_engine> io_engine_from(const std::string &name);
 std::optional<measure_mode> measure_mode_from(const std::string &name);
 std::optional<traffic_direction> traffic_direction_from(const std::string &name);
 std::optional<zero_copy_policy> zero_copy_policy_from(const std::string &name);

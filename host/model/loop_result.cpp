@@ -62,6 +62,75 @@ platform::resource_usage usage_from(const json &in) {
     return u;
 }
 
+// A summed result's streams as rows of numbers (thousands of them fit a frame): the counters,
+// then the window, the thread, its CPU and the status; failures separately. A stream's path,
+// histogram and the rest of its usage live in the sum.
+json stream_rows(const std::vector<loop_result> &streams) {
+    json rows = json::array(), errors = json::array();
+    for (std::size_t k = 0; k < streams.size(); ++k) {
+        const loop_result &s = streams[k];
+        json row = json::array();
+        for (const auto &c : counters) row.push_back(s.*c.member);
+        row.insert(row.end(), {json(s.first_ns), json(s.end_ns), json(s.thread_id),
+                               json(s.usage.cpu_user_s), json(s.usage.cpu_sys_s), json(s.status)});
+        rows.push_back(std::move(row));
+        if (s.failed()) errors.push_back({{"stream", k}, {"error", s.error}});
+    }
+    return {{"rows", rows}, {"errors", errors}};
+}
+
+constexpr std::size_t row_width = std::size(counters) + 6;
+
+std::vector<loop_result> streams_from(const json_fields &f, job_kind part) {
+    const json_fields table(f.at("streams"), "streams");
+    const auto &rows = table.at("rows");
+    if (!rows.is_array() || rows.size() > max_streams)
+        throw table.fail("rows", "must be a list of at most " + std::to_string(max_streams));
+    std::vector<loop_result> out(rows.size());
+    for (std::size_t k = 0; k < rows.size(); ++k) {
+        const json &row = rows[k];
+        if (!row.is_array() || row.size() != row_width)
+            throw table.fail("rows",
+                             "each row must list " + std::to_string(row_width) + " numbers");
+        loop_result &s = out[k];
+        s.part = part;
+        auto whole = [&](std::size_t i, std::int64_t low, std::int64_t high) {
+            if (!row[i].is_number_integer() || row[i].get<std::int64_t>() < low ||
+                row[i].get<std::int64_t>() > high)
+                throw table.fail("rows", "entry " + std::to_string(i) + " of row " +
+                                             std::to_string(k) + " is not a whole number in range");
+            return row[i].get<std::int64_t>();
+        };
+        std::size_t i = 0;
+        for (const auto &c : counters) {
+            if (!row[i].is_number_unsigned())
+                throw table.fail("rows", "counter " + std::string(c.name) + " of row " +
+                                             std::to_string(k) + " is not a count");
+            s.*c.member = row[i++].get<std::uint64_t>();
+        }
+        s.first_ns = whole(i++, 0, INT64_MAX);
+        s.end_ns = whole(i++, 0, INT64_MAX);
+        s.thread_id = whole(i++, 0, INT64_MAX);
+        for (double *cpu : {&s.usage.cpu_user_s, &s.usage.cpu_sys_s}) {
+            if (!row[i].is_number() || row[i].get<double>() < 0 || row[i].get<double>() > 1e9)
+                throw table.fail("rows",
+                                 "CPU seconds in row " + std::to_string(k) + " out of range");
+            *cpu = row[i++].get<double>();
+        }
+        s.status = static_cast<int>(whole(i, INT32_MIN, INT32_MAX));
+    }
+    const auto &errors = table.at("errors");
+    if (!errors.is_array() || errors.size() > out.size())
+        throw table.fail("errors", "must be a list of at most one error per stream");
+    for (const auto &e : errors) {
+        const json_fields ef(e, "stream error");
+        const auto k = ef.unsigned_integer("stream", 0, out.empty() ? 0 : out.size() - 1);
+        if (out.empty()) throw table.fail("errors", "names a stream that is not there");
+        out[k].error = ef.text("error", std::size_t{64} * 1024);
+    }
+    return out;
+}
+
 }  // namespace
 
 double loop_result::window_s() const {
@@ -114,7 +183,7 @@ void to_json(json &out, const loop_result &r) {
     out["thread_id"] = r.thread_id;
     out["error"] = r.error;
     out["status"] = r.status;
-    out["streams"] = r.streams;
+    out["streams"] = stream_rows(r.streams);
 }
 
 void from_json(const json &in, loop_result &r) {
@@ -131,15 +200,7 @@ void from_json(const json &in, loop_result &r) {
     r.thread_id = f.integer("thread_id", 0, INT64_MAX);
     r.error = f.text("error", std::size_t{64} * 1024);
     r.status = static_cast<int>(f.integer("status", INT32_MIN, INT32_MAX));
-    const auto &streams = f.at("streams");
-    if (!streams.is_array() || streams.size() > max_streams)
-        throw f.fail("streams", "must be a list of at most " + std::to_string(max_streams));
-    r.streams.clear();
-    for (const auto &s : streams) {
-        r.streams.push_back(s.get<loop_result>());
-        if (!r.streams.back().streams.empty())
-            throw f.fail("streams", "must not nest: a stream has no streams of its own");
-    }
+    r.streams = streams_from(f, r.part);
 }
 
 // A failed part also fails the whole answer ("error" on top), so the pair ends the case at once.

@@ -9,6 +9,7 @@
 #include "model/case_settings.hpp"
 #include "model/interval_figures.hpp"
 #include "stats/latency_histogram.hpp"
+#include "stats/stream_spread.hpp"
 #include "stats/summary_statistics.hpp"
 
 namespace ipcbench::report {
@@ -24,6 +25,17 @@ struct process_figures {
     std::int64_t voluntary_ctx_switches = 0;
     std::int64_t involuntary_ctx_switches = 0;
     std::vector<int> cpus;  // the CPUs it was seen on when its timed windows began and ended
+    // Peak RSS minus the RSS before the endpoints were opened, over the streams (--streams N):
+    // what one more stream costs in this process, its kernel buffers excluded.
+    double rss_per_stream_kib = 0;
+};
+
+// How the connector's connections were set up, one after another (harness: worker connect).
+struct setup_figures {
+    std::uint64_t connections = 0;
+    double seconds = 0;
+    double per_second = 0;
+    std::uint64_t p50_ns = 0, p99_ns = 0, max_ns = 0;  // one connect call
 };
 
 // What a worker printed during the case (plugin output, its warnings): every byte counted, the
@@ -121,6 +133,8 @@ struct case_result {
     process_figures receiver;  // throughput: the receiving process; latency: the ponger
     std::optional<placement_figures> placement;  // local pairs only
     std::vector<stream_figures> per_stream;
+    std::optional<stats::stream_spread> spread;  // bytes/s per stream, with --streams > 1
+    std::optional<setup_figures> setup;          // the connections' set-up, with --streams > 1
     std::vector<interval_figures> intervals;
     std::map<std::string, std::string> options;           // effective, including defaults
     stats::latency_histogram histogram;                   // latency, or one-way latency when paced

@@ -18,11 +18,13 @@ json process_json(const process_figures &p) {
             {"max_rss_kib", p.max_rss_kib},
             {"voluntary_ctx_switches", p.voluntary_ctx_switches},
             {"involuntary_ctx_switches", p.involuntary_ctx_switches},
-            {"cpus", p.cpus}};
+            {"cpus", p.cpus},
+            {"rss_per_stream_kib", p.rss_per_stream_kib}};
 }
 
 process_figures process_from(const json &j) {
     process_figures p;
+    p.rss_per_stream_kib = j.value("rss_per_stream_kib", 0.0);
     p.cpu_user_s = j.value("cpu_user_s", 0.0);
     p.cpu_sys_s = j.value("cpu_sys_s", 0.0);
     p.cpu_percent = j.value("cpu_percent", 0.0);
@@ -87,6 +89,8 @@ json identity_json(const case_result &r) {
               {"bidir", r.bidir()},
               {"message_size", c.size_bytes},
               {"streams", c.streams},
+              {"io", model::to_string(c.io)},
+              {"threads", c.threads},
               {"rate", c.rate_per_s},
               {"batch", c.batch},
               {"status", to_string(r.status)},
@@ -96,7 +100,10 @@ json identity_json(const case_result &r) {
     return j;
 }
 
-json result_json(const case_result &r) {
+// Cases with more streams list each one only when asked (--per-stream).
+constexpr std::size_t per_stream_rows_by_default = 64;
+
+json result_json(const case_result &r, bool per_stream_list) {
     json j = identity_json(r);
     if (!r.ok()) return j;
     j["data_path"] = r.data_path;
@@ -120,13 +127,30 @@ json result_json(const case_result &r) {
     j["integrity"] = integrity_json(r.integrity);
     j["sender"] = process_json(r.sender);
     j["receiver"] = process_json(r.receiver);
+    if (r.spread)
+        j["stream_spread"] = {{"streams", r.spread->n},
+                              {"bytes_per_sec",
+                               {{"min", r.spread->min},
+                                {"p50", r.spread->p50},
+                                {"p99", r.spread->p99},
+                                {"max", r.spread->max}}},
+                              {"jain_fairness", r.spread->jain}};
+    if (r.setup)
+        j["setup"] = {
+            {"connections", r.setup->connections},
+            {"seconds", r.setup->seconds},
+            {"per_second", r.setup->per_second},
+            {"latency_ns",
+             {{"p50", r.setup->p50_ns}, {"p99", r.setup->p99_ns}, {"max", r.setup->max_ns}}}};
     json streams = json::array();
-    for (const auto &s : r.per_stream)
-        streams.push_back({{"messages", s.messages},
-                           {"messages_per_sec", s.messages_per_sec},
-                           {"bytes_per_sec", s.bytes_per_sec},
-                           {"lost", s.lost},
-                           {"placement", placement_json(s.placement)}});
+    // Thousands of rows only when asked (--per-stream); stream_spread summarises them.
+    if (r.per_stream.size() <= per_stream_rows_by_default || per_stream_list)
+        for (const auto &s : r.per_stream)
+            streams.push_back({{"messages", s.messages},
+                               {"messages_per_sec", s.messages_per_sec},
+                               {"bytes_per_sec", s.bytes_per_sec},
+                               {"lost", s.lost},
+                               {"placement", placement_json(s.placement)}});
     j["per_stream"] = streams;
     json intervals = json::array();
     for (const auto &i : r.intervals) {
@@ -173,6 +197,8 @@ void identity_from(const json &j, case_result &r) {
     c.direction = j.value("bidir", false) ? model::traffic_direction::bidir : r.direction;
     c.size_bytes = j.at("message_size");
     c.streams = j.value("streams", 1);
+    if (const auto io = model::io_engine_from(j.value("io", "threads"))) c.io = *io;
+    c.threads = j.value("threads", 0);
     c.rate_per_s = j.value("rate", 0.0);
     c.batch = j.value("batch", 1);
     r.status = enum_from(j, "status", case_status_from);
@@ -210,6 +236,16 @@ void figures_from(const json &j, case_result &r) {
     if (j.contains("latency_ns") && !j["latency_ns"].is_null())
         r.latency = latency_from(j["latency_ns"]);
     r.integrity = integrity_from(j.at("integrity"));
+    if (const auto s = j.find("stream_spread"); s != j.end()) {
+        const auto &b = s->at("bytes_per_sec");
+        r.spread = stats::stream_spread{s->at("streams"), b.at("min"), b.at("p50"),
+                                        b.at("p99"),      b.at("max"), s->at("jain_fairness")};
+    }
+    if (const auto s = j.find("setup"); s != j.end()) {
+        const auto &l = s->at("latency_ns");
+        r.setup = setup_figures{s->at("connections"), s->at("seconds"), s->at("per_second"),
+                                l.at("p50"),          l.at("p99"),      l.at("max")};
+    }
     r.sender = process_from(j.at("sender"));
     r.receiver = process_from(j.at("receiver"));
     for (const auto &s : j.value("per_stream", json::array()))
@@ -247,7 +283,7 @@ case_result result_from(const json &j) {
 json to_json(const run_report &report) {
     const auto &env = report.environment;
     json results = json::array();
-    for (const auto &r : report.results) results.push_back(result_json(r));
+    for (const auto &r : report.results) results.push_back(result_json(r, report.per_stream_list));
     return {{"schema_version", json_schema_version},
             {"ipcbench_version", IPCBENCH_VERSION},
             {"started_at", report.started_at},

@@ -125,6 +125,22 @@ std::vector<column> identity_columns() {
         return any(report, [](const case_result &r) { return r.settings.streams > 1; });
     };
     c.push_back(streams);
+    column io = plain(
+        "io", "io", "io",
+        [](const case_result &r) {
+            return r.settings.io == model::io_engine::threads
+                       ? std::string("threads")
+                       : fmt::format("{} x{}", model::to_string(r.settings.io), r.settings.threads);
+        },
+        [](const case_result &r) { return model::to_string(r.settings.io); }, false);
+    io.shown = [](const run_report &report, bool) {
+        return any(report, [](const case_result &r) {
+            return r.settings.streams > 1 || r.settings.io != model::io_engine::threads;
+        });
+    };
+    c.push_back(io);
+    c.push_back(csv_only(
+        "threads", [](const case_result &r) { return std::to_string(r.settings.threads); }, false));
     c.push_back(csv_only(
         "rate", [](const case_result &r) { return num(r.settings.rate_per_s); }, false));
     c.push_back(csv_only(
@@ -273,6 +289,55 @@ std::vector<column> process_columns() {
     return c;
 }
 
+// With many streams: how evenly they shared, how fast their connections came up, and what one
+// more stream costs in memory (harness/scale_figures.cpp).
+std::vector<column> scale_columns() {
+    std::vector<column> c;
+    auto many = [](const run_report &report, bool) {
+        return any(report, [](const case_result &r) { return r.spread.has_value(); });
+    };
+    auto spread_figure = [](const char *key, const char *header, double stats::stream_spread::*m) {
+        return plain(
+            key, header, header,
+            [m](const case_result &r) {
+                return r.spread ? fmt::format("{:.1f}", model::megabytes((*r.spread).*m)) : "-";
+            },
+            [m](const case_result &r) { return r.spread ? num((*r.spread).*m) : ""; });
+    };
+    c.push_back(
+        spread_figure("stream_min_bytes_per_sec", "stream min MB/s", &stats::stream_spread::min));
+    c.push_back(spread_figure("stream_p50_bytes_per_sec", "p50", &stats::stream_spread::p50));
+    c.push_back(spread_figure("stream_max_bytes_per_sec", "max", &stats::stream_spread::max));
+    c.push_back(plain(
+        "jain_fairness", "fairness", "fairness",
+        [](const case_result &r) { return r.spread ? fmt::format("{:.3f}", r.spread->jain) : "-"; },
+        [](const case_result &r) { return r.spread ? num(r.spread->jain) : ""; }));
+    c.push_back(plain(
+        "setup_per_sec", "setup/s", "setup/s",
+        [](const case_result &r) { return r.setup ? rate(r.setup->per_second) : "-"; },
+        [](const case_result &r) { return r.setup ? num(r.setup->per_second) : ""; }));
+    c.push_back(plain(
+        "setup_p99_ns", "setup p99 us", "setup p99 us",
+        [](const case_result &r) {
+            return r.setup ? micros(static_cast<double>(r.setup->p99_ns)) : "-";
+        },
+        [](const case_result &r) { return r.setup ? count(r.setup->p99_ns) : ""; }));
+    // Sender's / receiver's (pinger's / ponger's) growth of RSS per stream.
+    c.push_back(plain(
+        "sender_rss_per_stream_kib", "KiB/stream", "KiB/stream",
+        [](const case_result &r) {
+            return r.spread ? fmt::format("{:.1f}/{:.1f}", r.sender.rss_per_stream_kib,
+                                          r.receiver.rss_per_stream_kib)
+                            : "-";
+        },
+        [](const case_result &r) { return num(r.sender.rss_per_stream_kib); }));
+    c.push_back(csv_only("receiver_rss_per_stream_kib",
+                         [](const case_result &r) { return num(r.receiver.rss_per_stream_kib); }));
+    for (auto &col : c)
+        if (!col.shown) col.shown = many;
+    return c;
+}
+
 std::vector<column> placement_columns() {
     std::vector<column> c;
     column same = plain(
@@ -304,7 +369,7 @@ const std::vector<column> &result_columns() {
     static const std::vector<column> columns = [] {
         std::vector<column> all;
         for (auto part : {identity_columns(), throughput_figure_columns(), latency_figure_columns(),
-                          process_columns(), placement_columns()})
+                          process_columns(), scale_columns(), placement_columns()})
             for (auto &c : part) all.push_back(std::move(c));
         return all;
     }();

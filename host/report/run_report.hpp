@@ -19,6 +19,7 @@ struct run_report {
     int repeat = 1;
     std::string peer;  // --peer: the agent that ran the server side; "" for local runs
     std::vector<case_result> results;
+    bool per_stream_list = false;  // --per-stream: JSON lists every stream, however many
 };
 
 }  // namespace ipcbench::report

@@ -130,7 +130,7 @@ TEST_CASE("the JSON of --list and --describe says what a script needs", "[cli]")
     REQUIRE(list.exit_code == 0);
     const auto doc = nlohmann::json::parse(list.out);
     CHECK(doc.at("ipchost_version").get<std::string>().rfind("1.", 0) == 0);
-    CHECK(doc.at("abi") == "1.1");
+    CHECK(doc.at("abi") == "1.2");
     const nlohmann::json *fifo = nullptr;
     for (const auto &t : doc.at("transports"))
         if (t.at("id") == "pipe.fifo") fifo = &t;

@@ -300,6 +300,8 @@ TEST_CASE("the agent's worker type-checks every field of a job and runs no check
                      {"count", 0},
                      {"timeout_s", 0},
                      {"streams", 1},
+                     {"io", "threads"},
+                     {"threads", 1},
                      {"rate_per_s", 0},
                      {"burst", 1},
                      {"verify", false},
@@ -323,6 +325,7 @@ TEST_CASE("the agent's worker type-checks every field of a job and runs no check
     };
     for (const auto &[key, value, expected] :
          {std::tuple<const char *, json, const char *>{"streams", 100000, "'streams' is 100000"},
+          {"io", "uring!", "'io' has the unknown value"},
           {"mode", "<script>", "'mode' has the unknown value"},
           {"size_bytes", "64", "'size_bytes' must be a non-negative integer"},
           {"duration_s", -5, "'duration_s' is out of range"},

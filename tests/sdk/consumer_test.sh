@@ -35,10 +35,10 @@ for project in templates/c examples/nng_pair examples/zmq_pair; do
   cp "$work/build-$name"/ipcbench-plugins/*.so "$plugins/"
 done
 
-echo "== versions: the package is 1.1.x, as the ABI it ships"
+echo "== versions: the package is 1.2.x, as the ABI it ships"
 export PKG_CONFIG_PATH="$(dirname "$(find "$prefix" -name ipcbench.pc | head -n1)")"
-pkg-config --atleast-version=1.1 ipcbench || fail "pkg-config --atleast-version=1.1 ipcbench"
-if pkg-config --atleast-version=1.2 ipcbench; then fail "the package claims ABI 1.2"; fi
+pkg-config --atleast-version=1.2 ipcbench || fail "pkg-config --atleast-version=1.2 ipcbench"
+if pkg-config --atleast-version=1.3 ipcbench; then fail "the package claims ABI 1.3"; fi
 mkdir -p "$work/needs2"
 printf 'cmake_minimum_required(VERSION 3.16)\nproject(n LANGUAGES C)\nfind_package(ipcbench 2 CONFIG REQUIRED)\n' \
   >"$work/needs2/CMakeLists.txt"

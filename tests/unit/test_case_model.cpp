@@ -35,6 +35,8 @@ model::case_settings sample_case() {
     c.interval_s = 0.25;
     c.affinity = {1, 0};
     c.options = {{"wait", "spin"}, {"slots", "64"}};
+    c.io = model::io_engine::epoll;
+    c.threads = 2;
     return c;
 }
 
@@ -62,6 +64,8 @@ TEST_CASE("case settings cross the control channel unchanged", "[model]") {
     CHECK(back.affinity.receiver_cpu == 0);
     CHECK(back.burst == 7);
     CHECK(back.options.at("wait") == "spin");
+    CHECK(back.io == model::io_engine::epoll);
+    CHECK(back.threads == 2);
 
     model::job j{model::job_kind::pong, c, false, true, 1};
     const auto job_back = json::parse(json(j).dump()).get<model::job>();
@@ -83,7 +87,9 @@ TEST_CASE("a case field that is missing, mistyped, out of range or unnamed is re
     missing.erase("streams");
     CHECK_THAT(refusal(missing), Catch::Contains("'streams' is missing"));
     CHECK_THAT(with("streams", "3"), Catch::Contains("'streams' must be a non-negative integer"));
-    CHECK_THAT(with("streams", 5000), Catch::Contains("'streams' is 5000, outside 1..1024"));
+    CHECK_THAT(with("streams", 50000), Catch::Contains("'streams' is 50000, outside 1..20000"));
+    CHECK_THAT(with("io", "kqueue"), Catch::Contains("'io' has the unknown value 'kqueue'"));
+    CHECK_THAT(with("threads", 5000), Catch::Contains("'threads' is 5000, outside 0..1024"));
     CHECK_THAT(with("batch", -1), Catch::Contains("'batch'"));
     CHECK_THAT(with("size_bytes", 1.5), Catch::Contains("'size_bytes'"));
     CHECK_THAT(with("mode", "fast"), Catch::Contains("'mode' has the unknown value 'fast'"));
@@ -125,9 +131,18 @@ TEST_CASE("a worker's result is read back exactly, and a malformed one is refuse
     json bad = answer;
     bad["parts"][0]["messages_received"] = "lots";
     CHECK_THROWS_WITH(bad.get<model::worker_result>(), Catch::Contains("'messages_received'"));
-    json nested = answer;
-    nested["parts"][0]["streams"][0]["streams"] = json::array({json(stream)});
-    CHECK_THROWS_WITH(nested.get<model::worker_result>(), Catch::Contains("must not nest"));
+    // Streams travel as rows of numbers; a row of another width or with a mistyped entry is
+    // refused by position.
+    json narrow = answer;
+    narrow["parts"][0]["streams"]["rows"][0].erase(0);
+    CHECK_THROWS_WITH(narrow.get<model::worker_result>(), Catch::Contains("each row must list"));
+    json mistyped = answer;
+    mistyped["parts"][0]["streams"]["rows"][1][0] = -5;
+    CHECK_THROWS_WITH(mistyped.get<model::worker_result>(),
+                      Catch::Contains("counter warmup_messages of row 1 is not a count"));
+    json stray = answer;
+    stray["parts"][0]["streams"]["errors"] = json::array({{{"stream", 7}, {"error", "x"}}});
+    CHECK_THROWS_WITH(stray.get<model::worker_result>(), Catch::Contains("'stream'"));
     json three = answer;
     three["parts"] = json::array({json(sum), json(sum), json(sum)});
     CHECK_THROWS_WITH(three.get<model::worker_result>(), Catch::Contains("one or two parts"));

@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include "stats/stream_spread.hpp"
 #include "stats/summary_statistics.hpp"
 
 using namespace ipcbench::stats;
@@ -44,4 +45,26 @@ TEST_CASE("Mann-Whitney U normal approximation for large samples and ties", "[st
     CHECK(mann_whitney_p({5, 5, 5}, {5, 5, 5}) == Approx(1));
     // Ties force the approximation; a clear shift is still significant.
     CHECK(mann_whitney_p({1, 1, 2, 2, 3, 3, 4, 4}, {5, 5, 6, 6, 7, 7, 8, 8}) < 0.01);
+}
+
+TEST_CASE("stream spread: nearest-rank percentiles and Jain's fairness index", "[statistics]") {
+    std::vector<double> hundred;
+    for (int i = 100; i >= 1; --i) hundred.push_back(i);  // unsorted on purpose
+    const auto s = spread_of(hundred);
+    CHECK(s.n == 100);
+    CHECK(s.min == 1);
+    CHECK(s.p50 == 50);
+    CHECK(s.p99 == 99);
+    CHECK(s.max == 100);
+    // (sum x)^2 / (n sum x^2) = 5050^2 / (100 * 338350)
+    CHECK(s.jain == Approx(5050.0 * 5050.0 / (100.0 * 338350.0)));
+
+    CHECK(spread_of({3, 3, 3, 3}).jain == Approx(1.0));
+    CHECK(spread_of({8, 0, 0, 0}).jain == Approx(0.25));  // one stream got everything: 1/n
+    CHECK(spread_of({1, 2, 3, 4}).jain == Approx(100.0 / 120.0));
+    CHECK(spread_of({0, 0}).jain == 1);  // nothing moved: nothing was unfair
+    const auto none = spread_of({});
+    CHECK(none.n == 0);
+    CHECK(none.jain == 1);
+    CHECK(spread_of({7}).p99 == 7);
 }

@@ -55,6 +55,7 @@ _ipchost() {
   --mode | -m) mapfile -t COMPREPLY < <(compgen -W "throughput latency both" -- "$cur"); return ;;
   --format | -f) mapfile -t COMPREPLY < <(compgen -W "table json csv markdown html man" -- "$cur"); return ;;
   --zero-copy) mapfile -t COMPREPLY < <(compgen -W "auto on off" -- "$cur"); return ;;
+  --io) mapfile -t COMPREPLY < <(compgen -W "auto threads epoll uring iocp" -- "$cur"); return ;;
   --lang) mapfile -t COMPREPLY < <(compgen -W "c cpp" -- "$cur"); return ;;
   esac
   local words

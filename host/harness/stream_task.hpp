@@ -1,0 +1,19 @@
+#pragma once
+
+#include "harness/stream_progress.hpp"
+#include "model/job.hpp"
+#include "model/loop_result.hpp"
+
+namespace ipcbench::harness {
+
+// One stream's part in a worker (send, receive, ping or pong), whichever engine runs it: its
+// live progress for the control thread, and its figures once finished.
+struct stream_task {
+    stream_task(model::job_kind part, int stream) : part(part), stream(stream) {}
+    model::job_kind part;
+    int stream = 0;
+    stream_progress progress;
+    model::loop_result result;
+};
+
+}  // namespace ipcbench::harness
