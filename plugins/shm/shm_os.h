@@ -40,6 +40,8 @@ int shm_os_wait(shm_os_region *r, _Atomic uint32_t *word, uint32_t expected, int
 void shm_os_wake(shm_os_region *r, _Atomic uint32_t *word);
 
 int32_t shm_os_self_pid(void);
+/* The CPU the calling thread runs on now, or -1 when the system cannot say. */
+int32_t shm_os_current_cpu(void);
 /* True when no process `pid` runs any more (a crashed peer never sets its closed flag). */
 int shm_os_process_gone(int32_t pid);
 

@@ -132,6 +132,10 @@ void shm_os_wake(shm_os_region *r, _Atomic uint32_t *word) {
     if (i >= 0) SetEvent(r->events[i]);
 }
 
+int32_t shm_os_current_cpu(void) {
+    return (int32_t)GetCurrentProcessorNumber();
+}
+
 int32_t shm_os_self_pid(void) {
     return (int32_t)GetCurrentProcessId();
 }

@@ -3,7 +3,8 @@
  * can be left behind) the connector maps through /proc/<creator-pid>/fd/<n>, and futexes; on
  * Windows a pagefile-backed file mapping with a random name and a current-user DACL, and events.
  * Waiting is the user's choice: spin (lowest latency, burns a core), futex (sleeps), hybrid
- * (spins spin_us, then sleeps). The CPU a spinning side burns shows in the host's CPU figures. */
+ * (spins up to spin_us while the peer runs on another CPU, adapting the spin to the hand-offs it
+ * measures, then sleeps). The CPU a spinning side burns shows in the host's CPU figures. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <limits.h>
@@ -29,7 +30,8 @@ struct ipcb_endpoint {
     unsigned char *data;
     uint64_t capacity;
     int wait;
-    int64_t spin_ns;
+    int64_t spin_ns;     /* spin_us: the most wait=hybrid spins */
+    int64_t spin_budget; /* hybrid: what it spins now, adapted to the hand-offs it sees */
     char address[64];
     /* Cached copies of the other side's index: read the shared line only when they run out. */
     uint64_t cached_tail;
@@ -38,6 +40,7 @@ struct ipcb_endpoint {
     /* Zero-copy: the slots borrowed or messages taken and not yet published or released, and
      * the ring index just past each of them. */
     uint32_t outstanding;
+    uint32_t spin_probe; /* hybrid waits since the budget fell to 0 */
     uint32_t ends_cap;
     uint64_t *ends;
 };
@@ -73,20 +76,52 @@ static int32_t peer_lost(ipcb_error *error) {
                      "shm.ring: the peer process is gone without closing the ring (crashed?)");
 }
 
+/* wait=hybrid: until when spinning can pay now. Not at all while the peer last ran on this very
+ * CPU (it cannot make progress before we yield), otherwise for the budget recent waits earned.
+ * A budget of 0 is probed again every 64 waits. */
+static int64_t hybrid_spin_until(ipcb_endpoint *ep) {
+    const int me = ep->role == IPCB_ROLE_CREATOR ? 0 : 1;
+    const int32_t cpu = shm_os_current_cpu();
+    atomic_store_explicit(&ep->ring->cpu[me], cpu, memory_order_relaxed);
+    if (cpu >= 0 && atomic_load_explicit(&ep->ring->cpu[1 - me], memory_order_relaxed) == cpu)
+        return 0;
+    if (ep->spin_budget == 0 && (++ep->spin_probe & 63) == 0) ep->spin_budget = 1000;
+    return ep->spin_budget > 0 ? posix_now_ns() + ep->spin_budget : 0;
+}
+
+/* A hybrid wait ended after waited_ns. A spin that saw the data doubles the budget back towards
+ * spin_us; so does a wait that slept but that spin_us would have covered (the hand-off takes
+ * that long here, a futex wake-up on a VM), which keeps both sides from settling into sleeping
+ * on each other. A wait longer than spin_us (the peer had nothing to say) halves it. */
+static void adapt_spin(ipcb_endpoint *ep, int spin_paid, int64_t waited_ns) {
+    if (spin_paid || waited_ns <= ep->spin_ns) {
+        int64_t next = ep->spin_budget * 2;
+        if (!spin_paid && next < waited_ns * 2) next = waited_ns * 2;
+        ep->spin_budget = next > ep->spin_ns ? ep->spin_ns : next;
+    } else {
+        ep->spin_budget /= 2;
+    }
+    if (ep->spin_budget < 1000) ep->spin_budget = spin_paid ? 1000 : 0;
+}
+
 /* Waits until ready() is true: spinning, sleeping on the futex word, or both, as configured.
  * `waiting` flags the sleeper so the other side knows to wake it. */
 static int32_t wait_for(ipcb_endpoint *ep, int (*ready)(ipcb_endpoint *), _Atomic uint32_t *seq,
                         _Atomic uint32_t *waiting, int64_t deadline, ipcb_error *error) {
-    int64_t spin_until = ep->wait == WAIT_SPIN     ? INT64_MAX
-                         : ep->wait == WAIT_HYBRID ? posix_now_ns() + ep->spin_ns
-                                                   : 0;
+    const int64_t began = ep->wait == WAIT_HYBRID ? posix_now_ns() : 0;
+    const int64_t spin_until = ep->wait == WAIT_SPIN     ? INT64_MAX
+                               : ep->wait == WAIT_HYBRID ? hybrid_spin_until(ep)
+                                                         : 0;
     unsigned n = 0;
     for (;;) {
-        if (ready(ep)) return IPCB_OK;
+        if (ready(ep)) {
+            if (ep->wait == WAIT_HYBRID && spin_until > 0) adapt_spin(ep, 1, 0);
+            return IPCB_OK;
+        }
         if (peer_closed(ep))
             return ipcb_fail(error, IPCB_E_CLOSED, 0, "shm.ring: the peer closed the ring");
         if ((++n & 0xfffff) == 0 && peer_gone(ep)) return peer_lost(error);
-        if ((n & 63) == 0) {
+        if ((n & 63) == 0 || spin_until == 0) {
             int64_t now = posix_now_ns();
             if (deadline >= 0 && now >= deadline)
                 return ipcb_fail(error, IPCB_E_TIMEOUT, 0, "shm.ring: timed out");
@@ -102,7 +137,11 @@ static int32_t wait_for(ipcb_endpoint *ep, int (*ready)(ipcb_endpoint *), _Atomi
             atomic_load_explicit(&ep->ring->closed[ep->role == IPCB_ROLE_CREATOR ? 1 : 0],
                                  memory_order_acquire)) {
             atomic_store_explicit(waiting, 0, memory_order_relaxed);
-            if (ready(ep)) return IPCB_OK;
+            if (ready(ep)) {
+                if (ep->wait == WAIT_HYBRID)
+                    adapt_spin(ep, 0, spin_until > 0 ? posix_now_ns() - began : ep->spin_ns + 1);
+                return IPCB_OK;
+            }
             return ipcb_fail(error, IPCB_E_CLOSED, 0, "shm.ring: the peer closed the ring");
         }
         {
@@ -158,8 +197,9 @@ static const ipcb_option_desc ring_options[] = {
     {"wait", "hybrid",
      "spin (busy-wait: lowest latency, one core per waiting side), futex (sleep in the kernel; "
      "on Windows an event), "
-     "or hybrid (spin spin_us, then sleep)"},
-    {"spin_us", "50", "hybrid: microseconds to spin before sleeping"},
+     "or hybrid (spin while the peer runs on another CPU, at most spin_us and as long as "
+     "recent hand-offs took, then sleep)"},
+    {"spin_us", "50", "hybrid: the most microseconds to spin before sleeping"},
 };
 
 static int32_t parse(const ipcb_open_params *p, ipcb_endpoint *ep, uint64_t *ring_size,
@@ -193,6 +233,7 @@ static int32_t parse(const ipcb_open_params *p, ipcb_endpoint *ep, uint64_t *rin
                              "option spin_us=%s: expected microseconds from 1 to 1000000", v);
         ep->spin_ns = (int64_t)us * 1000;
     }
+    ep->spin_budget = ep->spin_ns;
     return IPCB_OK;
 }
 
@@ -230,6 +271,8 @@ static int32_t IPCB_CALL ring_open(const ipcb_open_params *p, ipcb_endpoint **ou
         ep->ring = (struct shm_ring_header *)ep->region.base;
         ep->data = (unsigned char *)ep->region.base + SHM_RING_DATA_OFFSET;
         memset(ep->ring, 0, sizeof *ep->ring);
+        atomic_store_explicit(&ep->ring->cpu[0], -1, memory_order_relaxed);
+        atomic_store_explicit(&ep->ring->cpu[1], -1, memory_order_relaxed);
         ep->ring->capacity = ring_size;
         ep->ring->wait_mode = (uint32_t)ep->wait;
         atomic_thread_fence(memory_order_release);
@@ -283,6 +326,7 @@ static int32_t IPCB_CALL ring_connect(ipcb_endpoint *ep, int64_t timeout_ns, ipc
     int me = ep->role == IPCB_ROLE_CREATOR ? 0 : 1;
     int64_t deadline = posix_deadline(timeout_ns);
     atomic_store_explicit(&ep->ring->pid[me], shm_os_self_pid(), memory_order_relaxed);
+    atomic_store_explicit(&ep->ring->cpu[me], shm_os_current_cpu(), memory_order_relaxed);
     atomic_store_explicit(&ep->ring->attached[me], 1, memory_order_release);
     shm_os_wake(&ep->region, &ep->ring->attached[me]);
     while (!other_attached(ep)) {
