@@ -31,6 +31,15 @@ nlohmann::json send_timeout_fill(plugin::transport_endpoint &out, const nlohmann
 // stream, bytes / size) and "bytes", each message of a message transport checked for its size.
 nlohmann::json drain_count(plugin::transport_endpoint &in, const nlohmann::json &job);
 
+// ABI 1.2 readiness (readiness_jobs.cpp). The sender waits 300 ms, sends message 0, fills the
+// transport with try_send until it would block (at most job["max_bytes"]), waits on its handle
+// until the receiver drains, then sends the rest and an end marker; "sent" counts the messages.
+// The receiver checks that try_recv on the empty transport would block, that the handle wakes
+// it for message 0, then (after 1 s) drains through the handle byte for byte: "received".
+// A transport whose event_source refuses these options passes with "refused".
+nlohmann::json readiness_send(plugin::transport_endpoint &out, const nlohmann::json &job);
+nlohmann::json readiness_receive(plugin::transport_endpoint &in, const nlohmann::json &job);
+
 // recv with a long timeout while the peer closes: must end cleanly, not hang.
 nlohmann::json close_wait(plugin::transport_endpoint &in, const nlohmann::json &job);
 

@@ -138,6 +138,10 @@ private:
 
             run_waits(pair, max, stream, reliable, stage);
             pair.close();
+            // Datagrams are dropped rather than blocked on: would-block and its wake-up are
+            // checked where the transport is reliable.
+            stage = "readiness";
+            if (transport_.calls.readiness && reliable) run_readiness(max, stream);
         } catch (const std::exception &e) {
             add(stage, false, e.what());
         }
@@ -237,6 +241,30 @@ private:
             check("zero-copy", "check_zero_copy_send", "check_zero_copy_receive");
         if (calls.send_batch || calls.recv_batch)
             check("batch", "check_batch_send", "check_batch_receive");
+    }
+
+    // ABI 1.2 readiness: would-block leaves nothing moved, no wake-up is lost, and exactly what
+    // try_send took arrives. On a pair of its own: a failure leaves the transport full, which
+    // would spoil the checks after it.
+    void run_readiness(std::uint64_t max, bool stream) {
+        harness::worker_pair pair(transport_, {IPCB_DIR_RECV}, "receiver", "sender");
+        pair.connect(options_, max, connect_timeout_ns);
+        const std::uint64_t size = stream ? 1024 : std::min<std::uint64_t>(max, 4096);
+        const json job = {{"size", size}, {"max_bytes", std::uint64_t{64} << 20}};
+        json send = job, receive = job;
+        send["kind"] = "check_readiness_send";
+        receive["kind"] = "check_readiness_receive";
+        auto [got, sent] = pair.run(receive, send, watch(60));
+        std::string detail =
+            "sender: " + sent.value("detail", "") + "; receiver: " + got.value("detail", "");
+        bool ok = sent.value("ok", false) && got.value("ok", false);
+        if (ok && !sent.value("refused", false)) {
+            const auto n = sent.value("sent", std::uint64_t{0});
+            ok = got.value("received", std::uint64_t{0}) == n;
+            if (!ok) detail += fmt::format("; {} sent, {} received", n, got.value("received", 0));
+        }
+        add("readiness", ok, detail);
+        pair.close();
     }
 
     // Kills one side while it holds a borrowed slot or a taken message (or just after sending):

@@ -10,13 +10,15 @@ TEST_CASE("check passes a conforming transport, one line per check", "[check]") 
     INFO(run.out << run.err);
     REQUIRE(run.exit_code == 0);
     for (const char *check : {"unknown-option", "bad-address", "open-close", "payload",
-                              "stream-reassembly", "zero-copy", "batch", "timeout", "send-timeout",
-                              "peer-close", "crash-sender", "crash-receiver"})
+                              "stream-reassembly", "zero-copy", "batch", "readiness", "timeout",
+                              "send-timeout", "peer-close", "crash-sender", "crash-receiver"})
         CHECK_THAT(run.out, Catch::Contains(std::string("PASS pipe.fifo          ") + check));
     // Without splice=vmsplice the pipe refuses to lend pages, and the check says so.
     CHECK_THAT(run.out, Catch::Contains("borrow unsupported with these options"));
     CHECK_THAT(run.out, Catch::Contains("the sender process died (signal 9 (SIGKILL))"));
-    CHECK_THAT(run.out, Catch::EndsWith("12 passed, 0 failed\n"));
+    CHECK_THAT(run.out,
+               Catch::Contains("the handle woke it") && Catch::Contains("drained byte for byte"));
+    CHECK_THAT(run.out, Catch::EndsWith("13 passed, 0 failed\n"));
 }
 
 TEST_CASE("check drives the zero-copy calls of a transport that has them", "[check]") {
@@ -31,8 +33,8 @@ TEST_CASE("check drives the zero-copy calls of a transport that has them", "[che
 }
 
 TEST_CASE(
-    "check catches a transport that corrupts data, accepts unknown options and cuts send timeouts "
-    "short",
+    "check catches a transport that corrupts data, accepts unknown options, cuts send timeouts "
+    "short and loses wake-ups",
     "[check]") {
     auto run = run_ipchost({"check", "--plugin-dir", BAD_PLUGIN_DIR, "--plugin", "badplug"});
     INFO(run.out << run.err);
@@ -45,7 +47,10 @@ TEST_CASE(
     // It waits a tenth of a send's timeout: 100 ms asked, ~10 ms waited.
     CHECK_THAT(run.out, Catch::Contains("FAIL badplug.stream     send-timeout") &&
                             Catch::Contains("send(100 ms) timed out after"));
-    CHECK_THAT(run.out, Catch::Matches("(.|\n)*[0-9]+ passed, 3 failed\n"));
+    // Its readiness handle never fires: the waiter is never woken for message 0.
+    CHECK_THAT(run.out, Catch::Contains("FAIL badplug.stream     readiness") &&
+                            Catch::Contains("(a lost wake-up)"));
+    CHECK_THAT(run.out, Catch::Matches("(.|\n)*[0-9]+ passed, 4 failed\n"));
 }
 
 TEST_CASE("check with an unknown transport is a usage error", "[check]") {

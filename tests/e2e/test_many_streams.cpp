@@ -60,10 +60,10 @@ TEST_CASE("1,000 socket.unix streams with --count deliver exactly streams x coun
         CHECK_THAT(run.out, Catch::Contains("RLIMIT_NOFILE"));
         return;
     }
-    auto results = results_of(run_ipchost(
-        {"--plugin", "socket.unix", "--streams", "1000", "--count", "20", "--size", "64",
-         "--mode", "throughput", "--warmup", "0", "--format", "json"},
-        {{"TMPDIR", tmp.path()}}, 180));
+    auto results = results_of(
+        run_ipchost({"--plugin", "socket.unix", "--streams", "1000", "--count", "20", "--size",
+                     "64", "--mode", "throughput", "--warmup", "0", "--format", "json"},
+                    {{"TMPDIR", tmp.path()}}, 180));
     REQUIRE(results.size() == 1);
     const auto &r = results.at(0);
     INFO(r.dump().substr(0, 2000));
@@ -90,11 +90,18 @@ TEST_CASE("the epoll engine counts each stream, both ways and in ping-pong, with
           "[streams]") {
     ipcbench::test::temp_dir tmp;
     // pipe.fifo is one-way: bidir and ping-pong need two endpoints (two descriptors) a stream.
-    auto results = results_of(run_ipchost(
-        {"--plugin", "pipe.fifo,socket.tcp", "--streams", "30", "--io", "epoll", "--threads", "3",
-         "--count", "7", "--size", "100", "--mode", "both", "--bidir", "--verify", "--warmup",
-         "0.05", "--per-stream", "--format", "json"},
-        {{"TMPDIR", tmp.path()}}, 180));
+    auto results = results_of(run_ipchost({"--plugin",     "pipe.fifo,socket.tcp",
+                                           "--streams",    "30",
+                                           "--io",         "epoll",
+                                           "--threads",    "3",
+                                           "--count",      "7",
+                                           "--size",       "100",
+                                           "--mode",       "both",
+                                           "--bidir",      "--verify",
+                                           "--warmup",     "0.05",
+                                           "--per-stream", "--format",
+                                           "json"},
+                                          {{"TMPDIR", tmp.path()}}, 180));
     REQUIRE(results.size() == 2 * 3);  // 2 transports x (2 bidir halves + latency)
     for (const auto &r : results) {
         INFO(r.dump().substr(0, 1500));
@@ -110,12 +117,11 @@ TEST_CASE("the epoll engine counts each stream, both ways and in ping-pong, with
     CHECK(tmp.entries().empty());
 }
 
-TEST_CASE("an unreliable transport on the epoll engine ends on the sender's count",
-          "[streams]") {
-    auto results = results_of(run_ipchost({"--plugin", "udp.inet", "--streams", "20", "--io",
-                                           "epoll", "--count", "50", "--size", "64", "--mode",
-                                           "throughput", "--warmup", "0", "--format", "json"},
-                                          {}, 120));
+TEST_CASE("an unreliable transport on the epoll engine ends on the sender's count", "[streams]") {
+    auto results = results_of(
+        run_ipchost({"--plugin", "udp.inet", "--streams", "20", "--io", "epoll", "--count", "50",
+                     "--size", "64", "--mode", "throughput", "--warmup", "0", "--format", "json"},
+                    {}, 120));
     const auto &r = results.at(0);
     INFO(r.dump().substr(0, 1500));
     REQUIRE(r.at("status") == "ok");
@@ -144,8 +150,8 @@ TEST_CASE("a plugin without the ABI 1.2 calls runs many streams on threads or sa
                Catch::Contains("offers no event-driven calls (ABI 1.2)") &&
                    Catch::Contains("1024 streams or fewer"));
 
-    auto asked = run_ipchost({"--plugin-dir", ABI_PLUGIN_DIR, "--plugin", "frozen", "--io",
-                              "epoll", "--mode", "throughput", "--format", "json"});
+    auto asked = run_ipchost({"--plugin-dir", ABI_PLUGIN_DIR, "--plugin", "frozen", "--io", "epoll",
+                              "--mode", "throughput", "--format", "json"});
     CHECK_THAT(json::parse(asked.out).at("results").at(0).at("error").get<std::string>(),
                Catch::Contains("offers no readiness calls") && Catch::Contains("--io threads"));
     auto unknown = run_ipchost({"--plugin", "pipe", "--io", "kqueue"});
@@ -153,18 +159,17 @@ TEST_CASE("a plugin without the ABI 1.2 calls runs many streams on threads or sa
     CHECK_THAT(unknown.err, Catch::Contains("--io 'kqueue': expected auto, threads, epoll"));
 }
 
-TEST_CASE("a 5,000-stream run leaves no descriptor, socket, file or process behind",
-          "[streams]") {
+TEST_CASE("a 5,000-stream run leaves no descriptor, socket, file or process behind", "[streams]") {
     if (hard_open_files() < 6000) {
         WARN("RLIMIT_NOFILE's hard limit is below 6000 here; skipped");
         return;
     }
     ipcbench::test::temp_dir tmp;
     const int fds_before = open_descriptors();
-    auto results = results_of(run_ipchost(
-        {"--plugin", "socket.unix", "--streams", "5000", "--count", "3", "--size", "64", "--mode",
-         "throughput", "--warmup", "0", "--format", "json"},
-        {{"TMPDIR", tmp.path()}}, 240));
+    auto results = results_of(
+        run_ipchost({"--plugin", "socket.unix", "--streams", "5000", "--count", "3", "--size", "64",
+                     "--mode", "throughput", "--warmup", "0", "--format", "json"},
+                    {{"TMPDIR", tmp.path()}}, 240));
     const auto &r = results.at(0);
     REQUIRE(r.at("status") == "ok");
     CHECK(r.at("integrity").at("messages_received") == 15'000);
