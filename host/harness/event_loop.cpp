@@ -56,11 +56,11 @@ struct driven {
     plugin::transport_endpoint *out = nullptr, *in = nullptr;
     outgoing send;
     incoming recv;
-    receive_tally tally;         // receive
-    std::uint64_t seq = 0;       // send: timed messages sent; ping: pings sent
-    std::uint64_t warm = 0;      // warm-up messages (round trips) done
-    int end_markers = 0;         // still to send
-    bool window_done = false;    // send/ping: the timed part is over
+    receive_tally tally;       // receive
+    std::uint64_t seq = 0;     // send: timed messages sent; ping: pings sent
+    std::uint64_t warm = 0;    // warm-up messages (round trips) done
+    int end_markers = 0;       // still to send
+    bool window_done = false;  // send/ping: the timed part is over
     bool done = false, queued = false, waiting_timer = false;
     std::int64_t slot_offset_ns = 0;  // paced: this stream's place in the period
     std::int64_t t0 = 0;              // ping: when the pending ping started
@@ -77,9 +77,9 @@ public:
                  const endpoint_lookup &endpoint_for)
         : j_(j),
           size_(j.settings.size_bytes),
-          pattern_(j.settings.size_bytes,
-                   model::receives(j.kind) || j.kind == job_kind::send ? pattern_offset(j)
-                                                                       : header_bytes),
+          pattern_(j.settings.size_bytes, model::receives(j.kind) || j.kind == job_kind::send
+                                              ? pattern_offset(j)
+                                              : header_bytes),
           paced_(j.settings.rate_per_s > 0 && j.kind != job_kind::ping && j.kind != job_kind::pong),
           period_ns_(paced_ ? 1e9 / j.settings.rate_per_s : 0) {
         drivers_.resize(tasks.size());
@@ -315,9 +315,8 @@ private:
         int32_t s = d.in->try_recv_raw(scratch_.data(), cap, &n);
         if (s != IPCB_OK) return s;
         if (n == 0 || n > cap)
-            return d.in->contract_violation("try_recv returned IPCB_OK with " +
-                                            std::to_string(n) + " bytes for a " +
-                                            std::to_string(cap) + "-byte buffer");
+            return d.in->contract_violation("try_recv returned IPCB_OK with " + std::to_string(n) +
+                                            " bytes for a " + std::to_string(cap) + "-byte buffer");
         if (!j_.stream) {
             if (n != size_)
                 return d.in->contract_violation("a message of " + std::to_string(n) +
@@ -592,8 +591,8 @@ private:
             finish(d, loop_failure(ep, status, what, std::move(partial)));
             return;
         }
-        partial.error = ep.transport().id + " cannot run on --io epoll: " + text +
-                        " (use --io threads)";
+        partial.error =
+            ep.transport().id + " cannot run on --io epoll: " + text + " (use --io threads)";
         partial.status = status;
         finish(d, std::move(partial));
     }
@@ -623,8 +622,8 @@ private:
             r.usage.cpu_sys_s = usage.cpu_sys_s * share;
             r.usage.cpus_seen = usage.cpus_seen;
             r.thread_id = thread;
-            const bool records = d.task->part == job_kind::ping ||
-                                 (paced_ && d.task->part == job_kind::receive);
+            const bool records =
+                d.task->part == job_kind::ping || (paced_ && d.task->part == job_kind::receive);
             if (records && !histogram_placed) {
                 r.histogram = d.task->part == job_kind::ping ? histogram_ : one_way_;
                 histogram_placed = true;
@@ -655,7 +654,8 @@ private:
 
 event_loops::event_loops(std::deque<stream_task> &tasks, const job &j,
                          const endpoint_lookup &endpoint_for) {
-    const int count = std::max(1, std::min<int>(j.settings.threads, static_cast<int>(tasks.size())));
+    const int count =
+        std::max(1, std::min<int>(j.settings.threads, static_cast<int>(tasks.size())));
     std::vector<std::vector<stream_task *>> shares(count);
     for (auto &t : tasks) shares[static_cast<std::size_t>(t.stream) % shares.size()].push_back(&t);
     threads_.reserve(shares.size());

@@ -37,13 +37,16 @@ void require(const plugin::transport_info &t, io_engine e) {
                                      " or threads");
         if (!t.calls.readiness)
             throw std::runtime_error(
-                t.id + " offers no readiness calls (ABI 1.2 event_source, try_send, try_recv), "
-                       "so --io epoll cannot drive it; ipchost --describe " + t.id +
-                " shows what it offers (use --io threads or auto)");
+                t.id +
+                " offers no readiness calls (ABI 1.2 event_source, try_send, try_recv), "
+                "so --io epoll cannot drive it; ipchost --describe " +
+                t.id + " shows what it offers (use --io threads or auto)");
     } else if (e == io_engine::uring || e == io_engine::iocp) {
         if (!has_completion_engine(e))
-            throw std::runtime_error("--io " + name + " is not this system's completion engine; "
-                                     "use --io " + model::to_string(native_completion()));
+            throw std::runtime_error("--io " + name +
+                                     " is not this system's completion engine; "
+                                     "use --io " +
+                                     model::to_string(native_completion()));
         if (!t.calls.completion)
             throw std::runtime_error(
                 t.id + " offers no completion calls (ABI 1.2 cq_open, submit_send, ...), so --io " +

@@ -20,9 +20,8 @@ std::string ensure_open_files(std::uint64_t needed) {
         std::ifstream("/proc/sys/fs/nr_open") >> nr_open;
         wanted.rlim_max = nr_open >= needed ? needed : limit.rlim_max;
     }
-    wanted.rlim_cur = wanted.rlim_max == RLIM_INFINITY || wanted.rlim_max >= needed
-                          ? needed
-                          : wanted.rlim_max;
+    wanted.rlim_cur =
+        wanted.rlim_max == RLIM_INFINITY || wanted.rlim_max >= needed ? needed : wanted.rlim_max;
     if (setrlimit(RLIMIT_NOFILE, &wanted) != 0) {
         wanted.rlim_max = limit.rlim_max;  // not allowed to raise the hard limit: the soft one
         wanted.rlim_cur = limit.rlim_max;
@@ -33,7 +32,8 @@ std::string ensure_open_files(std::uint64_t needed) {
            " open descriptors per process, but RLIMIT_NOFILE allows " +
            std::to_string(wanted.rlim_cur) +
            " (hard limit; fs.nr_open caps root). Raise it with 'ulimit -Hn " +
-           std::to_string(needed) + "' as root or a nofile line in /etc/security/limits.conf, "
+           std::to_string(needed) +
+           "' as root or a nofile line in /etc/security/limits.conf, "
            "or use fewer --streams";
 }
 

@@ -50,7 +50,9 @@ int readiness_poller::wait(event *out, int max, std::int64_t timeout_ns) {
     if (static_cast<int>(state_->events.size()) < max) state_->events.resize(max);
     // epoll_wait counts milliseconds; round up so a timer is never woken early.
     const int timeout_ms =
-        timeout_ns < 0 ? -1 : static_cast<int>(std::min<std::int64_t>((timeout_ns + 999'999) / 1'000'000, 60'000));
+        timeout_ns < 0
+            ? -1
+            : static_cast<int>(std::min<std::int64_t>((timeout_ns + 999'999) / 1'000'000, 60'000));
     const int n = epoll_wait(state_->epoll_fd, state_->events.data(), max, timeout_ms);
     if (n < 0) {
         if (errno == EINTR) return 0;

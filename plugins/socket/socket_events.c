@@ -28,8 +28,8 @@ int32_t IPCB_CALL socket_try_send(ipcb_endpoint *ep, const void *buf, size_t len
     if (ep == NULL || buf == NULL || len == 0 || sent == NULL || ep->fd < 0)
         return ipcb_fail(error, IPCB_E_INVALID, 0, "try_send needs a connected endpoint and data");
     for (;;) {
-        const ssize_t n = send(ep->fd, buf, len > 0x40000000u ? 0x40000000u : len,
-                               MSG_DONTWAIT | MSG_NOSIGNAL);
+        const ssize_t n =
+            send(ep->fd, buf, len > 0x40000000u ? 0x40000000u : len, MSG_DONTWAIT | MSG_NOSIGNAL);
         if (n > 0) {
             *sent = (size_t)n;
             return IPCB_OK;
@@ -46,7 +46,8 @@ int32_t IPCB_CALL socket_try_recv(ipcb_endpoint *ep, void *buf, size_t cap, size
     int flags = MSG_DONTWAIT;
     if (len != NULL) *len = 0;
     if (ep == NULL || buf == NULL || cap == 0 || len == NULL || ep->fd < 0)
-        return ipcb_fail(error, IPCB_E_INVALID, 0, "try_recv needs a connected endpoint and buffer");
+        return ipcb_fail(error, IPCB_E_INVALID, 0,
+                         "try_recv needs a connected endpoint and buffer");
     if (ep->type == SOCK_SEQPACKET) flags |= MSG_TRUNC; /* returns the real length */
     for (;;) {
         const ssize_t n = recv(ep->fd, buf, cap > 0x40000000u ? 0x40000000u : cap, flags);

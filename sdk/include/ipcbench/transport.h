@@ -201,8 +201,9 @@ typedef struct ipcb_endpoint ipcb_endpoint;
  * ------------------------------------------------------------------------------------------- */
 
 /* ipcb_event_source.kind */
-#define IPCB_HANDLE_FD 1u /* a POSIX file descriptor, waited on with poll/epoll (level-triggered) \
-                           */
+#define IPCB_HANDLE_FD                                                         \
+    1u /* a POSIX file descriptor, waited on with poll/epoll (level-triggered) \
+        */
 
 /* Bits of ipcb_event_source.recv_events and send_events. */
 #define IPCB_EVENT_READABLE 1u /* POLLIN / EPOLLIN */
