@@ -6,13 +6,20 @@
 #     sockperf ping-pong (TCP, UDP), qperf tcp_bw/tcp_lat.
 #  3. Scaling: --streams 1..8, message sizes 32 B..4 MiB, `ipchost --list` with 1..100 plugins,
 #     the harness's peak RSS.
-# Each compared pair runs alternately, ROUNDS times, pinned the same way (sender CPU 0, receiver
-# CPU 1); a ratio is the median of the per-round ratios, so the drift of a shared machine cancels
-# out. Prints Markdown; `--write-docs` also writes docs/benchmarks.md. ROUNDS (3) and DURATION
-# (0.5 s per run) tune it; QUICK=1 runs one size per transport (a smoke run).
+#  4. Many streams: --streams 1..10000 per engine (--io threads, epoll), against a plain epoll
+#     loop (scripts/bench/epollref.c) and iperf3 -P 128, with set-up rate, fairness, RSS/stream.
+# Each compared pair runs alternately, pinned the same way (sender CPU 0, receiver CPU 1); a
+# ratio is the median of the per-round ratios, so the drift of a shared machine cancels out, and
+# carries its 95 % interval (a bootstrap of that median over the rounds). Rounds are added, from
+# ROUNDS (5) up to MAX_ROUNDS (15), until the interval is within +/-5 % of the ratio; rows that
+# never got there are listed at the end as unresolved. Prints Markdown; `--write-docs` also
+# writes docs/benchmarks.md. DURATION (0.5 s per run) tunes it; QUICK=1 runs one size per
+# transport and fewer stream counts (a smoke run).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
-rounds="${ROUNDS:-3}"
+rounds="${ROUNDS:-5}"
+max_rounds="${MAX_ROUNDS:-15}"
+[ "$max_rounds" -lt "$rounds" ] && max_rounds="$rounds"
 duration="${DURATION:-0.5}"
 write_docs=0
 [ "${1:-}" = "--write-docs" ] && write_docs=1
@@ -53,20 +60,46 @@ ipchost_p50() { ipchost_json latency "$@" | jq -r '.latency_ns.p50 // 0'; }
 ref_tput() { "$refloop" tput "$1" "$2" "$duration" | sed -n 's/.*mb_per_sec=\([0-9.]*\).*/\1/p' | awk '{print $1 * 1e6}'; }
 ref_p50() { "$refloop" lat "$1" "$2" "$duration" | sed -n 's/.*p50_ns=\([0-9]*\).*/\1/p'; }
 
-# alternate "OURS_CMD" "THEIRS_CMD": runs both ROUNDS times, alternately; sets ours, theirs (medians)
-# and rat (median of the per-round ratios ours/theirs).
+# bootstrap_ci < ratios -> "LO HI": the 95 % percentile interval of the median, from 2000
+# resamples with replacement of the rounds (mawk has no sort: the medians go through sort -g).
+bootstrap_ci() {
+  awk -v seed="$RANDOM" 'BEGIN {srand(seed)} {x[NR] = $1}
+    END {
+      n = NR
+      for (b = 1; b <= 2000; b++) {
+        for (i = 1; i <= n; i++) s[i] = x[int(rand() * n) + 1]
+        for (i = 2; i <= n; i++) { v = s[i]; for (j = i - 1; j >= 1 && s[j] > v; j--) s[j + 1] = s[j]; s[j + 1] = v }
+        print (n % 2 ? s[(n + 1) / 2] : (s[n / 2] + s[n / 2 + 1]) / 2)
+      }
+    }' | sort -g | awk '{m[NR] = $1} END {print m[int(NR * 0.025) + 1], m[int(NR * 0.975)]}'
+}
+unresolved=()
+# alternate "OURS_CMD" "THEIRS_CMD" [LABEL]: runs both alternately, ROUNDS times and then one round
+# more at a time until the 95 % interval of the median ratio is within +/-5 % of it, or
+# MAX_ROUNDS; sets ours, theirs (medians), rat (median of the per-round ratios ours/theirs), lo,
+# hi (its interval), n (rounds) and rat_text ("0.97 [0.93, 1.01]"); LABEL names an unresolved row.
 alternate() {
-  local a b rs=() os=() ts=()
-  for _ in $(seq "$rounds"); do
+  local a b rs=() os=() ts=() k=0
+  while :; do
     a="$(eval "$1")"
     b="$(eval "$2")"
     os+=("${a:-0}")
     ts+=("${b:-0}")
     rs+=("$(ratio "${a:-0}" "${b:-0}")")
+    k=$((k + 1))
+    [ "$k" -lt "$rounds" ] && continue
+    rat="$(printf '%s\n' "${rs[@]}" | median)"
+    read -r lo hi < <(printf '%s\n' "${rs[@]}" | bootstrap_ci)
+    if awk -v l="$lo" -v h="$hi" -v r="$rat" 'BEGIN {exit !((h - l) / 2 <= 0.05 * r)}'; then break; fi
+    if [ "$k" -ge "$max_rounds" ]; then
+      unresolved+=("${3:-$1}: ${rat} [${lo}, ${hi}] after $k rounds")
+      break
+    fi
   done
+  n="$k"
   ours="$(printf '%s\n' "${os[@]}" | median)"
   theirs="$(printf '%s\n' "${ts[@]}" | median)"
-  rat="$(printf '%s\n' "${rs[@]}" | median)"
+  rat_text="$(awk -v r="$rat" -v l="$lo" -v h="$hi" -v n="$n" 'BEGIN {printf "%.2f [%.2f, %.2f] n=%d", r, l, h, n}')"
 }
 
 machine="$(lscpu | sed -n 's/^Model name: *//p' | head -n1), $(nproc) CPUs, kernel $(uname -r)"
@@ -106,9 +139,9 @@ for pair in $pairs; do
     if { [ "$ref" = sysv ] || [ "$ref" = posix ]; } && [ "$size" -gt 8192 ]; then continue; fi
     opts="$(opts_for "$t")"
     alternate "ipchost_tput $t $size $opts" "ref_tput $ref $size"
-    printf '| %s | %s | %s | %.0f | %.0f | %.2f | %s |\n' "$t" "$size" \
+    printf '| %s | %s | %s | %.0f | %.0f | %s | %s |\n' "$t" "$size" \
       "$calls" "$(awk -v x="$ours" 'BEGIN {print x/1e6}')" \
-      "$(awk -v x="$theirs" 'BEGIN {print x/1e6}')" "$rat" "$(verdict "$rat" ">=" 0.95)" >>"$out"
+      "$(awk -v x="$theirs" 'BEGIN {print x/1e6}')" "$rat_text" "$(verdict "$rat" ">=" 0.95)" >>"$out"
   done
 done
 
@@ -125,8 +158,8 @@ if [ "${QUICK:-0}" != 1 ]; then
   for zc in off on; do
     alternate "ipchost_tput shm.ring 1048576 --opt wait=spin --zero-copy $zc" \
       "$refloop memcpy - 1048576 $duration | sed -n 's/.*mb_per_sec=\([0-9.]*\).*/\1/p' | awk '{print \$1 * 1e6}'"
-    printf '| 1 MiB messages, --zero-copy %s: MB/s vs memcpy MB/s | %.0f | %.0f | %.2f | >= 0.7 | %s |\n' \
-      "$zc" "$(awk -v x="$ours" 'BEGIN {print x/1e6}')" "$(awk -v x="$theirs" 'BEGIN {print x/1e6}')" "$rat" \
+    printf '| 1 MiB messages, --zero-copy %s: MB/s vs memcpy MB/s | %.0f | %.0f | %s | >= 0.7 | %s |\n' \
+      "$zc" "$(awk -v x="$ours" 'BEGIN {print x/1e6}')" "$(awk -v x="$theirs" 'BEGIN {print x/1e6}')" "$rat_text" \
       "$(verdict "$rat" ">=" 0.7)" >>"$out"
   done
   ring_rate() { "$refloop" tput shm 32 "$duration" | sed -n 's/.*msgs_per_sec=\([0-9]*\).*/\1/p'; }
@@ -134,15 +167,15 @@ if [ "${QUICK:-0}" != 1 ]; then
     for zc in off on; do
       alternate "ipchost_json throughput shm.ring 32 --opt wait=spin --zero-copy $zc --batch $batch | jq -r '.throughput.messages_per_sec'" \
         "ring_rate"
-      printf '| 32 B messages/s, --zero-copy %s --batch %s, vs the reference ring | %.1fM | %.1fM | %.2f | >= 0.5 | %s |\n' \
+      printf '| 32 B messages/s, --zero-copy %s --batch %s, vs the reference ring | %.1fM | %.1fM | %s | >= 0.5 | %s |\n' \
         "$zc" "$batch" "$(awk -v x="$ours" 'BEGIN {print x/1e6}')" "$(awk -v x="$theirs" 'BEGIN {print x/1e6}')" \
-        "$rat" "$(verdict "$rat" ">=" 0.5)" >>"$out"
+        "$rat_text" "$(verdict "$rat" ">=" 0.5)" >>"$out"
     done
   done
   for size in 1024 65536; do
     alternate "ipchost_tput shm.ring $size --opt wait=spin --zero-copy on" "ref_tput shm $size"
-    printf '| %s B, --zero-copy on (read in place, payload not touched) vs the reference ring | %.0f MB/s | %.0f MB/s | %.2f | | |\n' \
-      "$size" "$(awk -v x="$ours" 'BEGIN {print x/1e6}')" "$(awk -v x="$theirs" 'BEGIN {print x/1e6}')" "$rat" >>"$out"
+    printf '| %s B, --zero-copy on (read in place, payload not touched) vs the reference ring | %.0f MB/s | %.0f MB/s | %s | | |\n' \
+      "$size" "$(awk -v x="$ours" 'BEGIN {print x/1e6}')" "$(awk -v x="$theirs" 'BEGIN {print x/1e6}')" "$rat_text" >>"$out"
   done
 fi
 
@@ -160,9 +193,9 @@ for pair in $pairs; do
     if { [ "$ref" = sysv ] || [ "$ref" = posix ]; } && [ "$size" -gt 8192 ]; then continue; fi
     opts="$(opts_for "$t")"
     alternate "ipchost_p50 $t $size $opts" "ref_p50 $ref $size"
-    printf '| %s | %s | %.2f | %.2f | %.2f | %s |\n' "$t" "$size" \
+    printf '| %s | %s | %.2f | %.2f | %s | %s |\n' "$t" "$size" \
       "$(awk -v x="$ours" 'BEGIN {print x/1e3}')" "$(awk -v x="$theirs" 'BEGIN {print x/1e3}')" \
-      "$rat" "$(verdict "$rat" "<=" 1.05)" >>"$out"
+      "$rat_text" "$(verdict "$rat" "<=" 1.05)" >>"$out"
   done
 done
 
@@ -188,8 +221,8 @@ faster_paths=(
 for spec in "${faster_paths[@]}"; do
   IFS='|' read -r t size with without <<<"$spec"
   alternate "ipchost_tput $t $size $with" "ipchost_tput $t $size $without"
-  printf '| %s | %s | `%s` | %.0f | %.0f | %.2f |\n' "$t" "$size" "$with" \
-    "$(awk -v x="$ours" 'BEGIN {print x/1e6}')" "$(awk -v x="$theirs" 'BEGIN {print x/1e6}')" "$rat" >>"$out"
+  printf '| %s | %s | `%s` | %.0f | %.0f | %s |\n' "$t" "$size" "$with" \
+    "$(awk -v x="$ours" 'BEGIN {print x/1e6}')" "$(awk -v x="$theirs" 'BEGIN {print x/1e6}')" "$rat_text" >>"$out"
 done
 
 # ---- 2. Peer tools, bound to 127.0.0.1 (qperf cannot bind: it runs in a private network
@@ -223,9 +256,9 @@ sockperf_p50() {  # --tcp or "", size -> one-way p50 ns (sockperf reports round 
     sed -n 's/.*percentile 50.000 = *\([0-9.]*\).*/\1/p' | awk '{print $1 * 1000}'
 }
 row() {  # work, ours, theirs, ratio, unit divisor, unit, target op, target
-  printf '| %s | %.2f %s | %.2f %s | %.2f | %s %s | %s |\n' "$1" \
+  printf '| %s | %.2f %s | %.2f %s | %s | %s %s | %s |\n' "$1" \
     "$(awk -v x="$2" -v d="$5" 'BEGIN {print x/d}')" "$6" "$(awk -v x="$3" -v d="$5" 'BEGIN {print x/d}')" "$6" \
-    "$4" "$7" "$8" "$(verdict "$4" "$7" "$8")" >>"$out"
+    "$rat_text" "$7" "$8" "$(verdict "$4" "$7" "$8")" >>"$out"
 }
 alternate "ipchost_tput socket.tcp 131072" "iperf_tcp 128K 1"
 row "TCP, 128 KiB writes, 1 stream (iperf3)" "$ours" "$theirs" "$rat" 1e9 GB/s ">=" 1.0
@@ -319,11 +352,96 @@ for n in 1 10 100; do
   printf '| %s | %.1f | %.3f | < 1 | %s |\n' "$n" "$ms" "$per" "$(verdict "$per" "<=" 1)" >>"$out"
 done
 
+
+# ---- 4. Many streams: engines, set-up, fairness, memory (docs/event-io.md)
+gcc -O2 -Wall -o "$work/epollref" "$root/scripts/bench/epollref.c"
+epollref="$work/epollref"
+stream_counts="1 8 128 1000 10000"
+[ "${QUICK:-0}" = 1 ] && stream_counts="1 8 1000"
+{
+  echo
+  echo "## 4. Many streams"
+  echo
+  echo "### Streams 1 to 10,000 per engine, 1 KiB messages (one run each)"
+  echo
+  echo "| transport | streams | --io | MB/s | stream min / p50 / max MB/s | fairness | setup/s | setup p99 µs | snd / rcv KiB per stream |"
+  echo "|---|---:|---|---:|---|---:|---:|---:|---|"
+} >>"$out"
+for t in socket.tcp socket.unix; do
+  for p in $stream_counts; do
+    for io in threads epoll; do
+      [ "$io" = threads ] && [ "$p" -gt 1000 ] && continue  # the thread engine stops at 1024
+      ipchost_json throughput "$t" 1024 --streams "$p" --io "$io" |
+        jq -r --arg t "$t" --arg p "$p" '"| \($t) | \($p) | \(.io) x\(.threads) | \((.throughput.bytes_per_sec // 0) / 1e6 | floor) | \(if .stream_spread then "\(.stream_spread.bytes_per_sec.min / 1e6 * 100 | floor / 100) / \(.stream_spread.bytes_per_sec.p50 / 1e6 * 100 | floor / 100) / \(.stream_spread.bytes_per_sec.max / 1e6 * 100 | floor / 100)" else "-" end) | \((.stream_spread.jain_fairness // 1) * 1000 | floor / 1000) | \(.setup.per_second // 0 | floor) | \((.setup.latency_ns.p99 // 0) / 1000 | floor) | \((.sender.rss_per_stream_kib // 0) * 10 | floor / 10) / \((.receiver.rss_per_stream_kib // 0) * 10 | floor / 10) |"' >>"$out"
+    done
+  done
+done
+
+{
+  echo
+  echo "### Targets"
+  echo
+  echo "| work | ipchost | reference | ratio [95 % interval] | target | meets |"
+  echo "|---|---:|---:|---|---:|---|"
+} >>"$out"
+mbs() { awk -v x="$1" 'BEGIN {printf "%.0f MB/s", x / 1e6}'; }
+target_row() {  # work, target op, target
+  printf '| %s | %s | %s | %s | %s %s | %s |\n' "$1" "$(mbs "$ours")" "$(mbs "$theirs")" "$rat_text" \
+    "$2" "$3" "$(verdict "$rat" "$2" "$3")" >>"$out"
+}
+alternate "ipchost_tput socket.tcp 1024 --streams 1000" "ipchost_tput socket.tcp 1024 --streams 8" \
+  "1000 vs 8 TCP streams"
+target_row "TCP 1 KiB: 1,000 streams against 8 (aggregate)" ">=" 0.9
+epollref_tput() { "$epollref" "$1" "$2" 1024 "$duration" 2>/dev/null | sed -n 's/.*mb_per_sec=\([0-9.]*\).*/\1/p' | awk '{print $1 * 1e6}'; }
+for p in 8 1000; do
+  alternate "ipchost_tput socket.tcp 1024 --streams $p --io epoll --threads 1" "epollref_tput tcp $p" \
+    "epoll engine vs epollref, $p TCP streams"
+  target_row "TCP 1 KiB, $p streams, --io epoll --threads 1 against the plain epoll loop" ">=" 0.95
+done
+alternate "ipchost_tput socket.unix 1024 --io epoll" "ipchost_tput socket.unix 1024 --io threads" \
+  "1 stream epoll vs threads"
+target_row "socket.unix 1 KiB, 1 stream: --io epoll against --io threads" ">=" 0.95
+taskset -c 1 iperf3 -s -B 127.0.0.1 -p 5298 >/dev/null 2>&1 &
+servers+=($!)
+sleep 0.5
+iperf_p128() {
+  taskset -c 0 timeout 60 iperf3 -c 127.0.0.1 -p 5298 -l 128K -P 128 -N -t "$peer_seconds" -J 2>/dev/null |
+    jq -r '.end.sum_received.bits_per_second / 8'
+}
+alternate "ipchost_tput socket.tcp 131072 --streams 128" "iperf_p128" "128 streams vs iperf3 -P 128"
+target_row "TCP 128 KiB writes, 128 streams (iperf3 -P 128, its maximum)" ">=" 1.0
+for pid in "${servers[@]}"; do kill "$pid" 2>/dev/null || true; done
+servers=()
+# 10,000 mostly idle streams: 10 messages/s each, 1 KiB; threads and memory per process.
+idle="$(ipchost_json throughput socket.unix 1024 --streams 10000 --rate 10 --duration 2)"
+idle_threads="$(jq -r '.threads' <<<"$idle")"
+idle_rss="$(jq -r '.receiver.max_rss_kib' <<<"$idle")"
+idle_limit=$((8 * 1024 + 16 * 10000))
+{
+  echo
+  echo "10,000 idle streams (socket.unix, 1 KiB, --rate 10 each, 2 s): $(jq -r '.io' <<<"$idle") with"
+  echo "$idle_threads threads per process (target: at most the CPUs, $(nproc)); receiver peak RSS"
+  echo "$((idle_rss / 1024)) MiB against the 8 MiB + 16 KiB per stream = $((idle_limit / 1024)) MiB target:"
+  echo "$( [ "$idle_rss" -le "$idle_limit" ] && [ "$idle_threads" -le "$(nproc)" ] && echo meets || echo '**does not meet**'),"
+  echo "$(jq -r '.integrity.messages_received' <<<"$idle") messages received, $(jq -r '.integrity.lost' <<<"$idle") lost,"
+  echo "one-way p99 $(jq -r '(.latency_ns.p99 // 0) / 1000 | floor' <<<"$idle") µs."
+} >>"$out"
+
+if [ "${#unresolved[@]}" -gt 0 ]; then
+  {
+    echo
+    echo "### Unresolved: the 95 % interval stayed wider than +/-5 % after $max_rounds rounds"
+    echo
+    for u in "${unresolved[@]}"; do echo "- $u"; done
+  } >>"$out"
+fi
 {
   echo
   echo "## Reading the tables"
   echo
   echo "- A ratio near 1 means the harness adds nothing measurable to the transport's own cost."
+  echo "  Each ratio is the median of per-round ratios with its 95 % bootstrap interval and the"
+  echo "  rounds it took (n); a row whose interval stayed wider than +/-5 % is listed as unresolved."
   echo "  Above 1, ipchost beat the loop in the median round: on this kind of VM cross-core runs"
   echo "  switch between two levels (see README, Noise), which only alternation exposes."
   echo "- The loops are plain: write/read, send/recv, msgsnd/msgrcv, mq_send/mq_receive, and a"

@@ -1,0 +1,173 @@
+/* The reference for ipchost's epoll engine (scripts/bench.sh): N stream connections between two
+ * processes, each side one thread with one epoll set, messages of SIZE bytes sent round robin
+ * with non-blocking writes (a partial write resumes where it stopped), read into one buffer.
+ * What ipchost --io epoll --threads 1 does, without its headers, checks and bookkeeping.
+ *
+ *   epollref tcp|unix STREAMS SIZE SECONDS   -> "mb_per_sec=... msgs_per_sec=... setup_per_sec=..."
+ *
+ * Sender on CPU 0, receiver on CPU 1. tcp: 127.0.0.1, one listening socket, STREAMS connections;
+ * unix: socketpair(AF_UNIX, SOCK_STREAM). */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static int64_t now_ns(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+}
+
+static void pin(int cpu) {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(cpu, &set);
+    sched_setaffinity(0, sizeof set, &set);
+}
+
+static void die(const char *what) {
+    perror(what);
+    exit(1);
+}
+
+/* n connected pairs: out[i] the sender's end, in[i] the receiver's. */
+static double connect_pairs(const char *kind, int n, int *out, int *in) {
+    int64_t t0 = now_ns();
+    if (strcmp(kind, "unix") == 0) {
+        for (int i = 0; i < n; ++i) {
+            int sv[2];
+            if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) != 0) die("socketpair");
+            out[i] = sv[0];
+            in[i] = sv[1];
+        }
+    } else {
+        struct sockaddr_in a = {.sin_family = AF_INET};
+        socklen_t len = sizeof a;
+        int one = 1, l = socket(AF_INET, SOCK_STREAM, 0);
+        a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        if (l < 0 || bind(l, (struct sockaddr *)&a, sizeof a) != 0 || listen(l, 128) != 0)
+            die("listen");
+        getsockname(l, (struct sockaddr *)&a, &len);
+        for (int i = 0; i < n; ++i) {
+            out[i] = socket(AF_INET, SOCK_STREAM, 0);
+            if (out[i] < 0 || connect(out[i], (struct sockaddr *)&a, sizeof a) != 0) die("connect");
+            setsockopt(out[i], IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+            in[i] = accept(l, NULL, NULL);
+            if (in[i] < 0) die("accept");
+        }
+        close(l);
+    }
+    return (double)(now_ns() - t0) / 1e9;
+}
+
+static void receiver(int n, const int *in, size_t size) {
+    int ep = epoll_create1(0), open = n;
+    struct epoll_event ev, events[256];
+    static char buf[256 * 1024];
+    uint64_t bytes = 0;
+    int64_t first = 0, last = 0;
+    pin(1);
+    for (int i = 0; i < n; ++i) {
+        fcntl(in[i], F_SETFL, O_NONBLOCK);
+        ev.events = EPOLLIN | EPOLLET;
+        ev.data.u32 = (uint32_t)i;
+        if (epoll_ctl(ep, EPOLL_CTL_ADD, in[i], &ev) != 0) die("epoll_ctl");
+    }
+    while (open > 0) {
+        int k = epoll_wait(ep, events, 256, 5000);
+        if (k <= 0) break;
+        for (int e = 0; e < k; ++e) {
+            int fd = in[events[e].data.u32];
+            for (;;) {
+                ssize_t r = read(fd, buf, sizeof buf);
+                if (r > 0) {
+                    if (!first) first = now_ns();
+                    bytes += (uint64_t)r;
+                    last = now_ns();
+                    continue;
+                }
+                if (r == 0) {
+                    --open;
+                    close(fd);
+                }
+                break;
+            }
+        }
+    }
+    double s = (double)(last - first) / 1e9;
+    printf("mb_per_sec=%.1f msgs_per_sec=%.0f\n", s > 0 ? (double)bytes / s / 1e6 : 0,
+           s > 0 ? (double)(bytes / size) / s : 0);
+    fflush(stdout);
+}
+
+static void sender(int n, const int *out, size_t size, double seconds) {
+    int ep = epoll_create1(0);
+    struct epoll_event ev, events[256];
+    size_t *offset = calloc((size_t)n, sizeof *offset);
+    char *msg = malloc(size);
+    int64_t end;
+    memset(msg, 'x', size);
+    pin(0);
+    for (int i = 0; i < n; ++i) {
+        fcntl(out[i], F_SETFL, O_NONBLOCK);
+        ev.events = EPOLLOUT; /* level-triggered: every writable socket, every wait */
+        ev.data.u32 = (uint32_t)i;
+        if (epoll_ctl(ep, EPOLL_CTL_ADD, out[i], &ev) != 0) die("epoll_ctl");
+    }
+    end = now_ns() + (int64_t)(seconds * 1e9);
+    while (now_ns() < end) {
+        int k = epoll_wait(ep, events, 256, 100);
+        for (int e = 0; e < k; ++e) {
+            int i = (int)events[e].data.u32;
+            for (int budget = 0; budget < 16; ++budget) { /* as ipchost's turn of 16 messages */
+                ssize_t w = write(out[i], msg + offset[i], size - offset[i]);
+                if (w <= 0) break;
+                offset[i] += (size_t)w;
+                if (offset[i] == size) offset[i] = 0;
+            }
+        }
+    }
+    for (int i = 0; i < n; ++i) close(out[i]);
+}
+
+int main(int argc, char **argv) {
+    if (argc != 5) {
+        fprintf(stderr, "usage: epollref tcp|unix STREAMS SIZE SECONDS\n");
+        return 2;
+    }
+    int n = atoi(argv[2]);
+    size_t size = (size_t)atol(argv[3]);
+    double seconds = atof(argv[4]);
+    struct rlimit lim;
+    getrlimit(RLIMIT_NOFILE, &lim);
+    lim.rlim_cur = lim.rlim_max;
+    setrlimit(RLIMIT_NOFILE, &lim);
+    int *out = calloc((size_t)n, sizeof *out), *in = calloc((size_t)n, sizeof *in);
+    double setup = connect_pairs(argv[1], n, out, in);
+    signal(SIGPIPE, SIG_IGN);
+    pid_t child = fork();
+    if (child == 0) {
+        for (int i = 0; i < n; ++i) close(out[i]);
+        receiver(n, in, size);
+        _exit(0);
+    }
+    for (int i = 0; i < n; ++i) close(in[i]);
+    sender(n, out, size, seconds);
+    waitpid(child, NULL, 0);
+    fprintf(stderr, "setup_per_sec=%.0f\n", setup > 0 ? n / setup : 0);
+    return 0;
+}
