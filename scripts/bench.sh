@@ -369,7 +369,7 @@ stream_counts="1 8 128 1000 10000"
 } >>"$out"
 for t in socket.tcp socket.unix; do
   for p in $stream_counts; do
-    for io in threads epoll; do
+    for io in threads epoll uring; do
       [ "$io" = threads ] && [ "$p" -gt 1000 ] && continue  # the thread engine stops at 1024
       ipchost_json throughput "$t" 1024 --streams "$p" --io "$io" |
         jq -r --arg t "$t" --arg p "$p" '"| \($t) | \($p) | \(.io) x\(.threads) | \((.throughput.bytes_per_sec // 0) / 1e6 | floor) | \(if .stream_spread then "\(.stream_spread.bytes_per_sec.min / 1e6 * 100 | floor / 100) / \(.stream_spread.bytes_per_sec.p50 / 1e6 * 100 | floor / 100) / \(.stream_spread.bytes_per_sec.max / 1e6 * 100 | floor / 100)" else "-" end) | \((.stream_spread.jain_fairness // 1) * 1000 | floor / 1000) | \(.setup.per_second // 0 | floor) | \((.setup.latency_ns.p99 // 0) / 1000 | floor) | \((.sender.rss_per_stream_kib // 0) * 10 | floor / 10) / \((.receiver.rss_per_stream_kib // 0) * 10 | floor / 10) |"' >>"$out"

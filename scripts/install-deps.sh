@@ -10,6 +10,7 @@ packages=(
   build-essential cmake pkg-config
   libboost-dev libboost-program-options-dev
   libspdlog-dev libfmt-dev nlohmann-json3-dev
+  liburing-dev  # socket.tcp/socket.unix completion (--io uring)
 )
 test_packages=(
   catch2

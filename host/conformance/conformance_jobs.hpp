@@ -40,6 +40,13 @@ nlohmann::json drain_count(plugin::transport_endpoint &in, const nlohmann::json 
 nlohmann::json readiness_send(plugin::transport_endpoint &out, const nlohmann::json &job);
 nlohmann::json readiness_receive(plugin::transport_endpoint &in, const nlohmann::json &job);
 
+// ABI 1.2 completion (completion_jobs.cpp). The sender submits job["count"] numbered messages
+// one at a time, each completing exactly once with its user_data; the receiver reassembles and
+// checks them, then leaves a receive outstanding (it must not complete), closes the endpoint
+// with it outstanding (promptly) and reaps it as IPCB_E_CLOSED, or finds it dropped.
+nlohmann::json completion_send(plugin::transport_endpoint &out, const nlohmann::json &job);
+nlohmann::json completion_receive(plugin::transport_endpoint &in, const nlohmann::json &job);
+
 // recv with a long timeout while the peer closes: must end cleanly, not hang.
 nlohmann::json close_wait(plugin::transport_endpoint &in, const nlohmann::json &job);
 

@@ -142,6 +142,8 @@ private:
             // checked where the transport is reliable.
             stage = "readiness";
             if (transport_.calls.readiness && reliable) run_readiness(max, stream);
+            stage = "completion";
+            if (transport_.calls.completion) run_completion(max, stream);
         } catch (const std::exception &e) {
             add(stage, false, e.what());
         }
@@ -241,6 +243,23 @@ private:
             check("zero-copy", "check_zero_copy_send", "check_zero_copy_receive");
         if (calls.send_batch || calls.recv_batch)
             check("batch", "check_batch_send", "check_batch_receive");
+    }
+
+    // ABI 1.2 completion: one completion per submission, none for a receive with nothing to
+    // receive, and a close with a receive outstanding that returns and cancels it. On a pair of
+    // its own: the receiver closes its endpoint.
+    void run_completion(std::uint64_t max, bool stream) {
+        harness::worker_pair pair(transport_, {IPCB_DIR_RECV}, "receiver", "sender");
+        pair.connect(options_, max, connect_timeout_ns);
+        const std::uint64_t size = std::min<std::uint64_t>(max, 65536);
+        const json job = {{"size", size}, {"count", 50}, {"stream", stream}};
+        json send = job, receive = job;
+        send["kind"] = "check_completion_send";
+        receive["kind"] = "check_completion_receive";
+        auto [got, sent] = pair.run(receive, send, watch(60));
+        add("completion", sent.value("ok", false) && got.value("ok", false),
+            "sender: " + sent.value("detail", "") + "; receiver: " + got.value("detail", ""));
+        pair.close();
     }
 
     // ABI 1.2 readiness: would-block leaves nothing moved, no wake-up is lost, and exactly what

@@ -78,9 +78,7 @@ public:
         while (held < message.size()) {
             std::size_t n = 0;
             const int32_t s = until_progress(
-                [&] {
-                    return ep_.try_recv_raw(message.data() + held, message.size() - held, &n);
-                },
+                [&] { return ep_.try_recv_raw(message.data() + held, message.size() - held, &n); },
                 held == 0 ? first_wait_ms : nullptr);
             if (s != IPCB_OK) return s;
             held += n;
@@ -133,9 +131,10 @@ json readiness_send(plugin::transport_endpoint &out, const json &job) {
         std::size_t n = 0;
         const int32_t s = out.try_send_raw(m.data() + offset, size - offset, &n);
         if (s == IPCB_E_TIMEOUT) {
-            if (n != 0) return verdict(false, fmt::format("try_send said would-block with {} B "
-                                                          "taken",
-                                                          n));
+            if (n != 0)
+                return verdict(false, fmt::format("try_send said would-block with {} B "
+                                                  "taken",
+                                                  n));
             break;
         }
         if (s != IPCB_OK)
@@ -186,8 +185,9 @@ json readiness_receive(plugin::transport_endpoint &in, const json &job) {
     double first_ms = 0;
     int32_t s = probe.receive_one(m, &first_ms);
     if (s == IPCB_E_TIMEOUT)
-        return verdict(false, "message 0 was sent 300 ms in, but the handle did not say "
-                              "readable within 5 s (a lost wake-up)");
+        return verdict(false,
+                       "message 0 was sent 300 ms in, but the handle did not say "
+                       "readable within 5 s (a lost wake-up)");
     if (s != IPCB_OK || m != numbered(size, 0))
         return verdict(false, fmt::format("message 0: {} {}", ipcb_status_name(s),
                                           s == IPCB_OK ? "with other bytes" : in.last_error()));

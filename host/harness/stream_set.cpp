@@ -223,20 +223,14 @@ model::worker_result run_streams(const job &j, const endpoint_lookup &endpoint_f
     }
     std::deque<stream_task> tasks = tasks_for(j);
     std::vector<std::thread> threads;
-    if (j.settings.io == model::io_engine::epoll) {
+    if (j.settings.io != model::io_engine::threads) {
         // A few threads multiplex every stream; this thread serves the channel as before.
-        event_loops loops(tasks, j, endpoint_for);
+        engine_threads loops(tasks, j, endpoint_for,
+                             j.settings.io == model::io_engine::epoll ? make_readiness_engine
+                                                                      : make_completion_engine);
         serve_until_done(j, tasks, channel);
         loops.join();
         return summed(tasks);
-    }
-    if (j.settings.io != model::io_engine::threads) {
-        loop_result failed;
-        failed.part = model::receives(j.kind) ? job_kind::receive : j.kind;
-        failed.error = std::string("--io ") + model::to_string(j.settings.io) +
-                       " is not an engine this worker runs (threads, epoll)";
-        failed.status = IPCB_E_UNSUPPORTED;
-        return {{failed}};
     }
     if (tasks.size() == 1 && j.settings.interval_s == 0) {
         // One stream and no live reports: run it on this thread. A process that never started a

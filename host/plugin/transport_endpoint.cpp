@@ -60,7 +60,12 @@ transport_endpoint::transport_endpoint(const transport_info &transport, std::uin
 }
 
 transport_endpoint::~transport_endpoint() {
+    close_now();
+}
+
+void transport_endpoint::close_now() {
     if (endpoint_) table_->close(endpoint_);
+    endpoint_ = nullptr;
 }
 
 int32_t transport_endpoint::contract_violation(const std::string &what) {

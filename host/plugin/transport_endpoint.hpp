@@ -29,6 +29,9 @@ public:
     transport_endpoint &operator=(const transport_endpoint &) = delete;
 
     std::string export_address();
+    // Closes the endpoint before its owner goes (a check that closes with work outstanding);
+    // no call but the destructor may follow.
+    void close_now();
     void connect(std::int64_t timeout_ns);
     std::map<std::string, std::string> settings();
 

@@ -262,6 +262,10 @@ private:
         if (kind == "check_zero_copy_receive")
             return c::zero_copy_receive(endpoint_for(IPCB_DIR_RECV), job);
         if (kind == "check_batch_send") return c::batch_send(endpoint_for(IPCB_DIR_SEND), job);
+        if (kind == "check_completion_send")
+            return c::completion_send(endpoint_for(IPCB_DIR_SEND), job);
+        if (kind == "check_completion_receive")
+            return c::completion_receive(endpoint_for(IPCB_DIR_RECV), job);
         if (kind == "check_readiness_send")
             return c::readiness_send(endpoint_for(IPCB_DIR_SEND), job);
         if (kind == "check_readiness_receive")

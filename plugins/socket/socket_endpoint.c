@@ -352,6 +352,9 @@ void IPCB_CALL socket_close(ipcb_endpoint *ep) {
 #ifndef _WIN32
     socket_zerocopy_report(ep);
 #endif
+#ifdef IPCB_SOCKET_URING
+    socket_uring_cancel(ep); /* the kernel must be done with the host's buffers first */
+#endif
     if (ep->fd >= 0) sock_close(ep->fd);
     if (ep->listen_fd >= 0) sock_close(ep->listen_fd);
 #ifndef _WIN32

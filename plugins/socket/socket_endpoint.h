@@ -13,6 +13,15 @@
 #define SOCKET_PATH_CAP sizeof(((struct sockaddr_un *)0)->sun_path)
 #endif
 
+/* One outstanding io_uring submission of an endpoint (socket_uring.c): [0] send, [1] recv. */
+struct socket_uring_op {
+    struct ipcb_endpoint *ep;
+    unsigned char *buf;
+    size_t len, done;
+    uint64_t user_data;
+    int busy;
+};
+
 struct ipcb_endpoint {
     const char *id;
     int family; /* AF_INET, AF_INET6, AF_UNIX */
@@ -31,6 +40,9 @@ struct ipcb_endpoint {
     /* zerocopy=1 (socket.tcp): MSG_ZEROCOPY sends issued, completed, and completed as copies. */
     int zerocopy;
     uint64_t zc_issued, zc_completed, zc_copied;
+    /* ABI 1.2 completion: the queue this endpoint submitted to, and its submissions. */
+    ipcb_completion_queue *queue;
+    struct socket_uring_op uring_op[2];
 };
 
 int32_t socket_open(const ipcb_open_params *params, const char *id, int type, int is_tcp,
@@ -61,6 +73,20 @@ int32_t IPCB_CALL socket_try_send(ipcb_endpoint *ep, const void *buf, size_t len
                                   ipcb_error *error);
 int32_t IPCB_CALL socket_try_recv(ipcb_endpoint *ep, void *buf, size_t cap, size_t *len,
                                   ipcb_error *error);
+#endif
+#ifdef IPCB_SOCKET_URING
+/* socket_uring.c: ABI 1.2 completion through io_uring */
+int32_t IPCB_CALL socket_cq_open(uint32_t depth, const ipcb_host *host, ipcb_completion_queue **out,
+                                 ipcb_error *error);
+int32_t IPCB_CALL socket_submit_send(ipcb_completion_queue *q, ipcb_endpoint *ep, const void *buf,
+                                     size_t len, uint64_t user_data, ipcb_error *error);
+int32_t IPCB_CALL socket_submit_recv(ipcb_completion_queue *q, ipcb_endpoint *ep, void *buf,
+                                     size_t cap, uint64_t user_data, ipcb_error *error);
+int32_t IPCB_CALL socket_cq_wait(ipcb_completion_queue *q, ipcb_completion *out, uint32_t max,
+                                 uint32_t *count, int64_t timeout_ns, ipcb_error *error);
+void IPCB_CALL socket_cq_close(ipcb_completion_queue *q);
+/* From close: cancels the endpoint's outstanding submissions and waits for the kernel. */
+void socket_uring_cancel(ipcb_endpoint *ep);
 #endif
 /* socket_batch.c (POSIX: sendmmsg, recvmmsg) */
 int32_t IPCB_CALL socket_send_batch(ipcb_endpoint *ep, const ipcb_msg *msgs, uint32_t count,

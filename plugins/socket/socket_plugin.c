@@ -51,6 +51,13 @@ static int32_t IPCB_CALL seqpacket_open(const ipcb_open_params *p, ipcb_endpoint
 #define READINESS \
     .event_source = socket_event_source, .try_send = socket_try_send, .try_recv = socket_try_recv
 #endif
+#ifdef IPCB_SOCKET_URING /* streams only: a seqpacket's recv must say when a message is cut */
+#define COMPLETION                                                \
+    .cq_open = socket_cq_open, .submit_send = socket_submit_send, \
+    .submit_recv = socket_submit_recv, .cq_wait = socket_cq_wait, .cq_close = socket_cq_close
+#else
+#define COMPLETION .cq_open = 0
+#endif
 #define SOCKET_FUNCTIONS                                                                     \
     .export_address = socket_export_address, .connect = socket_connect, .send = socket_send, \
     .recv = socket_recv, .close = socket_close, .query_settings = socket_query_settings,     \
@@ -68,6 +75,7 @@ static const ipcb_transport tcp_transport = {
     .options = tcp_options,
     .open = tcp_open,
     SOCKET_FUNCTIONS,
+    COMPLETION,
 };
 
 #ifndef _WIN32
@@ -82,6 +90,7 @@ static const ipcb_transport unix_transport = {
     .options = unix_options,
     .open = unix_open,
     SOCKET_FUNCTIONS,
+    COMPLETION,
 };
 
 static const ipcb_transport seqpacket_transport = {

@@ -181,3 +181,28 @@ TEST_CASE("a 5,000-stream run leaves no descriptor, socket, file or process behi
     CHECK(ipcbench::test::tagged_processes().empty());
     CHECK(open_descriptors() == fds_before);
 }
+
+TEST_CASE("the io_uring engine delivers every message of many TCP and Unix streams", "[streams]") {
+    ipcbench::test::temp_dir tmp;
+    auto run = run_ipchost(
+        {"--plugin", "socket.tcp,socket.unix", "--streams", "200", "--io", "uring", "--count", "9",
+         "--size", "3000", "--mode", "both", "--verify", "--warmup", "0.05", "--format", "json"},
+        {{"TMPDIR", tmp.path()}}, 180);
+    auto results = json::parse(run.out).at("results");
+    REQUIRE(results.size() == 4);
+    for (const auto &r : results) {
+        INFO(r.dump().substr(0, 1500));
+        if (r.at("status") != "ok" &&
+            r.value("error", "").find("io_uring is off here") != std::string::npos) {
+            WARN("io_uring is not allowed on this machine: " << r.at("error"));
+            continue;
+        }
+        REQUIRE(r.at("status") == "ok");
+        CHECK(r.at("io") == "uring");
+        CHECK(r.at("integrity").at("messages_received") == 200 * 9);
+        CHECK(r.at("integrity").at("corrupted") == 0);
+        CHECK(r.at("integrity").at("lost") == 0);
+        CHECK_THAT(r.at("data_path").get<std::string>(), Catch::Contains("submit_send"));
+    }
+    CHECK(tmp.entries().empty());
+}
