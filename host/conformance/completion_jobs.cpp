@@ -29,8 +29,8 @@ std::vector<unsigned char> numbered(std::size_t size, std::uint64_t seq) {
 }
 
 // Waits for exactly one completion; "" or what was wrong with it.
-std::string one_completion(plugin::completion_queue &q, std::uint64_t user_data,
-                           std::uint32_t op, ipcb_completion &c) {
+std::string one_completion(plugin::completion_queue &q, std::uint64_t user_data, std::uint32_t op,
+                           ipcb_completion &c) {
     std::uint32_t n = 0;
     ipcb_completion got[4]{};
     const int32_t s = q.wait(got, 4, &n, completion_bound_ns);
@@ -102,10 +102,10 @@ json completion_receive(plugin::transport_endpoint &in, const json &job) {
                 return verdict(false, wrong);
             if (c.status != IPCB_OK || c.len == 0 || c.len > size - held ||
                 (!stream && c.len != size))
-                return verdict(false, fmt::format("receive for message {} completed with {} "
-                                                  "and {} B for a {}-byte buffer",
-                                                  seq, ipcb_status_name(c.status), c.len,
-                                                  size - held));
+                return verdict(false,
+                               fmt::format("receive for message {} completed with {} "
+                                           "and {} B for a {}-byte buffer",
+                                           seq, ipcb_status_name(c.status), c.len, size - held));
             held += c.len;
         }
         if (m != numbered(size, seq))
@@ -127,19 +127,19 @@ json completion_receive(plugin::transport_endpoint &in, const json &job) {
     in.close_now();
     const double close_ms = (now_ns() - before) / 1e6;
     if (close_ms > 5000)
-        return verdict(false, fmt::format("close with a receive outstanding took {:.0f} ms",
-                                          close_ms));
+        return verdict(false,
+                       fmt::format("close with a receive outstanding took {:.0f} ms", close_ms));
     ipcb_completion cancelled{};
     n = 0;
     const int32_t after = q.wait(&cancelled, 1, &n, 1'000'000'000);
     std::string fate = "dropped";
     if (after == IPCB_OK && n == 1) {
         if (cancelled.user_data != tag || cancelled.status != IPCB_E_CLOSED)
-            return verdict(false, fmt::format("after close the outstanding receive completed "
-                                              "with user_data {} and {}, expected {} and "
-                                              "IPCB_E_CLOSED",
-                                              cancelled.user_data,
-                                              ipcb_status_name(cancelled.status), tag));
+            return verdict(
+                false, fmt::format("after close the outstanding receive completed "
+                                   "with user_data {} and {}, expected {} and "
+                                   "IPCB_E_CLOSED",
+                                   cancelled.user_data, ipcb_status_name(cancelled.status), tag));
         fate = "reaped as IPCB_E_CLOSED";
     }
     return verdict(true, fmt::format("{} messages from {} receives, one completion each; an idle "

@@ -59,8 +59,7 @@ private:
                 if (!d.recv_pending) submit_recv(d);
                 break;
             case job_kind::ping:
-                if (!d.send_pending && !d.send.busy && d.t0 == 0 && !next_ping(d, now_ns()))
-                    break;
+                if (!d.send_pending && !d.send.busy && d.t0 == 0 && !next_ping(d, now_ns())) break;
                 if (d.send.busy && !d.send_pending)
                     submit_send(d);
                 else if (!d.send.busy && d.t0 != 0 && !d.recv_pending)
@@ -85,17 +84,15 @@ private:
     void submit_recv(driven &d) {
         const std::uint64_t tag = 2 * static_cast<std::uint64_t>(&d - drivers_.data()) + 1;
         const std::size_t held = d.recv.held;
-        const int32_t s =
-            queue_->submit_recv(*d.in, d.recv.bytes.data() + held, size_ - held, tag);
+        const int32_t s = queue_->submit_recv(*d.in, d.recv.bytes.data() + held, size_ - held, tag);
         if (s != IPCB_OK) return failed(d, *d.in, s, "submit_recv", queue_->last_error());
         d.recv_pending = true;
     }
 
     void wait_io(std::int64_t timeout_ns) override {
         std::uint32_t n = 0;
-        const int32_t s = queue_->wait(completions_.data(),
-                                       static_cast<std::uint32_t>(completions_.size()), &n,
-                                       timeout_ns);
+        const int32_t s = queue_->wait(
+            completions_.data(), static_cast<std::uint32_t>(completions_.size()), &n, timeout_ns);
         if (s != IPCB_OK && s != IPCB_E_TIMEOUT)
             throw std::runtime_error("cq_wait failed (" + std::string(ipcb_status_name(s)) +
                                      "): " + queue_->last_error());
@@ -121,12 +118,11 @@ private:
         d.send_pending = false;
         if (d.done) return;
         if (c.status != IPCB_OK || c.len != size_)
-            return failed(d, *d.out, c.status == IPCB_OK ? IPCB_E_INTERNAL : c.status,
-                          "submit_send",
-                          c.status == IPCB_OK ? "completed with " + std::to_string(c.len) +
-                                                    " of " + std::to_string(size_) + " bytes"
-                                              : "completed with " +
-                                                    std::string(ipcb_status_name(c.status)));
+            return failed(
+                d, *d.out, c.status == IPCB_OK ? IPCB_E_INTERNAL : c.status, "submit_send",
+                c.status == IPCB_OK ? "completed with " + std::to_string(c.len) + " of " +
+                                          std::to_string(size_) + " bytes"
+                                    : "completed with " + std::string(ipcb_status_name(c.status)));
         d.send.busy = false;
         switch (d.task->part) {
             case job_kind::send: sent_one(d); break;
@@ -150,12 +146,11 @@ private:
         if (c.status == IPCB_E_CLOSED && d.task->part == job_kind::pong) return finish_ponger(d);
         const std::size_t room = size_ - d.recv.held;
         if (c.status != IPCB_OK || c.len == 0 || c.len > room || (!j_.stream && c.len != room))
-            return failed(d, *d.in, c.status == IPCB_OK ? IPCB_E_INTERNAL : c.status,
-                          "submit_recv",
-                          c.status == IPCB_OK ? "completed with " + std::to_string(c.len) +
-                                                    " bytes for " + std::to_string(room)
-                                              : "completed with " +
-                                                    std::string(ipcb_status_name(c.status)));
+            return failed(d, *d.in, c.status == IPCB_OK ? IPCB_E_INTERNAL : c.status, "submit_recv",
+                          c.status == IPCB_OK
+                              ? "completed with " + std::to_string(c.len) + " bytes for " +
+                                    std::to_string(room)
+                              : "completed with " + std::string(ipcb_status_name(c.status)));
         d.recv.held += c.len;
         if (d.recv.held < size_) return;  // part of a message: receive the rest
         d.recv.held = 0;
@@ -191,8 +186,8 @@ private:
                 const std::string &text) {
         loop_result partial;
         partial.part = d.task->part;
-        partial.error = ep.transport().id + " " + what + " failed (" +
-                        ipcb_status_name(status) + "): " + text;
+        partial.error =
+            ep.transport().id + " " + what + " failed (" + ipcb_status_name(status) + "): " + text;
         partial.status = status;
         finish(d, std::move(partial));
     }

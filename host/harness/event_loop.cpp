@@ -29,7 +29,7 @@ public:
     readiness_engine(std::vector<stream_task *> tasks, const job &j,
                      const endpoint_lookup &endpoint_for)
         : stream_engine(std::move(tasks), j, endpoint_for) {
-        scratch_.resize(j.stream ? std::max<std::size_t>(size_, 64 * 1024) : size_);
+        scratch_.resize(j.stream ? std::max<std::size_t>(size_, std::size_t{64} * 1024) : size_);
         events_.resize(256);
     }
 
@@ -54,6 +54,8 @@ private:
 
     // Adds the task's descriptors to the poller; a transport that cannot name one fails it.
     void prepare(driven &d) override {
+        plugin::transport_endpoint *either = d.in ? d.in : d.out;
+        if (either == nullptr) return;  // attach gave every task one
         try {
             std::uint64_t tag = static_cast<std::uint64_t>(&d - drivers_.data());
             std::string why_not;
@@ -61,12 +63,12 @@ private:
             if (d.in) in = d.in->event_source(&why_not);
             if (why_not.empty() && d.out && d.out != d.in) out = d.out->event_source(&why_not);
             if (!why_not.empty()) {
-                fail(d, *(d.in ? d.in : d.out), IPCB_E_UNSUPPORTED, "event_source", why_not);
+                fail(d, *either, IPCB_E_UNSUPPORTED, "event_source", why_not);
                 return;
             }
             if (d.in) {
                 std::uint32_t events = in.recv_events | (d.out == d.in ? in.send_events : 0);
-                poller_.add(in.handle, events, tag);
+                poller_.add(in.handle, events, tag, !level_triggered(d));
                 handles_.push_back(in.handle);
             }
             if (d.out && d.out != d.in) {
@@ -74,7 +76,7 @@ private:
                 handles_.push_back(out.handle);
             }
         } catch (const std::exception &e) {
-            fail(d, *(d.in ? d.in : d.out), IPCB_E_INTERNAL, "event_source", e.what());
+            fail(d, *either, IPCB_E_INTERNAL, "event_source", e.what());
         }
     }
 
@@ -119,6 +121,7 @@ private:
         const std::size_t cap = j_.stream ? scratch_.size() : size_;
         int32_t s = d.in->try_recv_raw(scratch_.data(), cap, &n);
         if (s != IPCB_OK) return s;
+        last_read_short_ = j_.stream && n < cap;
         if (n == 0 || n > cap)
             return d.in->contract_violation("try_recv returned IPCB_OK with " + std::to_string(n) +
                                             " bytes for a " + std::to_string(cap) + "-byte buffer");
@@ -154,8 +157,11 @@ private:
 
     bool drive_sender(driven &d) {
         d.waiting_timer = false;
+        // One clock read a turn (at most 16 messages), as the thread loops read it every 16
+        // small messages: the window's end and a paced slot are seen within a turn.
+        const std::int64_t now = now_ns();
         for (int i = 0; i < turn_budget; ++i) {
-            if (!d.send.busy && !next_to_send(d, now_ns())) return false;
+            if (!d.send.busy && !next_to_send(d, now)) return false;
             if (!push(d)) return false;
             sent_one(d);
         }
@@ -183,6 +189,9 @@ private:
             d.task->progress.messages.store(d.tally.received, std::memory_order_relaxed);
             d.task->progress.expected_next.store(d.tally.sequences.highest_plus_one(),
                                                  std::memory_order_relaxed);
+            // A stream read that did not fill the buffer emptied it: a level-triggered handle
+            // (below) says when more comes, which spares the read that would only say EAGAIN.
+            if (level_triggered(d) && last_read_short_) return false;
         }
         if (d.tally.ended_by.empty()) return true;
         finish_receiver(d);
@@ -258,7 +267,15 @@ private:
         return true;
     }
 
+    // A receive-only handle waits level-triggered (it says readable while data is there, and
+    // never spins: nothing else is asked of it); a sending one edge-triggered (a writable
+    // socket would otherwise wake the loop all the time).
+    bool level_triggered(const driven &d) const {
+        return d.task->part == job_kind::receive && d.out == nullptr;
+    }
+
     platform::readiness_poller poller_;
+    bool last_read_short_ = false;
     std::vector<platform::readiness_poller::event> events_;
     std::vector<std::int64_t> handles_;
     std::vector<unsigned char> scratch_;

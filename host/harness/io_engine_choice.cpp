@@ -71,14 +71,13 @@ model::case_settings with_io_engine(const plugin::transport_info &transport,
                                        ? 2
                                        : 1);
     if (c.io == io_engine::automatic) {
-        if (loops <= c.threads)
-            c.io = io_engine::threads;
-        else if (transport.calls.readiness && platform::has_readiness_poller())
+        const bool fits = loops <= c.threads;
+        if (!fits && transport.calls.readiness && platform::has_readiness_poller())
             c.io = io_engine::epoll;
-        else if (transport.calls.completion)
+        else if (!fits && transport.calls.completion)
             c.io = native_completion();
         else
-            c.io = io_engine::threads;
+            c.io = io_engine::threads;  // a thread each, or nothing better offered
     }
     require(transport, c.io);
     if (c.io != io_engine::threads) c.threads = std::min(c.threads, loops);  // as many as run

@@ -51,6 +51,7 @@ void stream_engine::run() {
     for (auto &d : drivers_) prepare(d);
     for (auto &d : drivers_) enqueue(d);
     std::int64_t next_housekeeping = start + housekeeping_ns;
+    unsigned busy_rounds = 0;
     while (live_ > 0) {
         std::int64_t now = now_ns();
         if (!window_begun_ && now >= warm_end_) begin_window(now);
@@ -61,6 +62,9 @@ void stream_engine::run() {
         }
         take_turns();
         if (live_ == 0) break;
+        // While streams are still ready, look for more only every 4th round: a poll that finds
+        // nothing is a system call per turn (a tenth of one stream's rate at 16 messages).
+        if (!ready_.empty() && (++busy_rounds & 3) != 0) continue;
         now = now_ns();
         std::int64_t wait = ready_.empty() ? next_housekeeping - now : 0;
         if (!timers_.empty()) wait = std::min(wait, timers_.top().first - now);
@@ -290,9 +294,8 @@ void stream_engine::housekeeping(std::int64_t now) {
     }
 }
 
-
-void stream_engine::fail(driven &d, plugin::transport_endpoint &ep, int32_t status, const char *what,
-          const std::string &text) {
+void stream_engine::fail(driven &d, plugin::transport_endpoint &ep, int32_t status,
+                         const char *what, const std::string &text) {
     loop_result partial;
     partial.part = d.task->part;
     if (text.empty()) {

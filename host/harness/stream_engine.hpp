@@ -47,9 +47,9 @@ struct driven {
     bool window_done = false;  // send/ping: the timed part is over
     bool done = false, queued = false, waiting_timer = false;
     bool send_pending = false, recv_pending = false;  // completion: submitted, not reaped
-    std::int64_t slot_offset_ns = 0;  // paced: this stream's place in the period
-    std::int64_t t0 = 0;              // ping: when the pending ping started (0: none pending)
-    std::int64_t last_activity = 0;   // pong, unreliable: the last message
+    std::int64_t slot_offset_ns = 0;                  // paced: this stream's place in the period
+    std::int64_t t0 = 0;             // ping: when the pending ping started (0: none pending)
+    std::int64_t last_activity = 0;  // pong, unreliable: the last message
     std::int64_t end_ns = 0;
     bool timed = false;  // pong: the first timed message came
     std::int64_t first_ns = 0;

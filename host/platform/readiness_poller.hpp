@@ -6,11 +6,11 @@
 
 namespace ipcbench::platform {
 
-// One thread's set of waitable descriptors (epoll on Linux), edge-triggered: after a descriptor
-// fired, its owner drives it until the transport says "would block", or keeps it on its own
-// ready list; so the set never needs changing while the streams run. Each descriptor carries a
-// tag the caller chooses (its stream). Windows has no readiness engine (IOCP is completion):
-// constructing one there throws, with that reason.
+// One thread's set of waitable descriptors (epoll on Linux), edge-triggered by default: after a
+// descriptor fired, its owner drives it until the transport says "would block", or keeps it on
+// its own ready list; so the set never needs changing while the streams run. Each descriptor
+// carries a tag the caller chooses (its stream). Windows has no readiness engine (IOCP is
+// completion): constructing one there throws, with that reason.
 class readiness_poller {
 public:
     static constexpr std::uint32_t readable = 1, writable = 2;  // == IPCB_EVENT_*
@@ -20,8 +20,9 @@ public:
     readiness_poller(const readiness_poller &) = delete;
     readiness_poller &operator=(const readiness_poller &) = delete;
 
-    // Watches fd for `events` (readable | writable); throws with the OS error.
-    void add(std::int64_t fd, std::uint32_t events, std::uint64_t tag);
+    // Watches fd for `events` (readable | writable), edge-triggered or level-triggered; throws
+    // with the OS error.
+    void add(std::int64_t fd, std::uint32_t events, std::uint64_t tag, bool edge = true);
     void remove(std::int64_t fd);
 
     struct event {

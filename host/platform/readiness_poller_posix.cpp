@@ -32,9 +32,9 @@ readiness_poller::~readiness_poller() {
     if (state_->epoll_fd >= 0) close(state_->epoll_fd);
 }
 
-void readiness_poller::add(std::int64_t fd, std::uint32_t events, std::uint64_t tag) {
+void readiness_poller::add(std::int64_t fd, std::uint32_t events, std::uint64_t tag, bool edge) {
     epoll_event e{};
-    e.events = EPOLLET | ((events & readable) ? EPOLLIN | EPOLLRDHUP : 0u) |
+    e.events = (edge ? EPOLLET : 0u) | ((events & readable) ? EPOLLIN | EPOLLRDHUP : 0u) |
                ((events & writable) ? EPOLLOUT : 0u);
     e.data.u64 = tag;
     if (epoll_ctl(state_->epoll_fd, EPOLL_CTL_ADD, static_cast<int>(fd), &e) != 0)

@@ -12,7 +12,7 @@ readiness_poller::readiness_poller() {
     throw std::runtime_error("--io epoll is Linux's readiness engine; Windows has none");
 }
 readiness_poller::~readiness_poller() = default;
-void readiness_poller::add(std::int64_t, std::uint32_t, std::uint64_t) {}
+void readiness_poller::add(std::int64_t, std::uint32_t, std::uint64_t, bool) {}
 void readiness_poller::remove(std::int64_t) {}
 int readiness_poller::wait(event *, int, std::int64_t) {
     return 0;

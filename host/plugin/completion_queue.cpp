@@ -5,7 +5,7 @@
 namespace ipcbench::plugin {
 
 completion_queue::completion_queue(const transport_info &transport, std::uint32_t depth)
-    : transport_(transport), table_(transport.table) {
+    : table_(transport.table) {
     error_.struct_size = sizeof error_;
     if (table_ == nullptr || !transport.calls.completion)
         throw transport_error(IPCB_E_UNSUPPORTED,

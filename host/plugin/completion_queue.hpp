@@ -37,7 +37,6 @@ public:
     std::string last_error() const;
 
 private:
-    const transport_info &transport_;
     const ipcb_transport *table_;
     ipcb_completion_queue *queue_ = nullptr;
     ipcb_error error_{};

@@ -25,8 +25,8 @@ struct ipcb_completion_queue {
 
 #define CANCEL_TAG 0 /* user_data of the cancel requests close submits */
 
-int32_t IPCB_CALL socket_cq_open(uint32_t depth, const ipcb_host *host,
-                                 ipcb_completion_queue **out, ipcb_error *error) {
+int32_t IPCB_CALL socket_cq_open(uint32_t depth, const ipcb_host *host, ipcb_completion_queue **out,
+                                 ipcb_error *error) {
     ipcb_completion_queue *q;
     unsigned entries = 64;
     int r;
@@ -43,10 +43,10 @@ int32_t IPCB_CALL socket_cq_open(uint32_t depth, const ipcb_host *host,
         free(q);
         const int off = r == -EPERM || r == -ENOSYS || r == -EACCES;
         return ipcb_fail(error,
-                         off ? IPCB_E_UNSUPPORTED
-                             : r == -ENOMEM ? IPCB_E_NO_MEMORY : IPCB_E_SYSTEM,
-                         -r,
-                         "io_uring_queue_init(%u): %s%s", entries, strerror(-r),
+                         off            ? IPCB_E_UNSUPPORTED
+                         : r == -ENOMEM ? IPCB_E_NO_MEMORY
+                                        : IPCB_E_SYSTEM,
+                         -r, "io_uring_queue_init(%u): %s%s", entries, strerror(-r),
                          off ? " (io_uring is off here: kernel.io_uring_disabled, a seccomp "
                                "filter or an old kernel; use --io epoll)"
                              : "");
@@ -63,8 +63,8 @@ static struct io_uring_sqe *next_sqe(ipcb_completion_queue *q) {
     return sqe;
 }
 
-static int32_t submit(ipcb_completion_queue *q, ipcb_endpoint *ep, int which, void *buf,
-                      size_t len, uint64_t user_data, ipcb_error *error) {
+static int32_t submit(ipcb_completion_queue *q, ipcb_endpoint *ep, int which, void *buf, size_t len,
+                      uint64_t user_data, ipcb_error *error) {
     struct socket_uring_op *op;
     struct io_uring_sqe *sqe;
     if (q == NULL || ep == NULL || buf == NULL || len == 0 || ep->fd < 0)
@@ -75,8 +75,7 @@ static int32_t submit(ipcb_completion_queue *q, ipcb_endpoint *ep, int which, vo
         return ipcb_fail(error, IPCB_E_INVALID, 0, "%s: a %s is already outstanding", ep->id,
                          which ? "recv" : "send");
     if (ep->queue != NULL && ep->queue != q)
-        return ipcb_fail(error, IPCB_E_INVALID, 0, "%s: submitted to another queue before",
-                         ep->id);
+        return ipcb_fail(error, IPCB_E_INVALID, 0, "%s: submitted to another queue before", ep->id);
     if (q->outstanding >= q->depth)
         return ipcb_fail(error, IPCB_E_NO_MEMORY, 0, "%u submissions outstanding, the depth",
                          q->depth);
@@ -214,8 +213,7 @@ void socket_uring_cancel(ipcb_endpoint *ep) {
         if (reap(q, cqe, &done)) {
             if (q->held_count == q->held_cap) {
                 uint32_t cap = q->held_cap ? q->held_cap * 2 : 16;
-                ipcb_completion *grown =
-                    (ipcb_completion *)realloc(q->held, cap * sizeof *grown);
+                ipcb_completion *grown = (ipcb_completion *)realloc(q->held, cap * sizeof *grown);
                 if (grown == NULL) {
                     io_uring_cqe_seen(&q->ring, cqe);
                     continue;
