@@ -413,9 +413,10 @@ target_row "TCP 128 KiB writes, 128 streams (iperf3 -P 128, its maximum)" ">=" 1
 for pid in "${servers[@]}"; do kill "$pid" 2>/dev/null || true; done
 servers=()
 # 10,000 mostly idle streams: 10 messages/s each, 1 KiB; threads and memory per process.
-idle="$(ipchost_json throughput socket.unix 1024 --streams 10000 --rate 10 --duration 2)"
-idle_threads="$(jq -r '.threads' <<<"$idle")"
-idle_rss="$(jq -r '.receiver.max_rss_kib' <<<"$idle")"
+idle="$("$ipchost" --plugin socket.unix --mode throughput --size 1024 --duration 2 --warmup 0.1 \
+  --streams 10000 --rate 10 --format json 2>/dev/null | jq -c '.results[0]')"
+idle_threads="$(jq -r '.threads // 0' <<<"$idle")"
+idle_rss="$(jq -r '.receiver.max_rss_kib // 0' <<<"$idle")"
 idle_limit=$((8 * 1024 + 16 * 10000))
 {
   echo

@@ -354,6 +354,8 @@ void IPCB_CALL socket_close(ipcb_endpoint *ep) {
 #endif
 #ifdef IPCB_SOCKET_URING
     socket_uring_cancel(ep); /* the kernel must be done with the host's buffers first */
+#elif defined(_WIN32)
+    socket_iocp_cancel(ep);
 #endif
     if (ep->fd >= 0) sock_close(ep->fd);
     if (ep->listen_fd >= 0) sock_close(ep->listen_fd);

@@ -22,6 +22,19 @@ struct socket_uring_op {
     int busy;
 };
 
+#ifdef _WIN32
+/* One outstanding overlapped transfer of an endpoint (socket_iocp.c): [0] send, [1] recv. */
+struct socket_iocp_op {
+    OVERLAPPED ov; /* first: the port hands it back */
+    struct ipcb_endpoint *ep;
+    WSABUF wsabuf;
+    unsigned char *base;
+    size_t len, done;
+    uint64_t user_data;
+    int which, busy;
+};
+#endif
+
 struct ipcb_endpoint {
     const char *id;
     int family; /* AF_INET, AF_INET6, AF_UNIX */
@@ -43,6 +56,10 @@ struct ipcb_endpoint {
     /* ABI 1.2 completion: the queue this endpoint submitted to, and its submissions. */
     ipcb_completion_queue *queue;
     struct socket_uring_op uring_op[2];
+#ifdef _WIN32
+    struct socket_iocp_op iocp_op[2];
+    HANDLE iocp_port; /* the port the socket is bound to, for life; NULL before */
+#endif
 };
 
 int32_t socket_open(const ipcb_open_params *params, const char *id, int type, int is_tcp,
@@ -74,8 +91,8 @@ int32_t IPCB_CALL socket_try_send(ipcb_endpoint *ep, const void *buf, size_t len
 int32_t IPCB_CALL socket_try_recv(ipcb_endpoint *ep, void *buf, size_t cap, size_t *len,
                                   ipcb_error *error);
 #endif
-#ifdef IPCB_SOCKET_URING
-/* socket_uring.c: ABI 1.2 completion through io_uring */
+#if defined(IPCB_SOCKET_URING) || defined(_WIN32)
+/* ABI 1.2 completion: socket_uring.c (io_uring) or socket_iocp.c (an I/O completion port) */
 int32_t IPCB_CALL socket_cq_open(uint32_t depth, const ipcb_host *host, ipcb_completion_queue **out,
                                  ipcb_error *error);
 int32_t IPCB_CALL socket_submit_send(ipcb_completion_queue *q, ipcb_endpoint *ep, const void *buf,
@@ -87,6 +104,7 @@ int32_t IPCB_CALL socket_cq_wait(ipcb_completion_queue *q, ipcb_completion *out,
 void IPCB_CALL socket_cq_close(ipcb_completion_queue *q);
 /* From close: cancels the endpoint's outstanding submissions and waits for the kernel. */
 void socket_uring_cancel(ipcb_endpoint *ep);
+void socket_iocp_cancel(ipcb_endpoint *ep);
 #endif
 /* socket_batch.c (POSIX: sendmmsg, recvmmsg) */
 int32_t IPCB_CALL socket_send_batch(ipcb_endpoint *ep, const ipcb_msg *msgs, uint32_t count,

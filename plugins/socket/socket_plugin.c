@@ -51,7 +51,8 @@ static int32_t IPCB_CALL seqpacket_open(const ipcb_open_params *p, ipcb_endpoint
 #define READINESS \
     .event_source = socket_event_source, .try_send = socket_try_send, .try_recv = socket_try_recv
 #endif
-#ifdef IPCB_SOCKET_URING /* streams only: a seqpacket's recv must say when a message is cut */
+/* Completion for the stream transports only: a seqpacket's receive must tell a cut message. */
+#if defined(IPCB_SOCKET_URING) || defined(_WIN32)
 #define COMPLETION                                                \
     .cq_open = socket_cq_open, .submit_send = socket_submit_send, \
     .submit_recv = socket_submit_recv, .cq_wait = socket_cq_wait, .cq_close = socket_cq_close

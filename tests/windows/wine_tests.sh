@@ -107,6 +107,20 @@ run)
   done
   jq -e '.environment.os == "Windows"' "$out/stdout" >/dev/null || fail "the environment does not say Windows"
   ;;
+iocp)
+  exe="$1"
+  # Many socket.tcp streams on one I/O completion port per engine thread (ABI 1.2 completion).
+  winerun "$exe" --plugin socket.tcp --streams 40 --io iocp --threads 2 --count 25 --size 3000 \
+    --mode both --verify --warmup 0.05 --format json
+  rc=$?
+  [ "$rc" -eq 0 ] || fail "the run exited $rc"
+  jq -e 'all(.results[]; .status == "ok" and .io == "iocp" and .threads == 2)' "$out/stdout" \
+    >/dev/null || fail "a result is not ok, or did not run on --io iocp"
+  jq -e 'all(.results[]; .integrity | .messages_received == 1000 and .corrupted == 0 and .lost == 0)' \
+    "$out/stdout" >/dev/null || fail "not every message of the 40 streams arrived intact"
+  jq -e 'all(.results[]; .data_path | contains("submit_send"))' "$out/stdout" >/dev/null ||
+    fail "the data path does not name the completion calls"
+  ;;
 killed)
   exe="$1" killer="$2"
   wine "$exe" --plugin pipe.named --mode throughput --size 1K --duration 20 --format json </dev/null \
