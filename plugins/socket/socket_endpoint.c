@@ -355,13 +355,20 @@ void IPCB_CALL socket_close(ipcb_endpoint *ep) {
 #ifdef IPCB_SOCKET_URING
     socket_uring_cancel(ep); /* the kernel must be done with the host's buffers first */
 #elif defined(_WIN32)
-    socket_iocp_cancel(ep);
+    int settled = socket_iocp_cancel(ep);
 #endif
     if (ep->fd >= 0) sock_close(ep->fd);
     if (ep->listen_fd >= 0) sock_close(ep->listen_fd);
 #ifndef _WIN32
     if (ep->role == IPCB_ROLE_CREATOR && ep->family == AF_UNIX && ep->path[0]) unlink(ep->path);
     if (ep->owned_dir[0]) rmdir(ep->owned_dir);
+#endif
+#ifdef _WIN32
+    if (!settled) { /* a cancelled transfer's packet still points into ep: it must stay valid */
+        ep->fd = -1;
+        ep->listen_fd = -1;
+        return;
+    }
 #endif
     free(ep);
 }

@@ -104,7 +104,7 @@ int32_t IPCB_CALL socket_cq_wait(ipcb_completion_queue *q, ipcb_completion *out,
 void IPCB_CALL socket_cq_close(ipcb_completion_queue *q);
 /* From close: cancels the endpoint's outstanding submissions and waits for the kernel. */
 void socket_uring_cancel(ipcb_endpoint *ep);
-void socket_iocp_cancel(ipcb_endpoint *ep);
+int socket_iocp_cancel(ipcb_endpoint *ep); /* 0: still outstanding, keep ep allocated */
 #endif
 /* socket_batch.c (POSIX: sendmmsg, recvmmsg) */
 int32_t IPCB_CALL socket_send_batch(ipcb_endpoint *ep, const ipcb_msg *msgs, uint32_t count,

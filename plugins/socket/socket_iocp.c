@@ -19,8 +19,8 @@ struct ipcb_completion_queue {
     uint32_t held_count, held_cap;
 };
 
-int32_t IPCB_CALL socket_cq_open(uint32_t depth, const ipcb_host *host,
-                                 ipcb_completion_queue **out, ipcb_error *error) {
+int32_t IPCB_CALL socket_cq_open(uint32_t depth, const ipcb_host *host, ipcb_completion_queue **out,
+                                 ipcb_error *error) {
     ipcb_completion_queue *q;
     (void)host;
     if (out == NULL || depth == 0)
@@ -53,8 +53,8 @@ static int start(struct socket_iocp_op *op) {
     return r == WSA_IO_PENDING ? 0 : r;
 }
 
-static int32_t submit(ipcb_completion_queue *q, ipcb_endpoint *ep, int which, void *buf,
-                      size_t len, uint64_t user_data, ipcb_error *error) {
+static int32_t submit(ipcb_completion_queue *q, ipcb_endpoint *ep, int which, void *buf, size_t len,
+                      uint64_t user_data, ipcb_error *error) {
     struct socket_iocp_op *op;
     int e;
     if (q == NULL || ep == NULL || buf == NULL || len == 0 || ep->fd < 0 || len > 0x7fffffffu)
@@ -72,7 +72,7 @@ static int32_t submit(ipcb_completion_queue *q, ipcb_endpoint *ep, int which, vo
         return ipcb_fail(error, IPCB_E_NO_MEMORY, 0, "%u submissions outstanding, the depth",
                          q->depth);
     if (ep->iocp_port == NULL) {
-        if (CreateIoCompletionPort((HANDLE)(SOCKET)ep->fd, q->port, 0, 0) == NULL)
+        if (CreateIoCompletionPort((HANDLE)(SOCKET)ep->fd, q->port, (ULONG_PTR)ep, 0) == NULL)
             return win_fail(error, GetLastError(), "%s: associating the socket with the port",
                             ep->id);
         ep->iocp_port = q->port;
@@ -108,12 +108,18 @@ static int32_t status_of(int e) {
 }
 
 /* Turns one dequeued packet into a completion for the host (1), or into a resend of a partial
- * write (0). */
-static int reap(ipcb_completion_queue *q, OVERLAPPED *ov, DWORD bytes,
+ * write or nothing (0). The key is the endpoint the socket was bound with: a packet whose
+ * OVERLAPPED is not one of its two is not ours (wine posts some of its own) and is dropped,
+ * without touching the endpoint. */
+static int reap(ipcb_completion_queue *q, ULONG_PTR key, OVERLAPPED *ov, DWORD bytes,
                 ipcb_completion *out) {
-    struct socket_iocp_op *op = CONTAINING_RECORD(ov, struct socket_iocp_op, ov);
+    ipcb_endpoint *ep = (ipcb_endpoint *)key;
+    struct socket_iocp_op *op;
     DWORD got = 0, flags = 0;
     int e = 0;
+    if (ep == NULL || (ov != &ep->iocp_op[0].ov && ov != &ep->iocp_op[1].ov)) return 0;
+    op = CONTAINING_RECORD(ov, struct socket_iocp_op, ov);
+    if (!op->busy) return 0;
     if (!WSAGetOverlappedResult((SOCKET)op->ep->fd, &op->ov, &got, FALSE, &flags))
         e = WSAGetLastError();
     if (e == 0 && op->which == 0 && bytes > 0 && op->done + bytes < op->len) {
@@ -158,7 +164,7 @@ int32_t IPCB_CALL socket_cq_wait(ipcb_completion_queue *q, ipcb_completion *out,
         }
         for (i = 0; i < got; ++i)
             if (entries[i].lpOverlapped != NULL)
-                n += (uint32_t)reap(q, entries[i].lpOverlapped,
+                n += (uint32_t)reap(q, entries[i].lpCompletionKey, entries[i].lpOverlapped,
                                     entries[i].dwNumberOfBytesTransferred, &out[n]);
         if (n > 0) break;
         if (timeout_ns == 0 || (deadline >= 0 && posix_left(deadline) <= 0))
@@ -188,11 +194,13 @@ static void hold(ipcb_completion_queue *q, const ipcb_completion *c) {
 
 /* close() with submissions outstanding: cancel them and wait (5 s at most) until Windows is
  * done with the host's buffers; their completions and any other that came meanwhile wait for
- * the next cq_wait. */
-void socket_iocp_cancel(ipcb_endpoint *ep) {
+ * the next cq_wait. Returns 0 when one is still outstanding after that (wine may post a
+ * cancelled receive's packet only once the socket is closed): the endpoint must then outlive
+ * close, as the packet still points into it. */
+int socket_iocp_cancel(ipcb_endpoint *ep) {
     ipcb_completion_queue *q = ep->queue;
     const int64_t deadline = posix_deadline(5000000000LL);
-    if (q == NULL) return;
+    if (q == NULL) return 1;
     if (ep->iocp_op[0].busy) CancelIoEx((HANDLE)(SOCKET)ep->fd, &ep->iocp_op[0].ov);
     if (ep->iocp_op[1].busy) CancelIoEx((HANDLE)(SOCKET)ep->fd, &ep->iocp_op[1].ov);
     while ((ep->iocp_op[0].busy || ep->iocp_op[1].busy) && posix_left(deadline) > 0) {
@@ -202,6 +210,7 @@ void socket_iocp_cancel(ipcb_endpoint *ep) {
         ipcb_completion c;
         const int64_t left = posix_left(deadline);
         GetQueuedCompletionStatus(q->port, &bytes, &key, &ov, (DWORD)(left / 1000000 + 1));
-        if (ov != NULL && reap(q, ov, bytes, &c)) hold(q, &c);
+        if (ov != NULL && reap(q, key, ov, bytes, &c)) hold(q, &c);
     }
+    return !ep->iocp_op[0].busy && !ep->iocp_op[1].busy;
 }
