@@ -11,6 +11,7 @@
 #include "ipcbench/error_format.h"
 #include "plugin_options.h"
 #include "win_io.h"
+#include "win_iocp.h"
 
 #define NAME_PREFIX "\\\\.\\pipe\\ipcbench-"
 #define NAME_CAP 128
@@ -25,6 +26,7 @@ struct ipcb_endpoint {
     DWORD buffer_size;
     char name[NAME_CAP];
     int connected;
+    win_iocp_binding iocp; /* ABI 1.2 completion, below */
 };
 
 const ipcb_option_desc pipe_named_options[PIPE_NAMED_OPTION_COUNT] = {
@@ -170,7 +172,9 @@ static int overlapped_transfer(ipcb_endpoint *ep, int writing, void *buf, DWORD 
     OVERLAPPED ov;
     BOOL started;
     memset(&ov, 0, sizeof ov);
-    ov.hEvent = ep->event;
+    /* The low bit keeps this transfer off a completion port the pipe may be bound to (the
+     * event reports it): only the submissions' packets go there. */
+    ov.hEvent = (HANDLE)((ULONG_PTR)ep->event | 1);
     ResetEvent(ep->event);
     started = writing ? WriteFile(ep->pipe, buf, len, NULL, &ov)
                       : ReadFile(ep->pipe, buf, len, NULL, &ov);
@@ -318,10 +322,68 @@ int32_t IPCB_CALL pipe_named_recv(ipcb_endpoint *ep, void *buf, size_t cap, size
 /* CloseHandle without DisconnectNamedPipe: what the peer has not read yet stays readable, then
  * its reads end with ERROR_BROKEN_PIPE. The name goes with the last handle. */
 void IPCB_CALL pipe_named_close(ipcb_endpoint *ep) {
+    int settled;
     if (ep == NULL) return;
+    settled = win_iocp_cancel(&ep->iocp);
     if (ep->pipe) CloseHandle(ep->pipe);
     if (ep->event) CloseHandle(ep->event);
+    if (!settled) { /* a cancelled transfer's packet still points into ep: it must stay valid */
+        ep->pipe = NULL;
+        ep->event = NULL;
+        return;
+    }
     free(ep);
+}
+
+/* ABI 1.2 completion: overlapped WriteFile and ReadFile on the pipe, through the shared I/O
+ * completion port code (plugins/windows_common/win_iocp.c). io=overlapped only. */
+static int named_start(win_iocp_op *op) {
+    const DWORD len = (DWORD)(op->len - op->done);
+    BOOL done;
+    memset(&op->ov, 0, sizeof op->ov);
+    done = op->which == 0 ? WriteFile(op->binding->handle, op->base + op->done, len, NULL, &op->ov)
+                          : ReadFile(op->binding->handle, op->base + op->done, len, NULL, &op->ov);
+    if (done) return 0; /* done at once: the port still gets the packet */
+    return GetLastError() == ERROR_IO_PENDING || GetLastError() == ERROR_MORE_DATA
+               ? 0
+               : (int)GetLastError();
+}
+
+static int named_finish(win_iocp_op *op) {
+    DWORD got = 0;
+    if (GetOverlappedResult(op->binding->handle, &op->ov, &got, FALSE)) return 0;
+    /* A read that filled the buffer with part of a longer message went. */
+    return GetLastError() == ERROR_MORE_DATA ? 0 : (int)GetLastError();
+}
+
+static int named_peer_gone(int code) {
+    return code == ERROR_BROKEN_PIPE || code == ERROR_NO_DATA || code == ERROR_PIPE_NOT_CONNECTED;
+}
+
+static int32_t named_submit(ipcb_completion_queue *q, ipcb_endpoint *ep, int which, void *buf,
+                            size_t len, uint64_t user_data, ipcb_error *error) {
+    if (ep == NULL || !ep->connected)
+        return ipcb_fail(error, IPCB_E_INVALID, 0, "submit needs a connected endpoint");
+    if (!ep->overlapped)
+        return ipcb_fail(error, IPCB_E_UNSUPPORTED, 0,
+                         "pipe.named with io=blocking has no overlapped handle to bind to a "
+                         "completion port; use io=overlapped (the default)");
+    ep->iocp.handle = ep->pipe;
+    ep->iocp.start = named_start;
+    ep->iocp.finish = named_finish;
+    ep->iocp.peer_gone = named_peer_gone;
+    return win_iocp_submit(q, &ep->iocp, "pipe.named", which, buf, len, user_data, error);
+}
+
+int32_t IPCB_CALL pipe_named_submit_send(ipcb_completion_queue *q, ipcb_endpoint *ep,
+                                         const void *buf, size_t len, uint64_t user_data,
+                                         ipcb_error *error) {
+    return named_submit(q, ep, 0, (void *)buf, len, user_data, error);
+}
+
+int32_t IPCB_CALL pipe_named_submit_recv(ipcb_completion_queue *q, ipcb_endpoint *ep, void *buf,
+                                         size_t cap, uint64_t user_data, ipcb_error *error) {
+    return named_submit(q, ep, 1, buf, cap, user_data, error);
 }
 
 void IPCB_CALL pipe_named_query_settings(ipcb_endpoint *ep, ipcb_setting_sink sink, void *context) {

@@ -17,6 +17,11 @@ int32_t IPCB_CALL pipe_named_send(ipcb_endpoint *ep, const void *buf, size_t len
 int32_t IPCB_CALL pipe_named_recv(ipcb_endpoint *ep, void *buf, size_t cap, size_t *len,
                                   int64_t timeout_ns, ipcb_error *error);
 void IPCB_CALL pipe_named_close(ipcb_endpoint *ep);
+int32_t IPCB_CALL pipe_named_submit_send(ipcb_completion_queue *q, ipcb_endpoint *ep,
+                                         const void *buf, size_t len, uint64_t user_data,
+                                         ipcb_error *error);
+int32_t IPCB_CALL pipe_named_submit_recv(ipcb_completion_queue *q, ipcb_endpoint *ep, void *buf,
+                                         size_t cap, uint64_t user_data, ipcb_error *error);
 void IPCB_CALL pipe_named_query_settings(ipcb_endpoint *ep, ipcb_setting_sink sink, void *context);
 
 #endif

@@ -4,6 +4,7 @@
  * broker; docs/platforms.md.) */
 #include "ipcbench/transport.h"
 #include "pipe_named_windows.h"
+#include "win_iocp.h"
 
 static const ipcb_transport named_transport = {
     .struct_size = sizeof(ipcb_transport),
@@ -25,6 +26,12 @@ static const ipcb_transport named_transport = {
     .query_settings = pipe_named_query_settings,
     .remove_address = 0, /* a named pipe vanishes with its last handle */
     .get_extension = 0,
+    /* since 1.2: completion through an I/O completion port */
+    .cq_open = win_cq_open,
+    .submit_send = pipe_named_submit_send,
+    .submit_recv = pipe_named_submit_recv,
+    .cq_wait = win_cq_wait,
+    .cq_close = win_cq_close,
 };
 
 static const ipcb_transport *const pipe_transports[] = {&named_transport};

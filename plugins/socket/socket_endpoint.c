@@ -331,6 +331,11 @@ int32_t IPCB_CALL socket_recv(ipcb_endpoint *ep, void *buf, size_t cap, size_t *
 #ifndef _WIN32
     if (ep->type == SOCK_SEQPACKET) flags = MSG_TRUNC; /* returns the real length */
 #endif
+    return socket_recv_call(ep, buf, cap, len, flags, error);
+}
+
+int32_t socket_recv_call(ipcb_endpoint *ep, void *buf, size_t cap, size_t *len, int flags,
+                         ipcb_error *error) {
     for (;;) {
         sock_ssize_t n = recv(ep->fd, buf, cap > 0x40000000u ? 0x40000000 : (int)cap, flags);
         if (n > 0) {
@@ -343,6 +348,7 @@ int32_t IPCB_CALL socket_recv(ipcb_endpoint *ep, void *buf, size_t cap, size_t *
         }
         if (n == 0)
             return ipcb_fail(error, IPCB_E_CLOSED, 0, "%s: the peer closed the connection", ep->id);
+        if (sock_errno() == SOCK_EAGAIN) return IPCB_E_TIMEOUT; /* MSG_DONTWAIT: would block */
         if (sock_errno() != SOCK_EINTR) return socket_failed(ep, sock_errno(), "recv", error);
     }
 }
@@ -355,7 +361,7 @@ void IPCB_CALL socket_close(ipcb_endpoint *ep) {
 #ifdef IPCB_SOCKET_URING
     socket_uring_cancel(ep); /* the kernel must be done with the host's buffers first */
 #elif defined(_WIN32)
-    int settled = socket_iocp_cancel(ep);
+    int settled = win_iocp_cancel(&ep->iocp);
 #endif
     if (ep->fd >= 0) sock_close(ep->fd);
     if (ep->listen_fd >= 0) sock_close(ep->listen_fd);

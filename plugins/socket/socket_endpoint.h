@@ -23,16 +23,7 @@ struct socket_uring_op {
 };
 
 #ifdef _WIN32
-/* One outstanding overlapped transfer of an endpoint (socket_iocp.c): [0] send, [1] recv. */
-struct socket_iocp_op {
-    OVERLAPPED ov; /* first: the port hands it back */
-    struct ipcb_endpoint *ep;
-    WSABUF wsabuf;
-    unsigned char *base;
-    size_t len, done;
-    uint64_t user_data;
-    int which, busy;
-};
+#include "win_iocp.h"
 #endif
 
 struct ipcb_endpoint {
@@ -57,8 +48,7 @@ struct ipcb_endpoint {
     ipcb_completion_queue *queue;
     struct socket_uring_op uring_op[2];
 #ifdef _WIN32
-    struct socket_iocp_op iocp_op[2];
-    HANDLE iocp_port; /* the port the socket is bound to, for life; NULL before */
+    win_iocp_binding iocp; /* socket_iocp.c */
 #endif
 };
 
@@ -78,6 +68,10 @@ int32_t IPCB_CALL socket_remove_address(const char *address, ipcb_error *error);
 /* A failed socket call's errno as a status: IPCB_E_CLOSED for a gone peer, IPCB_E_TOO_BIG for
  * EMSGSIZE, IPCB_E_SYSTEM otherwise, with `what` in the message. */
 int32_t socket_failed(ipcb_endpoint *ep, int e, const char *what, ipcb_error *error);
+/* One recv() with `flags` into buf, retried on EINTR: IPCB_OK with *len, IPCB_E_TIMEOUT when
+ * MSG_DONTWAIT found nothing, IPCB_E_TRUNCATED (MSG_TRUNC), IPCB_E_CLOSED, or the error. */
+int32_t socket_recv_call(ipcb_endpoint *ep, void *buf, size_t cap, size_t *len, int flags,
+                         ipcb_error *error);
 #ifndef _WIN32
 /* socket_zerocopy.c */
 int32_t socket_enable_zerocopy(ipcb_endpoint *ep, ipcb_error *error);
@@ -92,19 +86,27 @@ int32_t IPCB_CALL socket_try_recv(ipcb_endpoint *ep, void *buf, size_t cap, size
                                   ipcb_error *error);
 #endif
 #if defined(IPCB_SOCKET_URING) || defined(_WIN32)
-/* ABI 1.2 completion: socket_uring.c (io_uring) or socket_iocp.c (an I/O completion port) */
+/* ABI 1.2 completion: socket_uring.c (io_uring) or socket_iocp.c (an I/O completion port,
+ * whose queue is plugins/windows_common/win_iocp.c's) */
+#ifdef IPCB_SOCKET_URING
 int32_t IPCB_CALL socket_cq_open(uint32_t depth, const ipcb_host *host, ipcb_completion_queue **out,
                                  ipcb_error *error);
+#else
+#define socket_cq_open win_cq_open
+#define socket_cq_wait win_cq_wait
+#define socket_cq_close win_cq_close
+#endif
 int32_t IPCB_CALL socket_submit_send(ipcb_completion_queue *q, ipcb_endpoint *ep, const void *buf,
                                      size_t len, uint64_t user_data, ipcb_error *error);
 int32_t IPCB_CALL socket_submit_recv(ipcb_completion_queue *q, ipcb_endpoint *ep, void *buf,
                                      size_t cap, uint64_t user_data, ipcb_error *error);
+#ifdef IPCB_SOCKET_URING
 int32_t IPCB_CALL socket_cq_wait(ipcb_completion_queue *q, ipcb_completion *out, uint32_t max,
                                  uint32_t *count, int64_t timeout_ns, ipcb_error *error);
 void IPCB_CALL socket_cq_close(ipcb_completion_queue *q);
 /* From close: cancels the endpoint's outstanding submissions and waits for the kernel. */
 void socket_uring_cancel(ipcb_endpoint *ep);
-int socket_iocp_cancel(ipcb_endpoint *ep); /* 0: still outstanding, keep ep allocated */
+#endif
 #endif
 /* socket_batch.c (POSIX: sendmmsg, recvmmsg) */
 int32_t IPCB_CALL socket_send_batch(ipcb_endpoint *ep, const ipcb_msg *msgs, uint32_t count,

@@ -49,20 +49,5 @@ int32_t IPCB_CALL socket_try_recv(ipcb_endpoint *ep, void *buf, size_t cap, size
         return ipcb_fail(error, IPCB_E_INVALID, 0,
                          "try_recv needs a connected endpoint and buffer");
     if (ep->type == SOCK_SEQPACKET) flags |= MSG_TRUNC; /* returns the real length */
-    for (;;) {
-        const ssize_t n = recv(ep->fd, buf, cap > 0x40000000u ? 0x40000000u : cap, flags);
-        if (n > 0) {
-            if ((size_t)n > cap)
-                return ipcb_fail(error, IPCB_E_TRUNCATED, 0,
-                                 "%s: message of %lld B does not fit the %zu-byte buffer", ep->id,
-                                 (long long)n, cap);
-            *len = (size_t)n;
-            return IPCB_OK;
-        }
-        if (n == 0)
-            return ipcb_fail(error, IPCB_E_CLOSED, 0, "%s: the peer closed the connection", ep->id);
-        if (errno == EINTR) continue;
-        if (errno == EAGAIN || errno == EWOULDBLOCK) return IPCB_E_TIMEOUT;
-        return socket_failed(ep, errno, "recv", error);
-    }
+    return socket_recv_call(ep, buf, cap, len, flags, error);
 }

@@ -308,6 +308,48 @@ int32_t IPCB_CALL udp_send(ipcb_endpoint *ep, const void *buf, size_t len, int64
     }
 }
 
+/* What udp_recv_once says for a datagram that is not the host's (handshake traffic, an empty
+ * one): read again. */
+#define UDP_AGAIN 1
+
+/* One recv() with `flags`: IPCB_OK with *len, IPCB_E_TIMEOUT when MSG_DONTWAIT found nothing,
+ * UDP_AGAIN for a datagram that is not data (answered if it was a repeated hello), or the
+ * error. */
+static int32_t udp_recv_once(ipcb_endpoint *ep, void *buf, size_t cap, size_t *len, int flags,
+                             ipcb_error *error) {
+    const sock_ssize_t n = recv(ep->fd, buf, cap > 0x7fffffffu ? 0x7fffffff : (int)cap, flags);
+    if (n < 0) {
+        const int e = sock_errno();
+        if (e == SOCK_EINTR) return UDP_AGAIN;
+        if (e == SOCK_EAGAIN) return IPCB_E_TIMEOUT;
+        if (UDP_PEER_GONE(e))
+            return ipcb_fail(error, IPCB_E_CLOSED, e, "%s: the peer socket is gone", ep->id);
+#ifdef _WIN32
+        if (e == WSAEMSGSIZE)
+            return ipcb_fail(error, IPCB_E_TRUNCATED, 0,
+                             "%s: a datagram does not fit the %llu-byte buffer", ep->id,
+                             (unsigned long long)cap);
+#endif
+        return sock_fail(error, e, "%s: recv", ep->id);
+    }
+    if (n == MAGIC_LEN && cap >= MAGIC_LEN) {
+        /* A repeated hello (our ack was lost) or a late ack: handshake traffic, not data. */
+        if (memcmp(buf, hello_magic, MAGIC_LEN) == 0) {
+            if (send(ep->fd, ack_magic, MAGIC_LEN, 0) < 0) { /* the peer retries */
+            }
+            return UDP_AGAIN;
+        }
+        if (memcmp(buf, ack_magic, MAGIC_LEN) == 0) return UDP_AGAIN;
+    }
+    if ((size_t)n > cap)
+        return ipcb_fail(error, IPCB_E_TRUNCATED, 0,
+                         "%s: datagram of %lld B does not fit the %llu-byte buffer", ep->id,
+                         (long long)n, (unsigned long long)cap);
+    if (n == 0) return UDP_AGAIN; /* the harness never sends empty datagrams */
+    *len = (size_t)n;
+    return IPCB_OK;
+}
+
 int32_t IPCB_CALL udp_recv(ipcb_endpoint *ep, void *buf, size_t cap, size_t *len,
                            int64_t timeout_ns, ipcb_error *error) {
     int64_t deadline = posix_deadline(timeout_ns);
@@ -315,42 +357,14 @@ int32_t IPCB_CALL udp_recv(ipcb_endpoint *ep, void *buf, size_t cap, size_t *len
     if (ep == NULL || buf == NULL || cap == 0 || len == NULL || !ep->connected)
         return ipcb_fail(error, IPCB_E_INVALID, 0, "recv needs a connected endpoint and buffer");
     for (;;) {
-        sock_ssize_t n;
+        int32_t status;
         if (timeout_ns >= 0) {
-            int32_t status = posix_wait_fd(ep->fd, POLLIN, deadline, error);
+            status = posix_wait_fd(ep->fd, POLLIN, deadline, error);
             if (status != IPCB_OK) return status;
         }
-        n = recv(ep->fd, buf, cap > 0x7fffffffu ? 0x7fffffff : (int)cap,
-                 MSG_TRUNC | (timeout_ns >= 0 ? MSG_DONTWAIT : 0));
-        if (n < 0) {
-            const int e = sock_errno();
-            if (e == SOCK_EINTR || e == SOCK_EAGAIN) continue;
-            if (UDP_PEER_GONE(e))
-                return ipcb_fail(error, IPCB_E_CLOSED, e, "%s: the peer socket is gone", ep->id);
-#ifdef _WIN32
-            if (e == WSAEMSGSIZE)
-                return ipcb_fail(error, IPCB_E_TRUNCATED, 0,
-                                 "%s: a datagram does not fit the %llu-byte buffer", ep->id,
-                                 (unsigned long long)cap);
-#endif
-            return sock_fail(error, e, "%s: recv", ep->id);
-        }
-        if (n == MAGIC_LEN && cap >= MAGIC_LEN) {
-            /* A repeated hello (our ack was lost) or a late ack: handshake traffic, not data. */
-            if (memcmp(buf, hello_magic, MAGIC_LEN) == 0) {
-                if (send(ep->fd, ack_magic, MAGIC_LEN, 0) < 0) { /* the peer retries */
-                }
-                continue;
-            }
-            if (memcmp(buf, ack_magic, MAGIC_LEN) == 0) continue;
-        }
-        if ((size_t)n > cap)
-            return ipcb_fail(error, IPCB_E_TRUNCATED, 0,
-                             "%s: datagram of %lld B does not fit the %llu-byte buffer", ep->id,
-                             (long long)n, (unsigned long long)cap);
-        if (n == 0) continue; /* the harness never sends empty datagrams */
-        *len = (size_t)n;
-        return IPCB_OK;
+        status = udp_recv_once(ep, buf, cap, len, MSG_TRUNC | (timeout_ns >= 0 ? MSG_DONTWAIT : 0),
+                               error);
+        if (status != UDP_AGAIN && status != IPCB_E_TIMEOUT) return status;
     }
 }
 
@@ -392,36 +406,14 @@ int32_t IPCB_CALL udp_try_send(ipcb_endpoint *ep, const void *buf, size_t len, s
 
 int32_t IPCB_CALL udp_try_recv(ipcb_endpoint *ep, void *buf, size_t cap, size_t *len,
                                ipcb_error *error) {
+    int32_t status;
     if (len != NULL) *len = 0;
     if (ep == NULL || buf == NULL || cap == 0 || len == NULL || !ep->connected)
         return ipcb_fail(error, IPCB_E_INVALID, 0,
                          "try_recv needs a connected endpoint and buffer");
-    for (;;) {
-        const ssize_t n = recv(ep->fd, buf, cap, MSG_TRUNC | MSG_DONTWAIT);
-        if (n < 0) {
-            if (errno == EINTR) continue;
-            if (errno == EAGAIN || errno == EWOULDBLOCK) return IPCB_E_TIMEOUT;
-            if (UDP_PEER_GONE(errno))
-                return ipcb_fail(error, IPCB_E_CLOSED, errno, "%s: the peer socket is gone",
-                                 ep->id);
-            return sock_fail(error, errno, "%s: recv", ep->id);
-        }
-        if (n == MAGIC_LEN && cap >= MAGIC_LEN) {
-            if (memcmp(buf, hello_magic, MAGIC_LEN) == 0) { /* a repeated hello: ack it again */
-                if (send(ep->fd, ack_magic, MAGIC_LEN, MSG_DONTWAIT) < 0) { /* the peer retries */
-                }
-                continue;
-            }
-            if (memcmp(buf, ack_magic, MAGIC_LEN) == 0) continue;
-        }
-        if ((size_t)n > cap)
-            return ipcb_fail(error, IPCB_E_TRUNCATED, 0,
-                             "%s: datagram of %lld B does not fit the %llu-byte buffer", ep->id,
-                             (long long)n, (unsigned long long)cap);
-        if (n == 0) continue;
-        *len = (size_t)n;
-        return IPCB_OK;
-    }
+    do status = udp_recv_once(ep, buf, cap, len, MSG_TRUNC | MSG_DONTWAIT, error);
+    while (status == UDP_AGAIN);
+    return status;
 }
 #endif
 

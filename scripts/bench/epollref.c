@@ -26,23 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 
-static int64_t now_ns(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
-}
-
-static void pin(int cpu) {
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    CPU_SET(cpu, &set);
-    sched_setaffinity(0, sizeof set, &set);
-}
-
-static void die(const char *what) {
-    perror(what);
-    exit(1);
-}
+#include "loop_basics.h"
 
 /* n connected pairs: out[i] the sender's end, in[i] the receiver's. */
 static double connect_pairs(const char *kind, int n, int *out, int *in) {

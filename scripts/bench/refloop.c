@@ -31,23 +31,7 @@
 #include <time.h>
 #include <unistd.h>
 
-static int64_t now_ns(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
-static void pin(int cpu) {
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    CPU_SET(cpu, &set);
-    sched_setaffinity(0, sizeof set, &set);
-}
-
-static void die(const char *what) {
-    perror(what);
-    exit(2);
-}
+#include "loop_basics.h"
 
 /* One direction of a channel: write/read whole messages. */
 struct chan {

@@ -109,11 +109,15 @@ run)
   ;;
 iocp)
   exe="$1"
-  # Many socket.tcp streams on one I/O completion port per engine thread (ABI 1.2 completion).
-  winerun "$exe" --plugin socket.tcp --streams 40 --io iocp --threads 2 --count 25 --size 3000 \
+  # Many named pipe and TCP streams on one I/O completion port per engine thread (ABI 1.2
+  # completion).
+  winerun "$exe" --plugin pipe.named,socket.tcp --streams 40 --io iocp --threads 2 --count 25 \
+    --size 3000 \
     --mode both --verify --warmup 0.05 --format json
   rc=$?
   [ "$rc" -eq 0 ] || fail "the run exited $rc"
+  jq -e '[.results[].transport] == ["pipe.named", "pipe.named", "socket.tcp", "socket.tcp"]' \
+    "$out/stdout" >/dev/null || fail "expected throughput and latency of pipe.named and socket.tcp"
   jq -e 'all(.results[]; .status == "ok" and .io == "iocp" and .threads == 2)' "$out/stdout" \
     >/dev/null || fail "a result is not ok, or did not run on --io iocp"
   jq -e 'all(.results[]; .integrity | .messages_received == 1000 and .corrupted == 0 and .lost == 0)' \
