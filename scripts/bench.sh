@@ -6,8 +6,9 @@
 #     sockperf ping-pong (TCP, UDP), qperf tcp_bw/tcp_lat.
 #  3. Scaling: --streams 1..8, message sizes 32 B..4 MiB, `ipchost --list` with 1..100 plugins,
 #     the harness's peak RSS.
-#  4. Many streams: --streams 1..10000 per engine (--io threads, epoll), against a plain epoll
-#     loop (scripts/bench/epollref.c) and iperf3 -P 128, with set-up rate, fairness, RSS/stream.
+#  4. Many streams: --streams 1..10000 per engine (--io threads, epoll, uring), against plain
+#     epoll and io_uring loops (scripts/bench/epollref.c, uringref.c) and iperf3 -P 128, with
+#     set-up rate, fairness, RSS/stream.
 # Each compared pair runs alternately, pinned the same way (sender CPU 0, receiver CPU 1); a
 # ratio is the median of the per-round ratios, so the drift of a shared machine cancels out, and
 # carries its 95 % interval (a bootstrap of that median over the rounds). Rounds are added, from
@@ -355,7 +356,9 @@ done
 
 # ---- 4. Many streams: engines, set-up, fairness, memory (docs/event-io.md)
 gcc -O2 -Wall -o "$work/epollref" "$root/scripts/bench/epollref.c"
+gcc -O2 -Wall -o "$work/uringref" "$root/scripts/bench/uringref.c" -luring
 epollref="$work/epollref"
+uringref="$work/uringref"
 stream_counts="1 8 128 1000 10000"
 [ "${QUICK:-0}" = 1 ] && stream_counts="1 8 1000"
 {
@@ -397,6 +400,12 @@ for p in 8 1000; do
   alternate "ipchost_tput socket.tcp 1024 --streams $p --io epoll --threads 1" "epollref_tput tcp $p" \
     "epoll engine vs epollref, $p TCP streams"
   target_row "TCP 1 KiB, $p streams, --io epoll --threads 1 against the plain epoll loop" ">=" 0.95
+done
+uringref_tput() { "$uringref" "$1" "$2" 1024 "$duration" 2>/dev/null | sed -n 's/.*mb_per_sec=\([0-9.]*\).*/\1/p' | awk '{print $1 * 1e6}'; }
+for p in 8 1000; do
+  alternate "ipchost_tput socket.tcp 1024 --streams $p --io uring --threads 1" "uringref_tput tcp $p" \
+    "uring engine vs uringref, $p TCP streams"
+  target_row "TCP 1 KiB, $p streams, --io uring --threads 1 against the plain io_uring loop" ">=" 0.95
 done
 alternate "ipchost_tput socket.unix 1024 --io epoll" "ipchost_tput socket.unix 1024 --io threads" \
   "1 stream epoll vs threads"

@@ -23,7 +23,8 @@ int32_t IPCB_CALL win_cq_open(uint32_t depth, const ipcb_host *host, ipcb_comple
         return ipcb_fail(error, IPCB_E_INVALID, 0, "cq_open needs a depth of 1 or more");
     *out = NULL;
     q = (ipcb_completion_queue *)calloc(1, sizeof *q);
-    if (q == NULL) return ipcb_fail(error, IPCB_E_NO_MEMORY, ERROR_NOT_ENOUGH_MEMORY, "out of memory");
+    if (q == NULL)
+        return ipcb_fail(error, IPCB_E_NO_MEMORY, ERROR_NOT_ENOUGH_MEMORY, "out of memory");
     q->port = CreateIoCompletionPort(INVALID_HANDLE_VALUE, NULL, 0, 1);
     if (q->port == NULL) {
         const DWORD e = GetLastError();
@@ -40,7 +41,8 @@ int32_t win_iocp_submit(ipcb_completion_queue *q, win_iocp_binding *b, const cha
     win_iocp_op *op;
     int e;
     if (q == NULL || b == NULL || buf == NULL || len == 0 || len > 0x7fffffffu)
-        return ipcb_fail(error, IPCB_E_INVALID, 0, "submit needs a queue, an endpoint and a buffer");
+        return ipcb_fail(error, IPCB_E_INVALID, 0,
+                         "submit needs a queue, an endpoint and a buffer");
     op = &b->op[which];
     if (op->busy)
         return ipcb_fail(error, IPCB_E_INVALID, 0, "%s: a %s is already outstanding", id,
@@ -91,8 +93,8 @@ static int reap(ipcb_completion_queue *q, ULONG_PTR key, OVERLAPPED *ov, DWORD b
     out->op = op->which == 0 ? IPCB_OP_SEND : IPCB_OP_RECV;
     out->len = 0;
     if (e != 0)
-        out->status = b->peer_gone(e) || e == ERROR_OPERATION_ABORTED ? IPCB_E_CLOSED
-                                                                      : IPCB_E_SYSTEM;
+        out->status =
+            b->peer_gone(e) || e == ERROR_OPERATION_ABORTED ? IPCB_E_CLOSED : IPCB_E_SYSTEM;
     else if (bytes == 0)
         out->status = IPCB_E_CLOSED; /* a receive of nothing: the peer shut down */
     else {
