@@ -35,7 +35,8 @@ static void connect_pairs(const char *kind, int n, int *out, int *in) {
     socklen_t len = sizeof a;
     int one = 1, l = socket(AF_INET, SOCK_STREAM, 0);
     a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    if (l < 0 || bind(l, (struct sockaddr *)&a, sizeof a) != 0 || listen(l, 128) != 0) die("listen");
+    if (l < 0 || bind(l, (struct sockaddr *)&a, sizeof a) != 0 || listen(l, 128) != 0)
+        die("listen");
     getsockname(l, (struct sockaddr *)&a, &len);
     for (int i = 0; i < n; ++i) {
         out[i] = socket(AF_INET, SOCK_STREAM, 0);
