@@ -48,7 +48,7 @@ struct ipcb_endpoint {
     ipcb_completion_queue *queue;
     struct socket_uring_op uring_op[2];
 #ifdef _WIN32
-    win_iocp_binding iocp; /* socket_iocp.c */
+    win_iocp_binding iocp; /* socket_iocp_windows.c */
 #endif
 };
 
@@ -86,7 +86,7 @@ int32_t IPCB_CALL socket_try_recv(ipcb_endpoint *ep, void *buf, size_t cap, size
                                   ipcb_error *error);
 #endif
 #if defined(IPCB_SOCKET_URING) || defined(_WIN32)
-/* ABI 1.2 completion: socket_uring.c (io_uring) or socket_iocp.c (an I/O completion port,
+/* ABI 1.2 completion: socket_uring.c (io_uring) or socket_iocp_windows.c (an I/O completion port,
  * whose queue is plugins/windows_common/win_iocp.c's) */
 #ifdef IPCB_SOCKET_URING
 int32_t IPCB_CALL socket_cq_open(uint32_t depth, const ipcb_host *host, ipcb_completion_queue **out,
