@@ -2,6 +2,7 @@
 
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <stdexcept>
 
 #include "platform/process_identity.hpp"
 #include "platform/run_directory.hpp"
@@ -50,8 +51,20 @@ std::vector<std::string> remove_named_objects(const std::filesystem::path &dir,
 
 void write_run_manifest(const std::filesystem::path &run_dir, const std::string &transport_id,
                         const std::vector<std::string> &addresses) {
-    std::ofstream(run_dir / platform::run_directory::manifest_file)
-        << nlohmann::json{{"transport", transport_id}, {"addresses", addresses}}.dump() << "\n";
+    // Written aside and renamed into place: an ipchost killed mid-write leaves no half manifest
+    // (which the next run could not read, leaking what it names), and a reader sees all or none.
+    const auto final_path = run_dir / platform::run_directory::manifest_file;
+    auto partial_path = final_path;
+    partial_path += ".partial";
+    {
+        std::ofstream out(partial_path, std::ios::trunc);
+        out << nlohmann::json{{"transport", transport_id}, {"addresses", addresses}}.dump() << "\n";
+        out.flush();
+        if (!out)
+            throw std::runtime_error("cannot write " + partial_path.string() +
+                                     ": check the space and permissions of the temporary folder");
+    }
+    std::filesystem::rename(partial_path, final_path);
 }
 
 std::vector<std::string> clean_stale_runs(const plugin::plugin_registry &registry) {
