@@ -29,14 +29,15 @@ public:
     readiness_engine(std::vector<stream_task *> tasks, const job &j,
                      const endpoint_lookup &endpoint_for)
         : stream_engine(std::move(tasks), j, endpoint_for) {
-        scratch_.resize(j.stream ? std::max<std::size_t>(size_, std::size_t{64} * 1024) : size_);
+        scratch_.resize(j.stream ? std::max<std::size_t>(size_ * batch_, std::size_t{64} * 1024)
+                                 : size_);
         events_.resize(256);
     }
 
 private:
     std::string path_name(job_kind part) const override {
         switch (part) {
-            case job_kind::send: return "try_send";
+            case job_kind::send: return send_name("try_send");
             case job_kind::receive: return "try_recv";
             case job_kind::ping: return "try_send -> try_recv";
             default: return "try_recv -> try_send";
@@ -90,12 +91,12 @@ private:
         }
     }
 
-    // Pushes the message in d.send out; true when it all went, false when the transport would
+    // Pushes what d.send holds out; true when it all went, false when the transport would
     // block (or failed: d is then done).
     bool push(driven &d) {
-        while (d.send.offset < size_) {
+        while (d.send.offset < d.send.length) {
             std::size_t n = 0;
-            const std::size_t left = size_ - d.send.offset;
+            const std::size_t left = d.send.length - d.send.offset;
             int32_t s = d.out->try_send_raw(d.send.bytes.data() + d.send.offset, left, &n);
             if (s == IPCB_E_TIMEOUT) return false;
             if (s == IPCB_OK && (n == 0 || n > left))
@@ -246,9 +247,7 @@ private:
                     d.first_ns = now_ns();
                 }
                 std::memcpy(d.send.bytes.data(), m, size_);
-                d.send.header = header;
-                d.send.offset = 0;
-                d.send.busy = true;
+                d.send.begin(header, size_);
                 got = true;
                 return false;  // echo it before reading the next
             });

@@ -70,8 +70,12 @@ model::case_settings with_io_engine(const plugin::transport_info &transport,
                                            c.mode == model::measure_mode::throughput
                                        ? 2
                                        : 1);
+    // An event engine batches by sending N messages back to back in one call, which only a
+    // byte stream can take; a message transport's batch (sendmmsg) needs the thread engine.
+    const bool batch_needs_threads = c.batch > 1 && !transport.has(IPCB_CAP_STREAM);
     if (c.io == io_engine::automatic) {
-        const bool fits = loops <= c.threads;
+        const bool fits =
+            loops <= c.threads || (batch_needs_threads && c.streams <= max_thread_streams);
         if (!fits && transport.calls.readiness && platform::has_readiness_poller())
             c.io = io_engine::epoll;
         else if (!fits && transport.calls.completion)
@@ -80,6 +84,12 @@ model::case_settings with_io_engine(const plugin::transport_info &transport,
             c.io = io_engine::threads;  // a thread each, or nothing better offered
     }
     require(transport, c.io);
+    if (c.io != io_engine::threads && batch_needs_threads)
+        throw std::runtime_error("--batch " + std::to_string(c.batch) + " with --io " +
+                                 model::to_string(c.io) + " needs a byte-stream transport (its " +
+                                 "sends carry the batch's messages back to back); " + transport.id +
+                                 " keeps message boundaries: use --io threads (send_batch) or "
+                                 "leave out --batch");
     if (c.io != io_engine::threads) c.threads = std::min(c.threads, loops);  // as many as run
     if (c.io == io_engine::threads && c.streams > max_thread_streams)
         throw std::runtime_error(

@@ -35,6 +35,9 @@ stream_engine::stream_engine(std::vector<stream_task *> tasks, const job &j,
                                           ? pattern_offset(j)
                                           : header_bytes),
       paced_(j.settings.rate_per_s > 0 && j.kind != job_kind::ping && j.kind != job_kind::pong),
+      batch_(j.stream && !paced_ && j.kind != job_kind::ping && j.kind != job_kind::pong
+                 ? static_cast<std::uint32_t>(std::max(1, j.settings.batch))
+                 : 1),
       period_ns_(paced_ ? 1e9 / j.settings.rate_per_s : 0) {
     drivers_.resize(tasks.size());
     for (std::size_t i = 0; i < tasks.size(); ++i) {
@@ -92,14 +95,44 @@ void stream_engine::take_turns() {
     if (ready_.empty()) ready_.swap(turn);  // keep the capacity
 }
 
-void stream_engine::start_message(driven &d, std::uint64_t header, std::int64_t scheduled) {
-    unsigned char *m = d.send.bytes.data();
+void stream_engine::write_message(driven &d, std::uint32_t index, std::uint64_t header,
+                                  std::int64_t scheduled) {
+    unsigned char *m = d.send.bytes.data() + std::size_t{index} * size_;
     write_header(m, header);
     if (j_.settings.verify) pattern_.write(m, header & sequence_mask);
     if (paced_) write_u64(m + timestamp_offset, static_cast<std::uint64_t>(scheduled));
-    d.send.header = header;
-    d.send.offset = 0;
-    d.send.busy = true;
+}
+
+void stream_engine::start_message(driven &d, std::uint64_t header, std::int64_t scheduled) {
+    write_message(d, 0, header, scheduled);
+    d.send.begin(header, size_);
+}
+
+std::string stream_engine::send_name(const char *name) const {
+    return batch_ > 1 ? std::string(name) + " x" + std::to_string(batch_) + " bytes" : name;
+}
+
+// Fills the rest of a batch behind its first message: more warm-up messages while the warm-up
+// lasts, or more timed ones up to --count (the window's end is seen at the next batch, as the
+// thread loops see it every 16 messages). End markers go alone.
+void stream_engine::extend_batch(driven &d, std::int64_t now) {
+    const std::uint64_t first = d.send.header;
+    if (batch_ == 1 || (first & flag_end)) return;
+    const bool warm = (first & flag_warmup) != 0;
+    std::uint32_t n = 1;
+    for (; n < batch_; ++n) {
+        std::uint64_t header = 0;
+        if (warm) {
+            if (now >= warm_end_) break;
+            header = flag_warmup | (d.warm + n);
+        } else {
+            if (j_.settings.count && d.seq + n >= j_.settings.count) break;
+            header = d.seq + n;
+        }
+        write_message(d, n, header, 0);
+    }
+    d.send.count = n;
+    d.send.length = std::size_t{n} * size_;
 }
 
 // What the sender sends next; false when nothing now (paced: a timer is set; or done).
@@ -108,6 +141,7 @@ bool stream_engine::next_to_send(driven &d, std::int64_t now) {
     if (!window_begun_) {
         if (now < warm_end_) {
             start_message(d, flag_warmup | d.warm);
+            extend_batch(d, now);
             return true;
         }
         begin_window(now);
@@ -130,6 +164,7 @@ bool stream_engine::next_to_send(driven &d, std::int64_t now) {
         if (!d.window_done && c.count && d.seq >= c.count) close_window(d, now);
         if (!d.window_done) {
             start_message(d, d.seq, scheduled);
+            extend_batch(d, now);
             return true;
         }
     }
@@ -151,9 +186,9 @@ void stream_engine::sent_one(driven &d) {
     if (h & flag_end) {
         --d.end_markers;
     } else if (h & flag_warmup) {
-        ++d.warm;
+        d.warm += d.send.count;
     } else {
-        ++d.seq;
+        d.seq += d.send.count;
         d.task->progress.messages.store(d.seq, std::memory_order_relaxed);
         if (j_.settings.count && d.seq >= j_.settings.count) close_window(d, now_ns());
     }
@@ -350,8 +385,12 @@ void stream_engine::attach(driven &d, const endpoint_lookup &endpoint_for) {
             d.in = &endpoint_for(d.task->stream, IPCB_DIR_RECV);
     }
     d.end_markers = j_.reliable ? 1 : 3;
-    if (d.out) d.send.bytes.assign(size_, 0);
-    if (d.out) pattern_.write(d.send.bytes.data(), 0);
+    if (d.out) {
+        const std::uint32_t slots = d.task->part == job_kind::send ? batch_ : 1;
+        d.send.bytes.assign(size_ * slots, 0);
+        for (std::uint32_t i = 0; i < slots; ++i)
+            pattern_.write(d.send.bytes.data() + i * size_, 0);
+    }
     if (paced_ && j_.settings.streams > 1)
         d.slot_offset_ns = static_cast<std::int64_t>(
             period_ns_ * (d.task->stream % j_.settings.streams) / j_.settings.streams);

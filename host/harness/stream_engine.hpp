@@ -20,12 +20,23 @@
 
 namespace ipcbench::harness {
 
-// One message on its way out, possibly in parts (a stream's try_send may take some of it).
+// What goes out in one call: one message, or on a stream transport with --batch N up to N
+// messages back to back (as writev would send them), possibly in parts (a stream's try_send
+// may take some of it).
 struct outgoing {
     std::vector<unsigned char> bytes;
     std::size_t offset = 0;
-    bool busy = false;  // a message is being sent
-    std::uint64_t header = 0;
+    std::size_t length = 0;    // bytes of the messages in it
+    std::uint32_t count = 0;   // messages in it
+    bool busy = false;         // something is being sent
+    std::uint64_t header = 0;  // the first message's
+    void begin(std::uint64_t first_header, std::size_t message_bytes) {
+        header = first_header;
+        offset = 0;
+        length = message_bytes;
+        count = 1;
+        busy = true;
+    }
 };
 
 // One message coming in, reassembled across reads on a stream transport.
@@ -82,6 +93,8 @@ protected:
 
     void enqueue(driven &d);
     void start_message(driven &d, std::uint64_t header, std::int64_t scheduled = 0);
+    // "NAME" or, when the sender coalesces a batch, "NAME xN bytes".
+    std::string send_name(const char *name) const;
     // What a sender sends next (start_message done); false when nothing now (a timer is set,
     // or it finished).
     bool next_to_send(driven &d, std::int64_t now);
@@ -101,6 +114,9 @@ protected:
     const std::size_t size_;
     const payload_pattern pattern_;
     const bool paced_;
+    // Messages per send: --batch on a stream transport's throughput sender (the messages go
+    // back to back in one buffer), otherwise 1.
+    const std::uint32_t batch_;
     std::vector<driven> drivers_;
     stats::latency_histogram one_way_;
     std::int64_t window_start_ = 0;
@@ -109,6 +125,9 @@ private:
     void attach(driven &d, const endpoint_lookup &endpoint_for);
     void take_turns();
     void close_window(driven &d, std::int64_t now);
+    void write_message(driven &d, std::uint32_t index, std::uint64_t header,
+                       std::int64_t scheduled);
+    void extend_batch(driven &d, std::int64_t now);
     void finish_sender(driven &d);
     void finish_pinger(driven &d);
     void begin_window(std::int64_t now);
