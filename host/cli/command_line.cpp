@@ -78,7 +78,7 @@ po::options_description case_options(typed_options &t) {
         "offers (ipchost --describe ID shows which); reported with each result");
     add("threads", po::value(&t.threads)->value_name("T"),
         "event engines: threads per process multiplexing the streams (default: the CPUs this "
-        "process may use)");
+        "process may use; 1 with --affinity, which pins each process to one CPU)");
     add("rate", po::value(&t.rate)->value_name("R"),
         "throughput: send R messages/s per stream, evenly paced; adds one-way latency measured "
         "from each message's scheduled send time (no coordinated omission); needs --size >= 16");

@@ -35,7 +35,7 @@ private:
     std::string path_name(job_kind part) const override {
         switch (part) {
             case job_kind::send: return send_name("submit_send");
-            case job_kind::receive: return "submit_recv";
+            case job_kind::receive: return receive_name("submit_recv");
             case job_kind::ping: return "submit_send -> submit_recv";
             default: return "submit_recv -> submit_send";
         }
@@ -46,8 +46,8 @@ private:
             const auto &transport = (d.out ? d.out : d.in)->transport();
             queue_.emplace(transport, static_cast<std::uint32_t>(2 * drivers_.size() + 2));
         }
-        // Stays put while a receive is submitted. A stream receiver reads as much as has come
-        // (as the readiness engine's 64 KiB reads), within 32 MiB a thread.
+        // Stays put while a receive is submitted. A stream receiver reads what the thread
+        // engine's does, --batch messages' worth a call (within 32 MiB a thread).
         if (d.in) d.recv.bytes.assign(reads_ahead(d) ? receive_bytes() : size_, 0);
     }
 
@@ -56,7 +56,7 @@ private:
     }
 
     std::size_t receive_bytes() const {
-        const std::size_t most = std::max<std::size_t>(std::size_t{64} * 1024, size_ * batch_);
+        const std::size_t most = size_ * batch_;
         const std::size_t share =
             (std::size_t{32} << 20) / std::max<std::size_t>(1, drivers_.size());
         return std::max(size_, std::min(most, share));

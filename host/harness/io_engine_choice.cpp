@@ -65,7 +65,9 @@ int endpoints_per_stream(const plugin::transport_info &t, const model::case_sett
 
 model::case_settings with_io_engine(const plugin::transport_info &transport,
                                     model::case_settings c) {
-    if (c.threads == 0) c.threads = std::max(1, platform::usable_cpu_count());
+    // The CPUs each process may use: one when --affinity pins it.
+    if (c.threads == 0)
+        c.threads = c.affinity.pinned() ? 1 : std::max(1, platform::usable_cpu_count());
     const int loops = c.streams * (c.direction == model::traffic_direction::bidir &&
                                            c.mode == model::measure_mode::throughput
                                        ? 2

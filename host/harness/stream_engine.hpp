@@ -39,10 +39,12 @@ struct outgoing {
     }
 };
 
-// One message coming in, reassembled across reads on a stream transport.
+// One message coming in, reassembled across reads on a stream transport: whole in bytes, or
+// (a receiver that need not look at the payload) only its first bytes in head.
 struct incoming {
     std::vector<unsigned char> bytes;
-    std::size_t held = 0;
+    std::size_t held = 0;         // bytes of the current message read so far
+    unsigned char head[16] = {};  // its header and send time
 };
 
 // One task's state machine, as the event engines drive it.
@@ -95,6 +97,8 @@ protected:
     void start_message(driven &d, std::uint64_t header, std::int64_t scheduled = 0);
     // "NAME" or, when the sender coalesces a batch, "NAME xN bytes".
     std::string send_name(const char *name) const;
+    // "NAME" or, when a stream receiver reads a batch's worth a call, "NAME xN bytes".
+    std::string receive_name(const char *name) const { return send_name(name); }
     // What a sender sends next (start_message done); false when nothing now (a timer is set,
     // or it finished).
     bool next_to_send(driven &d, std::int64_t now);

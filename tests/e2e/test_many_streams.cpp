@@ -262,3 +262,40 @@ TEST_CASE("the event engines send a --batch of stream messages back to back, eac
         Catch::Contains("needs a byte-stream transport") && Catch::Contains("use --io threads"));
     CHECK(tmp.entries().empty());
 }
+
+TEST_CASE("the epoll engine counts messages its reads cut, and paced messages' send times",
+          "[streams]") {
+    ipcbench::test::temp_dir tmp;
+    // 100,000-byte messages: nearly every read of a TCP stream ends inside one. Without
+    // --verify the receiver keeps only each message's head; the count must still be exact.
+    auto big = results_of(
+        run_ipchost({"--plugin", "socket.tcp", "--streams", "20", "--io", "epoll", "--threads", "2",
+                     "--count", "30", "--size", "100000", "--mode", "throughput", "--warmup",
+                     "0.05", "--per-stream", "--format", "json"},
+                    {{"TMPDIR", tmp.path()}}, 180));
+    {
+        const auto &r = big.at(0);
+        INFO(r.dump().substr(0, 1500));
+        REQUIRE(r.at("status") == "ok");
+        CHECK(r.at("integrity").at("messages_received") == 20 * 30);
+        CHECK(r.at("integrity").at("out_of_order") == 0);
+        CHECK(r.at("integrity").at("duplicated") == 0);
+        for (const auto &s : r.at("per_stream")) CHECK(s.at("messages") == 30);
+    }
+    // Paced: each message's send time rides in its head, read back for one-way latency.
+    auto paced =
+        results_of(run_ipchost({"--plugin", "socket.unix", "--streams", "50", "--io", "epoll",
+                                "--rate", "200", "--duration", "0.3", "--size", "5000", "--mode",
+                                "throughput", "--warmup", "0", "--format", "json"},
+                               {{"TMPDIR", tmp.path()}}, 180));
+    const auto &r = paced.at(0);
+    INFO(r.dump().substr(0, 1500));
+    REQUIRE(r.at("status") == "ok");
+    const auto received = r.at("integrity").at("messages_received").get<long>();
+    CHECK(received > 0);
+    CHECK(r.at("latency_ns").at("samples").get<long>() == received);
+    // A send time read from the wrong bytes would be 0 (a huge latency) or in the future.
+    CHECK(r.at("latency_ns").at("max").get<double>() < 10e9);
+    CHECK(r.at("latency_ns").at("p50").get<double>() > 0);
+    CHECK(tmp.entries().empty());
+}
