@@ -370,14 +370,23 @@ stream_counts="1 8 128 1000 10000"
   echo "| transport | streams | --io | MB/s | stream min / p50 / max MB/s | fairness | setup/s | setup p99 µs | snd / rcv KiB per stream |"
   echo "|---|---:|---|---:|---|---:|---:|---:|---|"
 } >>"$out"
+stream_row() {  # transport streams [ipchost options...]: one row of the table
+  local t="$1" p="$2"
+  shift 2
+  ipchost_json throughput "$t" 1024 --streams "$p" "$@" |
+    jq -r --arg t "$t" --arg p "$p" '"| \($t) | \($p) | \(.io) x\(.threads)\(if (.batch // 1) > 1 then " --batch \(.batch)" else "" end) | \((.throughput.bytes_per_sec // 0) / 1e6 | floor) | \(if .stream_spread then "\(.stream_spread.bytes_per_sec.min / 1e6 * 100 | floor / 100) / \(.stream_spread.bytes_per_sec.p50 / 1e6 * 100 | floor / 100) / \(.stream_spread.bytes_per_sec.max / 1e6 * 100 | floor / 100)" else "-" end) | \((.stream_spread.jain_fairness // 1) * 1000 | floor / 1000) | \(.setup.per_second // 0 | floor) | \((.setup.latency_ns.p99 // 0) / 1000 | floor) | \((.sender.rss_per_stream_kib // 0) * 10 | floor / 10) / \((.receiver.rss_per_stream_kib // 0) * 10 | floor / 10) |"' >>"$out"
+}
 for t in socket.tcp socket.unix; do
   for p in $stream_counts; do
     for io in threads epoll uring; do
       [ "$io" = threads ] && [ "$p" -gt 1000 ] && continue  # the thread engine stops at 1024
-      ipchost_json throughput "$t" 1024 --streams "$p" --io "$io" |
-        jq -r --arg t "$t" --arg p "$p" '"| \($t) | \($p) | \(.io) x\(.threads) | \((.throughput.bytes_per_sec // 0) / 1e6 | floor) | \(if .stream_spread then "\(.stream_spread.bytes_per_sec.min / 1e6 * 100 | floor / 100) / \(.stream_spread.bytes_per_sec.p50 / 1e6 * 100 | floor / 100) / \(.stream_spread.bytes_per_sec.max / 1e6 * 100 | floor / 100)" else "-" end) | \((.stream_spread.jain_fairness // 1) * 1000 | floor / 1000) | \(.setup.per_second // 0 | floor) | \((.setup.latency_ns.p99 // 0) / 1000 | floor) | \((.sender.rss_per_stream_kib // 0) * 10 | floor / 10) / \((.receiver.rss_per_stream_kib // 0) * 10 | floor / 10) |"' >>"$out"
+      stream_row "$t" "$p" --io "$io"
     done
   done
+done
+# Coalescing: --batch 8 puts 8 messages in one try_send or submit_send (one TCP segment).
+for p in 8 1000; do
+  for io in epoll uring; do stream_row socket.tcp "$p" --io "$io" --batch 8; done
 done
 
 {
@@ -392,10 +401,18 @@ target_row() {  # work, target op, target
   printf '| %s | %s | %s | %s | %s %s | %s |\n' "$1" "$(mbs "$ours")" "$(mbs "$theirs")" "$rat_text" \
     "$2" "$3" "$(verdict "$rat" "$2" "$3")" >>"$out"
 }
+# ceiling_row WORK: what the plain loops themselves reach on the same work, the most a target
+# built on that mechanism can ask of ipchost.
+ceiling_row() {
+  printf '| %s | %s | %s | %s | ceiling | the plain loops |\n' "$1" "$(mbs "$ours")" "$(mbs "$theirs")" \
+    "$rat_text" >>"$out"
+}
+epollref_tput() { "$epollref" "$1" "$2" "${3:-1024}" "$duration" 2>/dev/null | sed -n 's/.*mb_per_sec=\([0-9.]*\).*/\1/p' | awk '{print $1 * 1e6}'; }
 alternate "ipchost_tput socket.tcp 1024 --streams 1000" "ipchost_tput socket.tcp 1024 --streams 8" \
   "1000 vs 8 TCP streams"
 target_row "TCP 1 KiB: 1,000 streams against 8 (aggregate)" ">=" 0.9
-epollref_tput() { "$epollref" "$1" "$2" 1024 "$duration" 2>/dev/null | sed -n 's/.*mb_per_sec=\([0-9.]*\).*/\1/p' | awk '{print $1 * 1e6}'; }
+alternate "epollref_tput tcp 1000" "epollref_tput tcp 8" "epollref 1000 vs 8 TCP streams"
+ceiling_row "the same with the plain epoll loop (epollref 1,000 against epollref 8)"
 for p in 8 1000; do
   alternate "ipchost_tput socket.tcp 1024 --streams $p --io epoll --threads 1" "epollref_tput tcp $p" \
     "epoll engine vs epollref, $p TCP streams"
@@ -410,6 +427,8 @@ done
 alternate "ipchost_tput socket.unix 1024 --io epoll" "ipchost_tput socket.unix 1024 --io threads" \
   "1 stream epoll vs threads"
 target_row "socket.unix 1 KiB, 1 stream: --io epoll against --io threads" ">=" 0.95
+alternate "epollref_tput unix 1" "ref_tput unix 1024" "epollref vs refloop, 1 unix stream"
+ceiling_row "the same with the plain loops (epollref, 1 stream, against refloop's blocking read/write)"
 taskset -c 1 iperf3 -s -B 127.0.0.1 -p 5298 >/dev/null 2>&1 &
 servers+=($!)
 sleep 0.5
@@ -419,6 +438,8 @@ iperf_p128() {
 }
 alternate "ipchost_tput socket.tcp 131072 --streams 128" "iperf_p128" "128 streams vs iperf3 -P 128"
 target_row "TCP 128 KiB writes, 128 streams (iperf3 -P 128, its maximum)" ">=" 1.0
+alternate "epollref_tput tcp 128 131072" "iperf_p128" "epollref vs iperf3 -P 128"
+ceiling_row "the same with the plain epoll loop (epollref, 128 streams of 128 KiB) against iperf3 -P 128"
 for pid in "${servers[@]}"; do kill "$pid" 2>/dev/null || true; done
 servers=()
 # 10,000 mostly idle streams: 10 messages/s each, 1 KiB; threads and memory per process.
