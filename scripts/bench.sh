@@ -37,6 +37,7 @@ cleanup() {
   rm -rf "$work"
 }
 trap cleanup EXIT
+trap 'echo "bench.sh: line $LINENO failed: $BASH_COMMAND" >&2' ERR
 gcc -O2 -Wall -o "$work/refloop" "$root/scripts/bench/refloop.c" -lrt
 refloop="$work/refloop"
 
@@ -50,11 +51,18 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN {print (b > 0 ? a / b : 0)}'; }
 # verdict RATIO OP TARGET -> "yes" / "no"
 verdict() { awk -v r="$1" -v op="$2" -v t="$3" 'BEGIN {ok = op == ">=" ? r >= t : r <= t; print (ok ? "yes" : "**no**")}'; }
 
+# A run that fails (a case that failed, a crash) counts 0 for its round and is logged to stderr
+# with its command and last words, instead of ending the script (set -e would, silently).
 ipchost_json() {  # mode transport size [ipchost options...] -> JSON of the first result
-  local mode="$1" t="$2" s="$3"
+  local mode="$1" t="$2" s="$3" rc=0
   shift 3
   "$ipchost" --plugin "$t" --mode "$mode" --size "$s" --duration "$duration" --warmup 0.1 \
-    --affinity 0,1 --format json "$@" 2>/dev/null | jq -c '.results[0]'
+    --affinity 0,1 --format json "$@" 2>"$work/ipchost.err" >"$work/ipchost.json" || rc=$?
+  if [ "$rc" != 0 ]; then
+    echo "bench: ipchost --plugin $t --mode $mode --size $s $* exited with $rc:" >&2
+    tail -n 3 "$work/ipchost.err" >&2
+  fi
+  jq -c '.results[0]' "$work/ipchost.json" 2>/dev/null || echo '{}'
 }
 ipchost_tput() { ipchost_json throughput "$@" | jq -r '.throughput.bytes_per_sec // 0'; }
 ipchost_p50() { ipchost_json latency "$@" | jq -r '.latency_ns.p50 // 0'; }
@@ -82,8 +90,8 @@ unresolved=()
 alternate() {
   local a b rs=() os=() ts=() k=0
   while :; do
-    a="$(eval "$1")"
-    b="$(eval "$2")"
+    a="$(eval "$1")" || { echo "bench: round failed: $1" >&2; a=0; }
+    b="$(eval "$2")" || { echo "bench: round failed: $2" >&2; b=0; }
     os+=("${a:-0}")
     ts+=("${b:-0}")
     rs+=("$(ratio "${a:-0}" "${b:-0}")")
