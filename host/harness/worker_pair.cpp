@@ -22,6 +22,15 @@ using platform::now_ns;
 namespace {
 
 constexpr std::int64_t setup_timeout_ns = 10'000'000'000;
+// Opening and connecting endpoints takes longer with more of them, and much longer where the
+// kernel searches for free ports (thousands of TCP listeners beside thousands of TIME_WAIT
+// sockets from a run a minute ago): each endpoint adds to the deadline of those steps.
+constexpr std::int64_t setup_per_endpoint_ns = 5'000'000;
+
+std::int64_t setup_deadline(std::size_t endpoints) {
+    return now_ns() + setup_timeout_ns +
+           setup_per_endpoint_ns * static_cast<std::int64_t>(endpoints);
+}
 
 std::string direction_name(std::uint32_t d) {
     return d == IPCB_DIR_SEND ? "send" : d == IPCB_DIR_RECV ? "recv" : "both";
@@ -149,10 +158,14 @@ void worker_pair::wait_for_input(const std::vector<process *> &workers,
         int count = 0;
         for (std::size_t i = 0; i < workers.size(); ++i)
             if (!done[i]) late += (count++ ? " and " : "") + workers[i]->side;
-        throw pair_failure("timed out: the " + late + (count > 1 ? " processes" : " process") +
-                           " did not answer '" + type +
-                           "' in time (a hung plugin or peer?); killed. Raise --timeout if the "
-                           "case needs longer");
+        const bool setting_up = type == "opened" || type == "connected" || type == "hello";
+        throw pair_failure(
+            "timed out: the " + late + (count > 1 ? " processes" : " process") +
+            " did not answer '" + type + "' in time (a hung plugin or peer?); killed. " +
+            (setting_up ? "Opening and connecting get 10 s plus 5 ms per endpoint; thousands of "
+                          "TCP endpoints beside thousands of TIME_WAIT sockets (ss -s) can take "
+                          "longer: wait a minute, or use fewer --streams"
+                        : "Raise --timeout if the case needs longer"));
     }
     std::vector<platform::socket_handle> sockets;
     sockets.reserve(workers.size());
@@ -233,20 +246,20 @@ std::pair<json, json> worker_pair::connect(const std::map<std::string, std::stri
     start();
     server_->channel.send(
         setup_message("creator", server_dirs_, creator_addresses(), options, max_message_size));
-    auto opened = collect({server_.get()}, "opened", now_ns() + setup_timeout_ns);
+    auto opened = collect({server_.get()}, "opened", setup_deadline(server_dirs_.size()));
     addresses_ = opened[0].at("addresses").get<std::vector<std::string>>();
     if (!remote_) write_run_manifest(run_dir_.path(), transport_.id, addresses_);
     spdlog::debug("{}: the creator's {} addresses, first: {}", transport_.id, addresses_.size(),
                   addresses_.empty() ? "-" : addresses_.front());
     client_->channel.send(
         setup_message("connector", client_dirs_, addresses_, options, max_message_size));
-    collect({client_.get()}, "opened", now_ns() + setup_timeout_ns);
+    collect({client_.get()}, "opened", setup_deadline(client_dirs_.size()));
 
     json connect = {{"type", "connect"}, {"timeout_ns", connect_timeout_ns}};
     server_->channel.send(connect);
     client_->channel.send(connect);
     auto connected = collect({server_.get(), client_.get()}, "connected",
-                             now_ns() + connect_timeout_ns + setup_timeout_ns);
+                             setup_deadline(server_dirs_.size()) + connect_timeout_ns);
     setups_ = {connected[0].value("setup", json()), connected[1].value("setup", json())};
     return {connected[0].at("settings"), connected[1].at("settings")};
 }
