@@ -34,8 +34,8 @@ public:
 private:
     std::string path_name(job_kind part) const override {
         switch (part) {
-            case job_kind::send: return send_name("submit_send");
-            case job_kind::receive: return receive_name("submit_recv");
+            case job_kind::send: return batch_name("submit_send");
+            case job_kind::receive: return batch_name("submit_recv");
             case job_kind::ping: return "submit_send -> submit_recv";
             default: return "submit_recv -> submit_send";
         }

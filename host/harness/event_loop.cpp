@@ -37,8 +37,8 @@ public:
 private:
     std::string path_name(job_kind part) const override {
         switch (part) {
-            case job_kind::send: return send_name("try_send");
-            case job_kind::receive: return receive_name("try_recv");
+            case job_kind::send: return batch_name("try_send");
+            case job_kind::receive: return batch_name("try_recv");
             case job_kind::ping: return "try_send -> try_recv";
             default: return "try_recv -> try_send";
         }

@@ -108,7 +108,7 @@ void stream_engine::start_message(driven &d, std::uint64_t header, std::int64_t 
     d.send.begin(header, size_);
 }
 
-std::string stream_engine::send_name(const char *name) const {
+std::string stream_engine::batch_name(const char *name) const {
     return batch_ > 1 ? std::string(name) + " x" + std::to_string(batch_) + " bytes" : name;
 }
 

@@ -95,10 +95,9 @@ protected:
 
     void enqueue(driven &d);
     void start_message(driven &d, std::uint64_t header, std::int64_t scheduled = 0);
-    // "NAME" or, when the sender coalesces a batch, "NAME xN bytes".
-    std::string send_name(const char *name) const;
-    // "NAME" or, when a stream receiver reads a batch's worth a call, "NAME xN bytes".
-    std::string receive_name(const char *name) const { return send_name(name); }
+    // "NAME", or "NAME xN bytes" when a stream's call carries a batch's worth (a sender's N
+    // messages back to back, a receiver's read of N messages' worth).
+    std::string batch_name(const char *name) const;
     // What a sender sends next (start_message done); false when nothing now (a timer is set,
     // or it finished).
     bool next_to_send(driven &d, std::int64_t now);

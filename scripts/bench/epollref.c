@@ -20,7 +20,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
-#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -106,10 +105,6 @@ int main(int argc, char **argv) {
     int n = atoi(argv[2]);
     size_t size = (size_t)atol(argv[3]);
     double seconds = atof(argv[4]);
-    struct rlimit lim;
-    getrlimit(RLIMIT_NOFILE, &lim);
-    lim.rlim_cur = lim.rlim_max;
-    setrlimit(RLIMIT_NOFILE, &lim);
     int *out = calloc((size_t)n, sizeof *out), *in = calloc((size_t)n, sizeof *in);
     double setup = connect_pairs(argv[1], n, out, in);
     signal(SIGPIPE, SIG_IGN);

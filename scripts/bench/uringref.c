@@ -14,7 +14,6 @@
 #include <netinet/tcp.h>
 #include <signal.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -118,10 +117,6 @@ int main(int argc, char **argv) {
     }
     int n = atoi(argv[2]);
     size_t size = (size_t)atol(argv[3]);
-    struct rlimit lim;
-    getrlimit(RLIMIT_NOFILE, &lim);
-    lim.rlim_cur = lim.rlim_max;
-    setrlimit(RLIMIT_NOFILE, &lim);
     int *out = calloc((size_t)n, sizeof *out), *in = calloc((size_t)n, sizeof *in);
     connect_pairs(argv[1], n, out, in);
     signal(SIGPIPE, SIG_IGN);
