@@ -166,22 +166,17 @@ private:
                               ? "completed with " + std::to_string(c.len) + " bytes for " +
                                     std::to_string(room)
                               : "completed with " + std::string(ipcb_status_name(c.status)));
+        if (reads_ahead(d)) {
+            d.recv.hand_on(c.len, size_, [&](const unsigned char *m) {
+                whole_message(d, m);
+                return !d.done;
+            });
+            return;
+        }
         d.recv.held += c.len;
-        if (reads_ahead(d)) return split_messages(d);
         if (d.recv.held < size_) return;  // part of a message: receive the rest
         d.recv.held = 0;
         whole_message(d, d.recv.bytes.data());
-    }
-
-    // A stream receiver's read may hold many messages and part of one: the whole ones are
-    // counted, the part moves to the front for the next read to complete.
-    void split_messages(driven &d) {
-        unsigned char *first = d.recv.bytes.data(), *p = first;
-        std::size_t n = d.recv.held;
-        for (; n >= size_ && !d.done; p += size_, n -= size_) whole_message(d, p);
-        if (d.done) return;
-        if (n > 0 && p != first) std::memmove(first, p, n);
-        d.recv.held = n;
     }
 
     void whole_message(driven &d, const unsigned char *m) {

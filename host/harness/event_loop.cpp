@@ -146,12 +146,7 @@ private:
                                                 std::to_string(cap) + "-byte buffer");
             last_read_short_ = n < cap;
         }
-        unsigned char *first = r.bytes.data(), *p = first;
-        std::size_t have = r.held + n;
-        bool go_on = true;
-        for (; go_on && have >= size_; p += size_, have -= size_) go_on = on_message(p);
-        if (have > 0 && p != first) std::memmove(first, p, have);
-        r.held = have;
+        r.hand_on(n, size_, on_message);
         return IPCB_OK;
     }
 

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 #include <deque>
 #include <functional>
 #include <memory>
@@ -45,6 +46,19 @@ struct incoming {
     std::vector<unsigned char> bytes;
     std::size_t held = 0;         // bytes of the current message read so far
     unsigned char head[16] = {};  // its header and send time
+
+    // A stream read added `added` bytes behind the `held` ones in bytes: hands each whole
+    // message to on_message (false: stop), then moves what is left to the front.
+    template <class OnMessage>
+    void hand_on(std::size_t added, std::size_t message_bytes, OnMessage &&on_message) {
+        unsigned char *first = bytes.data(), *p = first;
+        std::size_t have = held + added;
+        bool go_on = true;
+        for (; go_on && have >= message_bytes; p += message_bytes, have -= message_bytes)
+            go_on = on_message(p);
+        if (have > 0 && p != first) std::memmove(first, p, have);
+        held = have;
+    }
 };
 
 // One task's state machine, as the event engines drive it.
