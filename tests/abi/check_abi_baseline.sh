@@ -7,6 +7,10 @@
 set -euo pipefail
 probe="$1"
 src="$2"
+if ! command -v abidw >/dev/null || ! command -v abidiff >/dev/null; then
+  echo "IPCBENCH-SKIPPED: abidw/abidiff are not installed (apt-get install abigail-tools)"
+  exit 77
+fi
 header="$src/sdk/include/ipcbench/transport.h"
 major=$(awk '/#define IPCB_ABI_MAJOR/ {print $3}' "$header")
 minor=$(awk '/#define IPCB_ABI_MINOR/ {print $3}' "$header")

@@ -326,3 +326,42 @@ TEST_CASE("one failing stream fails the case at once, with its cause", "[faults]
     CHECK(ipcbench::test::leftover_workers().empty());
     CHECK(tmp.entries().empty());
 }
+
+// The helpers the checks above stand on must see what they look for: a check for "no worker
+// left" built on a spelling the code no longer produces passes whatever is left running.
+TEST_CASE("the leftover checks see a running case's workers and queues", "[faults]") {
+    ipcbench::test::temp_dir tmp;
+    ipcbench::test::process_output run;
+    std::thread background([&] {
+        run = run_ipchost({"-v", "--plugin", "mq.sysv", "--mode", "throughput", "--size", "64",
+                           "--duration", "3", "--warmup", "0", "--format", "json"},
+                          {{"TMPDIR", tmp.path()}}, 60);
+    });
+    std::vector<int> seen;
+    std::set<std::string> queues_seen;
+    for (int i = 0; i < 400 && seen.size() < 2; ++i) {
+        seen = ipcbench::test::leftover_workers();
+        std::this_thread::sleep_for(std::chrono::milliseconds(25));
+    }
+    // The case runs 3 s: its queue exists for most of them.
+    for (int i = 0; i < 40; ++i) {
+        for (const auto &q : ipcbench::test::sysv_queue_ids()) queues_seen.insert(q);
+        std::this_thread::sleep_for(std::chrono::milliseconds(25));
+    }
+    const bool tagged = !ipcbench::test::tagged_processes().empty();
+    background.join();
+    INFO(run.err);
+    REQUIRE(run.exit_code == 0);
+    CHECK(seen.size() == 2);  // the server worker and the client worker of the one case
+    CHECK(tagged);
+    // The queue the creator made is named in the verbose log, existed while it ran and is gone.
+    const auto queues = ipcbench::test::named_addresses(run.err, "sysv");
+    CHECK(queues.size() == 1);
+    for (const auto &q : queues) {
+        CHECK(queues_seen.count(q.substr(5)) == 1);
+        CHECK(ipcbench::test::sysv_queue_ids().count(q.substr(5)) == 0);
+    }
+    CHECK(ipcbench::test::leftover_workers().empty());
+    CHECK(ipcbench::test::is_worker_command(std::string("/x/bin/ipchost\0worker\0--agent", 29)));
+    CHECK_FALSE(ipcbench::test::is_worker_command(std::string("/x/bin/ipchost\0serve", 20)));
+}

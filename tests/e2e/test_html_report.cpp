@@ -7,10 +7,15 @@
 #include <regex>
 
 #include "support/process_runner.hpp"
+#include "support/skip.hpp"
 
 using ipcbench::test::run_ipchost;
 
 TEST_CASE("the HTML report renders in headless Chromium with non-empty charts", "[report]") {
+    if (std::string(CHROMIUM_PATH).empty())
+        IPCBENCH_SKIP(
+            "no chromium here (apt-get install chromium, or scripts/install-deps.sh "
+            "--test, then configure again)");
     ipcbench::test::temp_dir tmp;
     const std::string results = tmp.path() + "/results.json", page = tmp.path() + "/report.html";
     auto run = run_ipchost({"--plugin", "pipe.fifo,socket.unix", "--size", "64,4K", "--duration",

@@ -128,6 +128,12 @@ TEST_CASE("plugin files or folders others can write are refused unloaded", "[iso
     CHECK_THAT(folder.out + folder.err, Catch::Contains("its folder"));
     CHECK_FALSE(std::filesystem::exists(marker));
     chmod(dir.path().c_str(), 0700);
+    // The marker proves something only if loading writes it: trusted, the same file loads (in
+    // the probe child) and its constructor leaves the marker.
+    auto trusted = run_ipchost({"--plugin-dir", dir.path(), "--list", "--verbose"},
+                               {{"IPCB_HOSTILE", "marker"}, {"IPCB_HOSTILE_MARKER", marker}}, 60);
+    CHECK_THAT(trusted.out, !Catch::Contains("IPCB-LOAD-013"));
+    CHECK(std::filesystem::exists(marker));
 }
 
 TEST_CASE("the main process never loads a plugin", "[isolation]") {

@@ -9,6 +9,14 @@
 set -euo pipefail
 build_dir="$1"
 src_dir="$2"
+# The examples are real third-party transports on Debian's libzmq3-dev and libnng-dev
+# (scripts/install-deps.sh --test): without them this test says so and is skipped (exit 77).
+for lib in libzmq nng; do
+  if ! pkg-config --exists "$lib" 2>/dev/null && ! [ -f "/usr/lib/$(uname -m)-linux-gnu/cmake/$lib/${lib}-config.cmake" ]; then
+    echo "IPCBENCH-SKIPPED: $lib is not installed (apt-get install libzmq3-dev libnng-dev)"
+    exit 77
+  fi
+done
 work="$(mktemp -d "${TMPDIR:-/tmp}/ipcbench-sdk-XXXXXX")"
 trap 'rm -rf "$work"' EXIT
 prefix="$work/prefix"

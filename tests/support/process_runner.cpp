@@ -136,6 +136,21 @@ std::string read_all(const std::filesystem::path &file) {
 
 }  // namespace
 
+bool is_worker_command(const std::string &cmdline) {
+    // argv[0] is the ipchost binary (any path), argv[1] the hidden subcommand: the spelling
+    // child_process uses to start one (platform/child_process_*.cpp), whatever options follow.
+    const auto first_end = cmdline.find('\0');
+    if (first_end == std::string::npos) return false;
+    const std::string program = cmdline.substr(0, first_end);
+    const auto second_end = cmdline.find('\0', first_end + 1);
+    const std::string sub =
+        cmdline.substr(first_end + 1, second_end == std::string::npos ? std::string::npos
+                                                                      : second_end - first_end - 1);
+    const auto slash = program.rfind('/');
+    const std::string name = slash == std::string::npos ? program : program.substr(slash + 1);
+    return name == "ipchost" && sub == "worker";
+}
+
 std::vector<int> leftover_workers() {
     (void)tag_set_at_start;
     const std::string marker = "IPCBENCH_TEST_TAG=" + test_tag() + std::string(1, '\0');
@@ -143,8 +158,7 @@ std::vector<int> leftover_workers() {
     for (const auto &entry : std::filesystem::directory_iterator("/proc")) {
         const std::string name = entry.path().filename().string();
         if (name.find_first_not_of("0123456789") != std::string::npos) continue;
-        const std::string cmdline = read_all(entry.path() / "cmdline");
-        if (cmdline.find(std::string("worker\0--control-fd", 19)) == std::string::npos) continue;
+        if (!is_worker_command(read_all(entry.path() / "cmdline"))) continue;
         if (read_all(entry.path() / "environ").find(marker) != std::string::npos)
             pids.push_back(std::stoi(name));
     }

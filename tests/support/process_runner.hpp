@@ -26,6 +26,8 @@ process_output run_process(const std::vector<std::string> &argv,
 process_output run_process_signalled(const std::vector<std::string> &argv, double signal_after_s,
                                      int signal, double *exit_s, double timeout_s = 60);
 
+// True when /proc/PID/cmdline (NUL-separated) is an `ipchost worker ...` process.
+bool is_worker_command(const std::string &cmdline);
 // Workers (`ipchost worker`) still alive that this test binary's own runs started (they carry its
 // IPCBENCH_TEST_TAG), never another ipchost's on the machine.
 std::vector<int> leftover_workers();
