@@ -7,6 +7,7 @@
 #include "cli/option_reference.hpp"
 #include "cli/usage_error.hpp"
 #include "cli/value_parsing.hpp"
+#include "platform/stream_socket.hpp"
 #include "remote/agent_protocol.hpp"
 #include "remote/tcp_endpoint.hpp"
 
@@ -21,8 +22,9 @@ struct typed_options {
     std::string mode = "both", sizes = "32,1K,64K", duration = "0.5", warmup = "0.2", count,
                 timeout, streams, rate, affinity, repeat, cv_warn, interval, regression, token_file,
                 data_port, idle_timeout, bitrate, batch, burst, zero_copy = "auto", io = "auto",
-                threads, format = "table", peer, token, bind = "127.0.0.1", lang = "c", dir;
-    std::vector<std::string> plugin_lists, dirs;
+                threads, format = "table", peer, token, bind = "127.0.0.1", lang = "c", dir,
+                memory_budget, allow_ports;
+    std::vector<std::string> plugin_lists, dirs, allow_connect, allow_option;
 };
 
 po::options_description general_options(typed_options &t, command_line &cmd) {
@@ -100,6 +102,10 @@ po::options_description case_options(typed_options &t) {
         "auto (default): write and read messages in the transport's memory (borrow/publish, "
         "take/release) where it offers that; on: only such transports; off: always copy");
     add("verify", "check every payload byte of every message; mismatches count as corrupted");
+    add("memory-budget", po::value(&t.memory_budget)->value_name("BYTES"),
+        "most the message buffers of one worker may take (streams x directions x --batch x "
+        "--size, twice for the receiver); a case over it is refused with the figure before it "
+        "starts; default 4G for a run, 512M for serve (per client)");
     add("interval,i", po::value(&t.interval)->value_name("SECONDS"),
         "report MB/s, Mbit/s, messages/s and losses every SECONDS while a case runs");
     return d;
@@ -163,6 +169,15 @@ po::options_description remote_options(typed_options &t) {
     add("idle-timeout", po::value(&t.idle_timeout)->value_name("SECONDS"),
         "serve: end a session silent for SECONDS with no request outstanding, and drop a "
         "connection without a handshake after min(SECONDS, 5) (default 10)");
+    add("allow-ports", po::value(&t.allow_ports)->value_name("FIRST-LAST"),
+        "serve: the ports data endpoints may listen on (default 1024-65535: no privileged "
+        "port); they always listen on the address the client reached the agent by");
+    add("allow-connect", po::value(&t.allow_connect)->value_name("ADDR[,ADDR...]"),
+        "serve: numeric addresses the agent's connectors may reach besides the client's own "
+        "(default: only the client's); repeatable");
+    add("allow-option", po::value(&t.allow_option)->value_name("ID:KEY"),
+        "serve: also take transport option KEY of ID from clients (built-ins take only "
+        "options that name no address, port, path or device); repeatable");
     return d;
 }
 
@@ -210,6 +225,17 @@ void check_pacing(const command_line &cmd) {
                                                   "day); raise the rate or lower the count",
                                                   c.count, static_cast<double>(c.count) / rate));
     }
+}
+
+// Every case of the run within the budget before any worker starts.
+void check_memory_budget(const command_line &cmd) {
+    for (auto mode : cmd.modes)
+        for (auto size : mode == model::measure_mode::latency ? cmd.latency_sizes : cmd.sizes) {
+            const auto c = settings_for_case(cmd, "", mode, size);
+            const std::string why =
+                model::over_memory_budget(c, cmd.memory_budget, "raise --memory-budget");
+            if (!why.empty()) throw usage_error(fmt::format("--size {}: ", size) + why);
+        }
 }
 
 void apply_mode_and_sizes(const po::variables_map &vm, const typed_options &t, command_line &cmd) {
@@ -268,6 +294,10 @@ void apply_case_options(const po::variables_map &vm, const typed_options &t, com
         if (!vm.count("mode")) cmd.modes = {model::measure_mode::throughput};
         check_pacing(cmd);
     }
+    if (!t.memory_budget.empty())
+        cmd.memory_budget =
+            parse_byte_count("--memory-budget", t.memory_budget, std::uint64_t{1} << 40);
+    check_memory_budget(cmd);
     for (const auto &a : cmd.option_assignments)
         if (a.find('=') == std::string::npos || a.front() == '=')
             throw usage_error("--opt '" + a + "': expected KEY=VALUE or ID:KEY=VALUE");
@@ -316,10 +346,22 @@ void check_option_scope(const po::variables_map &vm, const command_line &cmd) {
         std::vector<std::string> commands;
     };
     static const scope scopes[] = {
-        {"bind", {"serve"}},       {"once", {"serve"}},         {"insecure", {"serve"}},
-        {"allow-root", {"serve"}}, {"idle-timeout", {"serve"}}, {"fail-on-regression", {"compare"}},
-        {"lang", {"new-plugin"}},  {"dir", {"new-plugin"}},     {"peer", {""}},
-        {"data-port", {""}},       {"token", {"", "serve"}},    {"token-file", {"", "serve"}},
+        {"bind", {"serve"}},
+        {"once", {"serve"}},
+        {"insecure", {"serve"}},
+        {"allow-root", {"serve"}},
+        {"idle-timeout", {"serve"}},
+        {"fail-on-regression", {"compare"}},
+        {"lang", {"new-plugin"}},
+        {"dir", {"new-plugin"}},
+        {"peer", {""}},
+        {"data-port", {""}},
+        {"token", {"", "serve"}},
+        {"token-file", {"", "serve"}},
+        {"allow-ports", {"serve"}},
+        {"allow-connect", {"serve"}},
+        {"allow-option", {"serve"}},
+        {"memory-budget", {"", "serve"}},
     };
     if (cmd.help || cmd.version) return;
     const std::string here = cmd.list                 ? std::string("--list")
@@ -360,6 +402,38 @@ std::string read_token(const typed_options &t) {
     }
 }
 
+// serve: what the operator allows the agent's endpoints beyond the defaults.
+void apply_agent_rules(const typed_options &t, remote::operator_policy &rules) {
+    if (!t.allow_ports.empty()) {
+        const auto dash = t.allow_ports.find('-');
+        if (dash == std::string::npos)
+            throw usage_error("--allow-ports '" + t.allow_ports + "': expected FIRST-LAST, e.g. " +
+                              "5300-5399");
+        rules.first_port =
+            parse_small_int("--allow-ports", t.allow_ports.substr(0, dash), 1, 65535);
+        rules.last_port = parse_small_int("--allow-ports", t.allow_ports.substr(dash + 1),
+                                          rules.first_port, 65535);
+    }
+    for (const auto &list : t.allow_connect)
+        for (const auto &host : split_list(list)) {
+            const std::string canonical = platform::canonical_address(host);
+            if (canonical.empty())
+                throw usage_error("--allow-connect '" + host +
+                                  "': expected a numeric IPv4 or IPv6 address");
+            rules.connect_hosts.push_back(canonical);
+        }
+    for (const auto &item : t.allow_option) {
+        const auto colon = item.find(':');
+        if (colon == std::string::npos || colon == 0 || colon + 1 == item.size())
+            throw usage_error("--allow-option '" + item +
+                              "': expected ID:KEY, e.g. socket.tcp:bind");
+        rules.extra_options[item.substr(0, colon)].insert(item.substr(colon + 1));
+    }
+    if (!t.memory_budget.empty())
+        rules.memory_budget =
+            parse_byte_count("--memory-budget", t.memory_budget, std::uint64_t{1} << 40);
+}
+
 void apply_remote_options(const po::variables_map &vm, const typed_options &t, command_line &cmd) {
     const std::string token = read_token(t);
     if (!t.peer.empty()) {
@@ -389,6 +463,7 @@ void apply_remote_options(const po::variables_map &vm, const typed_options &t, c
     if (!t.idle_timeout.empty())
         serve.idle_timeout_s = parse_seconds("--idle-timeout", t.idle_timeout, false);
     if (cmd.subcommand == "serve") serve.bind = parse_address("--bind", t.bind, "");
+    apply_agent_rules(t, serve.rules);
 }
 
 void check_inputs(const command_line &cmd) {

@@ -40,6 +40,7 @@ struct command_line {
     int repeat = 1;
     double cv_warning = 0.10;
     double fail_on_regression = -1;  // compare: percent; < 0 = never fail
+    std::uint64_t memory_budget = model::default_memory_budget;  // --memory-budget of a run
 
     report::output_format format = report::output_format::table;
     bool format_given = false;

@@ -10,6 +10,11 @@
 namespace ipcbench::cli {
 
 std::uint64_t parse_size(const std::string &flag, const std::string &text) {
+    return parse_byte_count(flag, text, max_message_size);
+}
+
+std::uint64_t parse_byte_count(const std::string &flag, const std::string &text,
+                               std::uint64_t max) {
     const std::string accepted = "a byte count such as 32, 1K, 64K or 1M";
     if (text.empty() || text[0] < '0' || text[0] > '9')
         throw usage_error(flag + " '" + text + "': expected " + accepted);
@@ -27,8 +32,9 @@ std::uint64_t parse_size(const std::string &flag, const std::string &text) {
     else if (!suffix.empty() && suffix != "B")
         throw usage_error(flag + " '" + text + "': unknown unit '" + suffix + "'; expected " +
                           accepted);
-    if (errno == ERANGE || value > max_message_size / multiplier)
-        throw usage_error(flag + " '" + text + "': larger than the 1 GiB limit");
+    if (errno == ERANGE || value > max / multiplier)
+        throw usage_error(flag + " '" + text + "': larger than the " + std::to_string(max >> 30) +
+                          " GiB limit");
     return value * multiplier;
 }
 

@@ -12,6 +12,8 @@ inline constexpr std::uint64_t max_message_size = std::uint64_t{1} << 30;
 // "32", "1K", "64k", "1M", "1G" (binary multiples). Throws usage_error naming `flag`, the value
 // and what is accepted.
 std::uint64_t parse_size(const std::string &flag, const std::string &text);
+// The same, up to `max` (a whole number of GiB) instead of the message size limit.
+std::uint64_t parse_byte_count(const std::string &flag, const std::string &text, std::uint64_t max);
 // Comma-separated sizes and ranges ("32:1M:*4", "1K:4K:+1K"), each checked against
 // [min_message_size, max_message_size].
 std::vector<std::uint64_t> parse_size_list(const std::string &flag, const std::string &text);

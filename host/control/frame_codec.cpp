@@ -1,5 +1,7 @@
 #include "control/frame_codec.hpp"
 
+#include "text/untrusted_json.hpp"
+
 namespace ipcbench::control {
 
 std::string encode_frame(const nlohmann::json &message) {
@@ -31,15 +33,19 @@ std::optional<nlohmann::json> frame_decoder::next() {
     const auto *p = reinterpret_cast<const unsigned char *>(buffer_.data() + consumed_);
     std::uint32_t n = (std::uint32_t{p[0]} << 24) | (std::uint32_t{p[1]} << 16) |
                       (std::uint32_t{p[2]} << 8) | std::uint32_t{p[3]};
-    if (n > max_frame_bytes)
+    if (n > max_frame_)
         throw protocol_error("control frame of " + std::to_string(n) + " bytes exceeds the " +
-                             std::to_string(max_frame_bytes) + "-byte limit");
+                             std::to_string(max_frame_) + "-byte limit");
     if (n == 0) throw protocol_error("empty control frame");
     if (buffered() < 4 + std::size_t{n}) return std::nullopt;
     const char *body = buffer_.data() + consumed_ + 4;
     consumed_ += 4 + std::size_t{n};
-    nlohmann::json message = nlohmann::json::parse(body, body + n, nullptr, false);
-    if (message.is_discarded()) throw protocol_error("control frame is not valid JSON");
+    nlohmann::json message;
+    try {
+        message = text::parse_untrusted_json(body, n, {max_frame_depth, max_frame_bytes / 2});
+    } catch (const text::json_error &e) {
+        throw protocol_error(std::string("control frame is ") + e.what());
+    }
     if (!message.is_object() || !message.contains("type") || !message["type"].is_string())
         throw protocol_error("control frame is not an object with a string \"type\"");
     if (consumed_ > 65536 && consumed_ * 2 > buffer_.size()) {

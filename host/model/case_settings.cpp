@@ -1,5 +1,9 @@
 #include "model/case_settings.hpp"
 
+#include <fmt/format.h>
+#include <algorithm>
+#include <limits>
+
 #include <cmath>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
@@ -50,6 +54,31 @@ std::optional<zero_copy_policy> zero_copy_policy_from(const std::string &name) {
 
 std::int64_t to_ns(double seconds) {
     return static_cast<std::int64_t>(std::llround(seconds * 1e9));
+}
+
+std::uint64_t buffer_bytes_per_process(const case_settings &c) {
+    const auto streams = static_cast<std::uint64_t>(std::max(1, c.streams));
+    const std::uint64_t directions = c.direction == traffic_direction::bidir ? 2 : 1;
+    const auto batch = static_cast<std::uint64_t>(std::max(1, c.batch));
+    // Saturates instead of wrapping: 20,000 streams x 1024 x 1 GiB is "too much", not small.
+    const long double bytes = static_cast<long double>(streams) * directions * batch *
+                              static_cast<long double>(c.size_bytes) * 2;
+    return bytes >= 1.8e19L ? std::numeric_limits<std::uint64_t>::max()
+                            : static_cast<std::uint64_t>(bytes);
+}
+
+std::string over_memory_budget(const case_settings &c, std::uint64_t budget,
+                               const std::string &raise_with) {
+    const std::uint64_t need = buffer_bytes_per_process(c);
+    if (need <= budget) return "";
+    auto mib = [](std::uint64_t b) { return static_cast<double>(b) / (1024.0 * 1024.0); };
+    return fmt::format(
+        "{} needs {:.0f} MiB of message buffers per process ({} streams x {} direction(s) x "
+        "--batch {} x {} B, twice for the receiver's reassembly), over the memory budget of "
+        "{:.0f} MiB; use fewer --streams, a smaller --batch or --size, or {}",
+        c.transport_id.empty() ? std::string("the case") : c.transport_id, mib(need),
+        std::max(1, c.streams), c.direction == traffic_direction::bidir ? 2 : 1,
+        std::max(1, c.batch), c.size_bytes, mib(budget), raise_with);
 }
 
 double watchdog_seconds(const case_settings &c) {

@@ -109,6 +109,18 @@ std::int64_t to_ns(double seconds);
 // count / rate; an unpaced count gets 300 s).
 double watchdog_seconds(const case_settings &c);
 
+// The memory budget of a case: what the harness's own message buffers in one worker process
+// may add up to, bounded so that no command line or client can make a worker allocate without
+// limit. The buffers: per stream and direction a process plays, --batch messages of --size
+// bytes, and as much again for a receiver's reassembly room. Checked before any worker starts
+// (locally, exit 2) and by an agent before its worker runs the job (README, "Memory budget").
+constexpr std::uint64_t default_memory_budget = std::uint64_t{4} << 30;          // a run: 4 GiB
+constexpr std::uint64_t default_agent_memory_budget = std::uint64_t{512} << 20;  // serve: 512 MiB
+std::uint64_t buffer_bytes_per_process(const case_settings &c);
+// "" when the case fits `budget`, else why not: the figure, the budget and what to change.
+std::string over_memory_budget(const case_settings &c, std::uint64_t budget,
+                               const std::string &raise_with);
+
 void to_json(nlohmann::json &out, const case_settings &c);
 void from_json(const nlohmann::json &in, case_settings &c);
 

@@ -13,6 +13,7 @@ using length_t = int;
 constexpr socket_t invalid = INVALID_SOCKET;
 constexpr int send_flags = 0;
 constexpr short readable_events = POLLRDNORM;
+constexpr short writable_events = POLLWRNORM;
 inline int last_error() {
     return WSAGetLastError();
 }
@@ -49,6 +50,7 @@ using length_t = socklen_t;
 constexpr socket_t invalid = -1;
 constexpr int send_flags = MSG_NOSIGNAL;
 constexpr short readable_events = POLLIN;
+constexpr short writable_events = POLLOUT;
 inline int last_error() {
     return errno;
 }

@@ -7,6 +7,8 @@
 #include <cstring>
 #include <system_error>
 
+#include <fmt/format.h>
+
 #include "platform/monotonic_clock.hpp"
 #include "platform/signals.hpp"
 
@@ -104,11 +106,34 @@ socket_address address_of(const sockaddr_storage &ss) {
     return {host, port};
 }
 
-[[maybe_unused]] socket_address local_address(native::socket_t s) {
+socket_address local_address_of(native::socket_t s) {
     sockaddr_storage ss{};
     native::length_t len = sizeof ss;
     if (getsockname(s, reinterpret_cast<sockaddr *>(&ss), &len) != 0) return {"?", 0};
     return address_of(ss);
+}
+
+// poll() as the system has it. Windows: WSAPoll is not woken by Ctrl+C, so it waits in slices
+// of 50 ms and looks at the interrupt flag between them; a list with no socket just sleeps.
+int poll_in_slices(std::vector<native::pollfd_t> &fds, int timeout_ms) {
+#ifdef _WIN32
+    const std::int64_t deadline =
+        timeout_ms < 0 ? -1 : now_ns() + std::int64_t{timeout_ms} * 1'000'000;
+    for (;;) {
+        int slice = 50;
+        if (deadline >= 0)
+            slice = static_cast<int>(
+                std::clamp<std::int64_t>((deadline - now_ns()) / 1'000'000, 0, 50));
+        int rc = 0;
+        if (fds.empty())
+            Sleep(static_cast<DWORD>(slice));
+        else
+            rc = native::poll(fds.data(), static_cast<unsigned long>(fds.size()), slice);
+        if (rc != 0 || interrupted() || (deadline >= 0 && now_ns() >= deadline)) return rc;
+    }
+#else
+    return native::poll(fds.data(), fds.size(), timeout_ms);
+#endif
 }
 
 }  // namespace
@@ -117,23 +142,58 @@ bool readiness::any() const {
     return std::find(ready.begin(), ready.end(), true) != ready.end();
 }
 
-bool send_all(socket_handle s, const void *data, std::size_t size) {
+bool send_all(socket_handle s, const void *data, std::size_t size, int stall_timeout_ms) {
     ensure_started();
     const char *p = static_cast<const char *>(data);
     std::size_t sent = 0;
     while (sent < size) {
-        const int chunk = static_cast<int>(std::min<std::size_t>(size - sent, 1 << 30));
-        const auto n = ::send(native_of(s), p + sent, chunk, native::send_flags);
-        if (n > 0) {
-            sent += static_cast<std::size_t>(n);
+        if (stall_timeout_ms < 0) {
+            const int chunk = static_cast<int>(std::min<std::size_t>(size - sent, 1 << 30));
+            const auto n = ::send(native_of(s), p + sent, chunk, native::send_flags);
+            if (n > 0) {
+                sent += static_cast<std::size_t>(n);
+                continue;
+            }
+            const int e = native::last_error();
+            if (n < 0 && e == native::e_interrupted) continue;
+            if (n < 0 && native::peer_gone(e)) return false;
+            throw socket_error("send: " + reason(e));
+        }
+        const io_result r = send_some(s, p + sent, size - sent);
+        if (r.status == io_status::closed) return false;
+        if (r.status == io_status::done) {
+            sent += r.bytes;
             continue;
         }
-        const int e = native::last_error();
-        if (n < 0 && e == native::e_interrupted) continue;
-        if (n < 0 && native::peer_gone(e)) return false;
-        throw socket_error("send: " + reason(e));
+        const poll_events ready = wait_ready({{s, false, true}}, stall_timeout_ms);
+        if (!ready.writable[0] && !ready.interrupted)
+            throw socket_error(fmt::format(
+                "send: the peer took no data for {:g} s with {} bytes still to write (it stopped "
+                "reading)",
+                stall_timeout_ms / 1000.0, size - sent));
     }
     return true;
+}
+
+io_result send_some(socket_handle s, const void *data, std::size_t size) {
+    ensure_started();
+#ifdef _WIN32
+    if (!wait_ready({{s, false, true}}, 0).writable[0]) return {io_status::would_block, 0};
+    const int chunk = static_cast<int>(std::min<std::size_t>(size, 4096));
+    const int flags = 0;
+#else
+    const int chunk = static_cast<int>(std::min<std::size_t>(size, 1 << 30));
+    const int flags = native::send_flags | MSG_DONTWAIT;
+#endif
+    for (;;) {
+        const auto n = ::send(native_of(s), static_cast<const char *>(data), chunk, flags);
+        if (n >= 0) return {io_status::done, static_cast<std::size_t>(n)};
+        const int e = native::last_error();
+        if (e == native::e_interrupted) continue;
+        if (e == native::e_would_block) return {io_status::would_block, 0};
+        if (native::peer_gone(e)) return {io_status::closed, 0};
+        throw socket_error("send: " + reason(e));
+    }
 }
 
 io_result receive_some(socket_handle s, void *buffer, std::size_t size, bool wait) {
@@ -156,30 +216,32 @@ io_result receive_some(socket_handle s, void *buffer, std::size_t size, bool wai
 }
 
 readiness wait_readable(const std::vector<socket_handle> &sockets, int timeout_ms) {
+    std::vector<poll_interest> interests;
+    interests.reserve(sockets.size());
+    for (auto s : sockets) interests.push_back({s, true, false});
+    const poll_events got = wait_ready(interests, timeout_ms);
+    return {got.interrupted, got.readable};
+}
+
+poll_events wait_ready(const std::vector<poll_interest> &interests, int timeout_ms) {
     ensure_started();
-    std::vector<native::pollfd_t> fds(sockets.size());
-    for (std::size_t i = 0; i < sockets.size(); ++i) {
-        fds[i].fd = native_of(sockets[i]);
-        fds[i].events = native::readable_events;
+    std::vector<native::pollfd_t> fds;
+    std::vector<std::size_t> index;  // fds[k] is interests[index[k]]
+    fds.reserve(interests.size());
+    for (std::size_t i = 0; i < interests.size(); ++i) {
+        const auto &w = interests[i];
+        if (!w.read && !w.write) continue;
+        native::pollfd_t pfd{};
+        pfd.fd = native_of(w.socket);
+        pfd.events = static_cast<short>((w.read ? native::readable_events : 0) |
+                                        (w.write ? native::writable_events : 0));
+        fds.push_back(pfd);
+        index.push_back(i);
     }
-    readiness out;
-    out.ready.assign(sockets.size(), false);
-#ifdef _WIN32
-    // WSAPoll is not woken by Ctrl+C: wait in slices and look at the interrupt flag between them.
-    const std::int64_t deadline =
-        timeout_ms < 0 ? -1 : now_ns() + std::int64_t{timeout_ms} * 1'000'000;
-    int rc = 0;
-    for (;;) {
-        int slice = 50;
-        if (deadline >= 0)
-            slice = static_cast<int>(
-                std::clamp<std::int64_t>((deadline - now_ns()) / 1'000'000, 0, 50));
-        rc = native::poll(fds.data(), static_cast<unsigned long>(fds.size()), slice);
-        if (rc != 0 || interrupted() || (deadline >= 0 && now_ns() >= deadline)) break;
-    }
-#else
-    const int rc = native::poll(fds.data(), fds.size(), timeout_ms);
-#endif
+    poll_events out;
+    out.readable.assign(interests.size(), false);
+    out.writable.assign(interests.size(), false);
+    const int rc = poll_in_slices(fds, timeout_ms);
     if (rc < 0) {
         if (native::last_error() == native::e_interrupted) {
             out.interrupted = true;
@@ -188,9 +250,21 @@ readiness wait_readable(const std::vector<socket_handle> &sockets, int timeout_m
         fail("poll");
     }
     out.interrupted = interrupted();
-    for (std::size_t i = 0; i < fds.size(); ++i)
-        out.ready[i] = (fds[i].revents & (native::readable_events | POLLHUP | POLLERR)) != 0;
+    for (std::size_t k = 0; k < fds.size(); ++k) {
+        const auto got = fds[k].revents;
+        const auto &w = interests[index[k]];
+        out.readable[index[k]] = w.read && (got & (native::readable_events | POLLHUP | POLLERR));
+        out.writable[index[k]] = w.write && (got & (native::writable_events | POLLHUP | POLLERR));
+    }
     return out;
+}
+
+void set_nonblocking(socket_handle s) {
+    set_blocking(native_of(s), false);
+}
+
+socket_address local_address(socket_handle s) {
+    return local_address_of(native_of(s));
 }
 
 void shutdown_socket(socket_handle s) {
@@ -211,7 +285,26 @@ bool is_numeric_address(const std::string &host) {
     }
 }
 
-socket_handle listen_tcp(const std::string &host, int port) {
+std::string canonical_address(const std::string &host) {
+    native::length_t len = 0;
+    sockaddr_storage ss{};
+    try {
+        ss = to_sockaddr(host, 0, len);
+    } catch (const socket_error &) {
+        return "";
+    }
+    if (ss.ss_family == AF_INET6) {
+        const auto *v6 = reinterpret_cast<const sockaddr_in6 *>(&ss);
+        const auto *b = v6->sin6_addr.s6_addr;
+        static const unsigned char mapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
+        if (std::memcmp(b, mapped, sizeof mapped) == 0)
+            return std::to_string(b[12]) + "." + std::to_string(b[13]) + "." +
+                   std::to_string(b[14]) + "." + std::to_string(b[15]);
+    }
+    return address_of(ss).host;
+}
+
+socket_handle listen_tcp(const std::string &host, int port, int backlog) {
     native::length_t len = 0;
     sockaddr_storage ss = to_sockaddr(host, port, len);
     const native::socket_t s = new_socket(ss.ss_family, SOCK_STREAM);
@@ -224,7 +317,7 @@ socket_handle listen_tcp(const std::string &host, int port) {
 #else
     setsockopt(s, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
 #endif
-    if (bind(s, reinterpret_cast<sockaddr *>(&ss), len) != 0 || listen(s, 8) != 0) {
+    if (bind(s, reinterpret_cast<sockaddr *>(&ss), len) != 0 || listen(s, backlog) != 0) {
         const int e = native::last_error();
         native::close(s);
         throw socket_error(reason(e));
@@ -325,14 +418,14 @@ socket_handle socket_from_token(const std::string &token) {
 std::array<socket_handle, 2> connected_pair() {
 #ifdef _WIN32
     const socket_handle listener = listen_tcp("127.0.0.1", 0);
-    const socket_address where = local_address(native_of(listener));
+    const socket_address where = local_address_of(native_of(listener));
     socket_handle ours = no_socket, theirs = no_socket;
     try {
         ours = connect_tcp(where.host, where.port, 10);
         theirs = accept_connection(listener);
         if (theirs == no_socket) fail("accept");
         // The accepted connection must be the one we made: its peer is our connecting end.
-        const socket_address mine = local_address(native_of(ours));
+        const socket_address mine = local_address_of(native_of(ours));
         const socket_address peer = peer_address(theirs);
         if (mine.port != peer.port || mine.host != peer.host)
             throw socket_error("another process connected to the worker's control socket first");

@@ -28,8 +28,14 @@ struct io_result {
 };
 
 // Sends all of data (a signal or a short write is retried; SIGPIPE never raised). False when the
-// peer has closed or reset the connection; throws socket_error otherwise.
-bool send_all(socket_handle s, const void *data, std::size_t size);
+// peer has closed or reset the connection; throws socket_error otherwise, and when the peer
+// took no byte for stall_timeout_ms (>= 0): a peer that stops reading cannot hold the caller.
+bool send_all(socket_handle s, const void *data, std::size_t size, int stall_timeout_ms = -1);
+// Sends what the socket takes now, without waiting: done with bytes (possibly fewer than
+// size), would_block when it takes nothing, closed when the peer is gone. Throws socket_error
+// otherwise. POSIX: MSG_DONTWAIT; Windows: a send only when WSAPoll says writable, at most
+// 4 KiB (a writable socket takes that much without blocking).
+io_result send_some(socket_handle s, const void *data, std::size_t size);
 // Reads what has arrived, up to size bytes: done with bytes > 0, closed at end of stream or
 // reset, would_block when nothing is there and `wait` is false. With `wait`, blocks until data,
 // end of stream or an error. Throws socket_error otherwise.
@@ -44,6 +50,23 @@ struct readiness {
     bool any() const;
 };
 readiness wait_readable(const std::vector<socket_handle> &sockets, int timeout_ms);
+
+// Waits up to timeout_ms (-1: forever) until one socket is ready as asked: readable (or at end
+// of stream, or in error) for `read`, writable (or in error) for `write`. An entry asking for
+// neither is skipped. Same interrupt rule as wait_readable.
+struct poll_interest {
+    socket_handle socket = no_socket;
+    bool read = false;
+    bool write = false;
+};
+struct poll_events {
+    bool interrupted = false;
+    std::vector<bool> readable, writable;  // one per interest
+};
+poll_events wait_ready(const std::vector<poll_interest> &interests, int timeout_ms);
+
+// Calls on the socket return would_block instead of waiting (accept_connection: no_socket).
+void set_nonblocking(socket_handle s);
 
 void shutdown_socket(socket_handle s);  // both directions; the peer sees end of stream
 void close_socket(socket_handle s);     // no_socket is ignored
@@ -62,9 +85,12 @@ socket_handle socket_from_token(const std::string &token);  // the child's side;
 
 // TCP for the remote agent. `host` must be a numeric IPv4 or IPv6 address.
 bool is_numeric_address(const std::string &host);
-// A listening socket (SO_REUSEADDR on POSIX, SO_EXCLUSIVEADDRUSE on Windows); throws
-// socket_error with the reason.
-socket_handle listen_tcp(const std::string &host, int port);
+// One spelling per address, to compare two: "127.000.0.1" is not numeric, "::FFFF:10.0.0.1"
+// is "10.0.0.1", "0:0::1" is "::1"; "" when `host` is not a numeric address.
+std::string canonical_address(const std::string &host);
+// A listening socket (SO_REUSEADDR on POSIX, SO_EXCLUSIVEADDRUSE on Windows) with room for
+// `backlog` connections not yet accepted; throws socket_error with the reason.
+socket_handle listen_tcp(const std::string &host, int port, int backlog = 8);
 // A connected socket (TCP_NODELAY) within timeout_s; throws socket_error with the reason.
 socket_handle connect_tcp(const std::string &host, int port, double timeout_s);
 // The next connection waiting on `listener`, or no_socket when none could be taken.
@@ -75,5 +101,8 @@ struct socket_address {
     int port = 0;
 };
 socket_address peer_address(socket_handle s);
+// Address and port this end of a socket is bound to ({"?", 0} when unknown): for a connection
+// accepted on a wildcard listener, the address the peer reached.
+socket_address local_address(socket_handle s);
 
 }  // namespace ipcbench::platform

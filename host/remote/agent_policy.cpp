@@ -1,11 +1,18 @@
 #include "remote/agent_policy.hpp"
 
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
 #include <stdexcept>
 
+#include "model/case_settings.hpp"
+#include "model/job.hpp"
+#include "platform/stream_socket.hpp"
 #include "remote/tcp_endpoint.hpp"
 #include "text/printable_text.hpp"
 
 namespace ipcbench::remote {
+
+using nlohmann::json;
 
 void check_agent_transport(const plugin::transport_info &transport) {
     if (!transport.has(IPCB_CAP_CROSS_HOST))
@@ -31,6 +38,163 @@ void check_agent_address(const std::string &address, bool bind) {
                                  "' refused: an agent binds and connects only to numeric "
                                  "network addresses HOST:PORT or [V6]:PORT");
     }
+}
+
+namespace {
+
+// The options of the built-in cross-host transports that name no address, port, path or
+// device: buffer sizes and switches. socket.tcp's `bind` is the one left out.
+const std::map<std::string, std::set<std::string>> &allow_lists() {
+    static const std::map<std::string, std::set<std::string>> lists = {
+        {"socket.tcp", {"nodelay", "sndbuf", "rcvbuf", "zerocopy"}},
+        {"udp.inet", {"sndbuf", "rcvbuf"}},
+    };
+    return lists;
+}
+
+std::string field_type(const json &setup, const char *name, json::value_t type,
+                       const char *expected) {
+    const auto it = setup.find(name);
+    if (it == setup.end()) return fmt::format("'{}' is missing", name);
+    const bool ok =
+        type == json::value_t::number_unsigned ? it->is_number_unsigned() : it->type() == type;
+    return ok ? "" : fmt::format("'{}' must be {}, got {}", name, expected, it->type_name());
+}
+
+// "" when host:port is where this role may go.
+std::string refuse_address(const std::string &address, bool creator, const address_policy &policy) {
+    host_port where;
+    try {
+        check_agent_address(address, creator);
+        const auto colon = address.rfind(':');
+        where = parse_host_port(address.substr(0, colon) + ":1", 0);
+        where.port = std::stoi(address.substr(colon + 1));
+    } catch (const std::exception &e) {
+        return e.what();
+    }
+    const std::string host = platform::canonical_address(where.host);
+    const std::string shown = text::printable(address, 80);
+    const auto &rules = policy.operator_rules;
+    if (creator) {
+        if (host != policy.local_host)
+            return fmt::format(
+                "address '{}' refused: a creator listens only on the address the client "
+                "reached this agent by ({})",
+                shown, policy.local_host);
+        if (where.port != 0 && (where.port < rules.first_port || where.port > rules.last_port))
+            return fmt::format(
+                "port {} refused: this agent's endpoints listen on ports {}-{} (the operator "
+                "sets them with ipchost serve --allow-ports)",
+                where.port, rules.first_port, rules.last_port);
+        return "";
+    }
+    if (host == policy.client_host) return "";
+    for (const auto &allowed : rules.connect_hosts)
+        if (host == allowed) return "";
+    return fmt::format(
+        "address '{}' refused: a connector reaches only the client's own address ({}) or a host "
+        "the operator allows with ipchost serve --allow-connect",
+        shown, policy.client_host);
+}
+
+std::string refuse_options(const std::string &transport, const json &options,
+                           const address_policy &policy) {
+    if (!options.is_object())
+        return std::string("'options' must be an object, got ") + options.type_name();
+    static const std::set<std::string> none;
+    const auto list = allow_lists().find(transport);
+    const auto &builtin = list == allow_lists().end() ? none : list->second;
+    const auto extra = policy.operator_rules.extra_options.find(transport);
+    for (const auto &[key, value] : options.items()) {
+        const bool allowed =
+            builtin.count(key) > 0 ||
+            (extra != policy.operator_rules.extra_options.end() && extra->second.count(key) > 0);
+        if (!value.is_string() || value.get_ref<const std::string &>().size() > 256)
+            return fmt::format("option '{}' must be a string of at most 256 characters",
+                               text::printable(key, 64));
+        if (allowed) continue;
+        std::string taken;
+        for (const auto &k : builtin) taken += (taken.empty() ? "" : ", ") + k;
+        return fmt::format(
+            "option '{}' of {} is not taken from a client: an agent decides addresses, ports, "
+            "paths and devices itself, and takes only {} for this transport (the operator may "
+            "allow more with ipchost serve --allow-option {}:KEY)",
+            text::printable(key, 64), text::printable(transport, 80),
+            taken.empty() ? std::string("no option") : taken, text::printable(transport, 80));
+    }
+    return "";
+}
+
+}  // namespace
+
+const std::set<std::string> &wire_options(const std::string &transport_id) {
+    static const std::set<std::string> none;
+    const auto it = allow_lists().find(transport_id);
+    return it == allow_lists().end() ? none : it->second;
+}
+
+std::string refuse_setup(const json &setup, const address_policy &policy) {
+    for (const auto &problem :
+         {field_type(setup, "transport", json::value_t::string, "a string"),
+          field_type(setup, "role", json::value_t::string, "a string"),
+          field_type(setup, "endpoints", json::value_t::array, "a list"),
+          field_type(setup, "options", json::value_t::object, "an object"),
+          field_type(setup, "max_message_size", json::value_t::number_unsigned, "a byte count")})
+        if (!problem.empty()) return "setup: " + problem;
+    const std::string &role = setup["role"].get_ref<const std::string &>();
+    if (role != "creator" && role != "connector")
+        return "setup: 'role' must be creator or connector";
+    if (setup["max_message_size"].get<std::uint64_t>() > (std::uint64_t{1} << 30))
+        return "setup: 'max_message_size' is over 1 GiB";
+    const auto &endpoints = setup["endpoints"];
+    if (endpoints.empty() || endpoints.size() > 2 * static_cast<std::size_t>(model::max_streams))
+        return fmt::format("setup: 'endpoints' must list 1 to {} endpoints",
+                           2 * model::max_streams);
+    for (const auto &e : endpoints) {
+        if (!e.is_object() || !e.contains("address") || !e["address"].is_string())
+            return "setup: every endpoint needs an 'address' string (HOST:PORT)";
+        const std::string why =
+            refuse_address(e["address"].get<std::string>(), role == "creator", policy);
+        if (!why.empty()) return why;
+    }
+    return refuse_options(setup["transport"].get<std::string>(), setup["options"], policy);
+}
+
+std::string refuse_opened(const json &opened, const address_policy &policy) {
+    const auto it = opened.find("addresses");
+    if (it == opened.end() || !it->is_array()) return "";  // the client reads it as an error
+    for (const auto &a : *it) {
+        if (!a.is_string()) return "the worker's opened addresses are not strings";
+        std::string why = refuse_address(a.get<std::string>(), true, policy);
+        if (!why.empty()) return "the transport listened elsewhere than asked: " + why;
+    }
+    return "";
+}
+
+std::string refuse_run(const json &run, const address_policy &policy) {
+    const auto job = run.find("job");
+    if (job == run.end() || !job->is_object()) return "run: 'job' must be an object";
+    if (const auto kind = job->find("kind");
+        kind != job->end() && kind->is_string() &&
+        kind->get_ref<const std::string &>().rfind("check_", 0) == 0)
+        return "an agent does not run conformance checks (ipchost check runs both sides here)";
+    model::job j;
+    try {
+        j = job->get<model::job>();
+    } catch (const std::exception &e) {
+        return std::string("run: ") + e.what();
+    }
+    const std::uint64_t budget = policy.operator_rules.memory_budget
+                                     ? policy.operator_rules.memory_budget
+                                     : model::default_agent_memory_budget;
+    return model::over_memory_budget(j.settings, budget,
+                                     "ask the agent's operator to raise ipchost serve "
+                                     "--memory-budget");
+}
+
+std::string connect_failure_text(const std::string &address) {
+    return "the agent could not connect to " + text::printable(address, 80) +
+           " (refused, unreachable or no answer; the agent's log says which)";
 }
 
 }  // namespace ipcbench::remote

@@ -2,172 +2,199 @@
 
 #include <spdlog/spdlog.h>
 #include <algorithm>
+#include <limits>
 #include <memory>
 #include <optional>
 
 #include "control/frame_codec.hpp"
 #include "platform/child_process.hpp"
 #include "platform/monotonic_clock.hpp"
+#include "platform/open_file_limit.hpp"
 #include "platform/private_file.hpp"
 #include "platform/run_directory.hpp"
 #include "platform/signals.hpp"
 #include "platform/stream_socket.hpp"
 #include "remote/agent_hello.hpp"
 #include "remote/agent_protocol.hpp"
+#include "remote/outbox.hpp"
+#include "remote/pending_handshakes.hpp"
+#include "text/printable_text.hpp"
 
 namespace ipcbench::remote {
 namespace {
 
 using nlohmann::json;
 using platform::now_ns;
+using platform::socket_handle;
 
 std::int64_t seconds_ns(double s) {
     return static_cast<std::int64_t>(s * 1e9);
 }
 
-using platform::socket_handle;
-
-void send_frame(socket_handle s, const json &message) {
+// One attempt, never a wait: a peer that does not take a small error frame now loses it.
+void send_now(socket_handle s, const json &message) {
     const std::string frame = control::encode_frame(message);
     try {
-        platform::send_all(s, frame.data(), frame.size());
+        platform::send_some(s, frame.data(), frame.size());
     } catch (const platform::socket_error &) {
-        // the client is gone: nothing more to tell it
+        // the peer is gone: nothing more to tell it
     }
 }
 
 void refuse(socket_handle s, const std::string &peer, const std::string &why) {
     spdlog::warn("client {}: refused: {}", peer, why);
-    send_frame(s, {{"type", "error"}, {"message", why}});
+    send_now(s, {{"type", "error"}, {"message", why}});
     platform::close_socket(s);
 }
 
-std::string peer_name(socket_handle s) {
-    const auto a = platform::peer_address(s);
-    return host_port{a.host, a.port}.text();
-}
-
-// Requests the worker answers exactly once, and the answers.
+// The messages a client may send a session's worker, and which of them the worker answers
+// exactly once; everything else ends the session.
 bool is_request(const std::string &type) {
-    return type == "setup" || type == "connect" || type == "run" || type == "probe" ||
-           type == "close";
+    return type == "setup" || type == "connect" || type == "run" || type == "close";
+}
+bool client_may_send(const std::string &type) {
+    return is_request(type) || type == "sender_done";
 }
 bool is_answer(const std::string &type) {
     return type == "opened" || type == "connected" || type == "result" || type == "error" ||
            type == "closed";
 }
 
-struct pending_client {
-    socket_handle fd;
-    std::string peer;
-    std::int64_t deadline;
-    control::frame_decoder decoder;
-};
-
-// One authenticated client and its worker. Frames are decoded on the way through (and relayed
-// unchanged) so the agent knows whether the worker owes an answer: silence then is work, not
-// idleness.
+// One authenticated client and its worker. Every frame is decoded on the way through, checked
+// against the session's policy, and relayed re-encoded (the worker sees exactly what was
+// checked); the agent knows whether the worker owes an answer, so silence then is work, not
+// idleness. Both directions are queued in bounded outboxes and written as the peer takes them.
 struct session {
     socket_handle fd = platform::no_socket;
+    socket_handle worker_fd = platform::no_socket;
     std::string peer;
+    address_policy policy;
     std::int64_t started = 0;
     std::int64_t idle_deadline = 0;
+    std::int64_t client_progress = 0;  // when the client last took bytes (or had none owed)
     int outstanding = 0;
-    control::frame_decoder from_client, from_worker;
+    bool creator_setup = false;  // the last setup asked for creators: check what they opened
+    control::frame_decoder from_client{control::max_frame_bytes};
+    control::frame_decoder from_worker{control::max_frame_bytes};
+    // To the client: two whole frames of the largest size (a result of 20,000 streams) and a
+    // little; to the worker: one, as the client's reading waits while it is full.
+    outbox to_client{2 * control::max_frame_bytes + 65536};
+    outbox to_worker{control::max_frame_bytes + 65536};
     platform::run_directory run_dir;
     std::unique_ptr<platform::child_process> worker;
 };
 
+// Requests one client may have outstanding: ours sends one and waits for its answer.
+constexpr int max_outstanding = 4;
+// What ending a session waits for the worker before killing it (SIGTERM ends the agent in a
+// second, this included).
+constexpr int worker_exit_wait_ms = 400;
+
+std::string host_of(const platform::socket_address &a) {
+    const std::string canonical = platform::canonical_address(a.host);
+    return canonical.empty() ? a.host : canonical;
+}
+
 class agent {
 public:
     agent(const serve_options &options, socket_handle listener)
-        : options_(options), listen_fd_(listener) {}
+        : options_(options), listen_fd_(listener) {
+        platform::set_nonblocking(listen_fd_);
+    }
 
     int run() {
         while (!platform::interrupted() && !stop_) {
-            std::vector<socket_handle> fds{listen_fd_};
-            for (const auto &p : pending_) fds.push_back(p.fd);
+            std::vector<platform::poll_interest> interests{{listen_fd_, true, false}};
+            for (const auto &p : pending_.all()) interests.push_back({p.fd, true, false});
             if (active_) {
-                fds.push_back(active_->fd);
-                fds.push_back(active_->worker->control_socket());
+                session &s = *active_;
+                interests.push_back({s.fd, s.to_worker.empty(), !s.to_client.empty()});
+                interests.push_back({s.worker_fd, true, !s.to_worker.empty()});
             }
-            platform::readiness ready;
+            platform::poll_events ready;
             try {
-                ready = platform::wait_readable(fds, 200);
+                ready = platform::wait_ready(interests, 200);
             } catch (const platform::socket_error &e) {
                 spdlog::error("waiting for clients failed: {}", e.what());
                 break;
             }
+            if (ready.interrupted) break;
             expire();
-            if (!ready.any()) continue;
-            serve_events(fds, ready.ready);
+            serve_events(interests, ready);
         }
-        end_session("the agent is stopping");
-        for (auto &p : pending_) refuse(p.fd, p.peer, "the agent is stopping");
+        end_session("the agent is stopping", true);
+        for (auto &p : pending_.expire(std::numeric_limits<std::int64_t>::max()))
+            refuse(p.fd, p.peer, "the agent is stopping");
         spdlog::info("stopped after {} session(s)", sessions_);
         return 0;
     }
 
 private:
-    // fds as polled: the listener, the handshakes, then (if there was one) the session's client
-    // and worker. The session goes first, so a client that just left frees the agent for a
-    // handshake; new connections come last.
-    void serve_events(const std::vector<socket_handle> &fds, const std::vector<bool> &ready) {
-        const bool with_session = fds.size() >= 3 && active_ && fds[fds.size() - 2] == active_->fd;
-        const std::size_t handshakes = fds.size() - 1 - (with_session ? 2 : 0);
-        if (with_session) {
-            const std::size_t s = fds.size() - 2;
-            if (ready[s] && !relay(true)) {
-                if (active_) end_session("the client disconnected");
-            } else if (active_ && ready[s + 1] && !relay(false)) {
-                if (active_) end_session("the worker ended");
-            }
+    // interests as polled: the listener, the handshakes, then (if there was one) the session's
+    // client and worker. The session goes first, so a client that just left frees the agent
+    // for a handshake; new connections come last.
+    void serve_events(const std::vector<platform::poll_interest> &interests,
+                      const platform::poll_events &ready) {
+        std::size_t handshakes = interests.size() - 1;
+        if (active_ && interests.size() >= 3 &&
+            interests[interests.size() - 2].socket == active_->fd) {
+            handshakes -= 2;
+            const std::size_t c = interests.size() - 2, w = c + 1;
+            serve_session(ready.readable[c], ready.writable[c], ready.readable[w],
+                          ready.writable[w]);
         }
         for (std::size_t i = 1; i <= handshakes; ++i)
-            if (ready[i]) read_handshake(fds[i]);
-        if (ready[0]) accept_client();
+            if (ready.readable[i]) read_handshake(interests[i].socket);
+        if (ready.readable[0]) accept_clients();
     }
 
-    void accept_client() {
-        const socket_handle fd = platform::accept_connection(listen_fd_);
-        if (fd == platform::no_socket) return;
-        if (pending_.size() >= max_pending_handshakes) {
-            // Room for the newcomer: idle connections cannot lock the rightful client out.
-            refuse(pending_.front().fd, pending_.front().peer,
-                   "too many connections are authenticating; dropped the oldest");
-            pending_.erase(pending_.begin());
-        }
-        const double handshake_s = std::min(options_.idle_timeout_s, max_handshake_s);
-        pending_.push_back(
-            pending_client{fd, peer_name(fd), now_ns() + seconds_ns(handshake_s), {}});
+    void serve_session(bool client_in, bool client_out, bool worker_in, bool worker_out) {
+        if (active_ && client_out) flush_client();
+        if (active_ && worker_out) flush_worker();
+        if (active_ && worker_in) read_worker();
+        if (active_ && client_in) read_client();
     }
+
+    void accept_clients() {
+        // Everything waiting, not one a turn: under a flood the queue must not overflow.
+        for (int i = 0; i < 256; ++i) {
+            const socket_handle fd = platform::accept_connection(listen_fd_);
+            if (fd == platform::no_socket) return;
+            platform::set_nonblocking(fd);
+            const auto peer = platform::peer_address(fd);
+            pending_client client;
+            client.fd = fd;
+            client.source = host_of(peer);
+            client.peer = host_port{client.source, peer.port}.text();
+            client.deadline = now_ns() + seconds_ns(handshake_seconds());
+            if (auto displaced = pending_.admit(std::move(client)))
+                refuse(displaced->fd, displaced->peer,
+                       "too many connections from " + displaced->source +
+                           " are authenticating; dropped the oldest");
+        }
+    }
+
+    double handshake_seconds() const { return std::min(options_.idle_timeout_s, max_handshake_s); }
 
     void expire() {
         const std::int64_t now = now_ns();
-        const double handshake_s = std::min(options_.idle_timeout_s, max_handshake_s);
-        for (auto it = pending_.begin(); it != pending_.end();) {
-            if (now <= it->deadline) {
-                ++it;
-                continue;
-            }
-            refuse(it->fd, it->peer, fmt::format("no handshake within {:g} s", handshake_s));
-            it = pending_.erase(it);
-        }
-        if (active_ && active_->outstanding == 0 && now > active_->idle_deadline) {
-            send_frame(active_->fd,
-                       {{"type", "error"},
-                        {"message", fmt::format("idle for {:g} s: the agent ended the session",
-                                                options_.idle_timeout_s)}});
-            end_session(fmt::format("idle for {:g} s", options_.idle_timeout_s));
-        }
+        for (auto &p : pending_.expire(now))
+            refuse(p.fd, p.peer, fmt::format("no handshake within {:g} s", handshake_seconds()));
+        if (!active_) return;
+        session &s = *active_;
+        const double idle = options_.idle_timeout_s;
+        if (!s.to_client.empty() && now - s.client_progress > seconds_ns(idle))
+            return end_session(fmt::format("the client took none of its answers for {:g} s", idle),
+                               false);
+        if (s.outstanding == 0 && s.to_client.empty() && now > s.idle_deadline)
+            end_session(fmt::format("idle for {:g} s: the agent ended the session", idle), true);
     }
 
     // Reads what a client still authenticating sent; answers and forgets it once decided.
     void read_handshake(socket_handle fd) {
-        auto it = std::find_if(pending_.begin(), pending_.end(),
-                               [fd](const pending_client &p) { return p.fd == fd; });
-        if (it == pending_.end()) return;
-        char buf[4096];
+        pending_client *client = pending_.find(fd);
+        if (client == nullptr) return;
+        char buf[1024];
         platform::io_result got{platform::io_status::closed, 0};
         try {
             got = platform::receive_some(fd, buf, sizeof buf, false);
@@ -181,17 +208,16 @@ private:
             problem = "closed before the handshake";
         } else {
             try {
-                it->decoder.feed(buf, got.bytes);
-                frame = it->decoder.next();
+                client->decoder.feed(buf, got.bytes);
+                frame = client->decoder.next();
             } catch (const control::protocol_error &e) {
                 problem = std::string("malformed handshake: ") + e.what();
             }
         }
         if (!frame && problem.empty()) return;  // a partial frame: wait for the rest
-        pending_client client = std::move(*it);
-        pending_.erase(it);
-        if (!problem.empty()) return refuse(client.fd, client.peer, problem);
-        answer_hello(std::move(client), parse_hello(*frame));
+        pending_client decided = std::move(*pending_.take(fd));
+        if (!problem.empty()) return refuse(decided.fd, decided.peer, problem);
+        answer_hello(std::move(decided), parse_hello(*frame));
     }
 
     void answer_hello(pending_client client, const std::variant<agent_hello, std::string> &parsed) {
@@ -206,7 +232,7 @@ private:
             return refuse(client.fd, client.peer, "wrong token");
         if (hello.done) {
             // The client's run is over: no worker; --once stops here.
-            send_frame(client.fd, {{"type", "goodbye"}});
+            send_now(client.fd, {{"type", "goodbye"}});
             platform::close_socket(client.fd);
             spdlog::info("client {}: run finished", client.peer);
             stop_ = options_.once;
@@ -223,8 +249,11 @@ private:
         auto s = std::make_unique<session>();
         s->fd = client.fd;
         s->peer = client.peer;
-        s->started = now_ns();
+        s->started = s->client_progress = now_ns();
         s->idle_deadline = s->started + seconds_ns(options_.idle_timeout_s);
+        s->policy.local_host = host_of(platform::local_address(client.fd));
+        s->policy.client_host = client.source;
+        s->policy.operator_rules = options_.rules;
         try {
             s->worker = std::make_unique<platform::child_process>(
                 platform::self_executable_path(),
@@ -235,62 +264,144 @@ private:
             return refuse(client.fd, client.peer,
                           std::string("cannot start a worker: ") + e.what());
         }
-        send_frame(s->fd,
-                   {{"type", "welcome"}, {"agent", std::string("ipchost ") + IPCBENCH_VERSION}});
-        spdlog::info("client {}: session started ({})", s->peer,
-                     hello.client.empty() ? "?" : hello.client);
+        // Not made non-blocking: on Windows the worker's duplicate would share the mode. Reads
+        // poll first and writes are send_some, which never waits.
+        s->worker_fd = s->worker->control_socket();
+        s->to_client.push(control::encode_frame(
+            {{"type", "welcome"}, {"agent", std::string("ipchost ") + IPCBENCH_VERSION}}));
+        spdlog::info("client {}: session started ({}); its endpoints listen on {}, connect to {}",
+                     s->peer, hello.client.empty() ? "?" : hello.client, s->policy.local_host,
+                     s->policy.client_host);
         active_ = std::move(s);
+        flush_client();
     }
 
-    // Copies what is readable between the client and the worker, counting requests and answers;
-    // false when the session must end.
-    bool relay(bool from_client) {
+    void flush_client() {
         session &s = *active_;
-        const socket_handle from = from_client ? s.fd : s.worker->control_socket();
-        const socket_handle to = from_client ? s.worker->control_socket() : s.fd;
+        bool moved = false;
+        if (!s.to_client.flush(s.fd, moved)) return end_session("the client disconnected", false);
+        if (moved || s.to_client.empty()) s.client_progress = now_ns();
+    }
+
+    void flush_worker() {
+        session &s = *active_;
+        bool moved = false;
+        if (!s.to_worker.flush(s.worker_fd, moved)) end_session("the worker ended", true);
+    }
+
+    // Reads what the client sent, checks each whole frame and queues it for the worker.
+    void read_client() {
+        session &s = *active_;
         char buf[65536];
         platform::io_result got{platform::io_status::closed, 0};
         try {
-            got = platform::receive_some(from, buf, sizeof buf, false);
+            got = platform::receive_some(s.fd, buf, sizeof buf, false);
         } catch (const platform::socket_error &) {
-            return false;
         }
-        if (got.status == platform::io_status::closed) return false;
-        if (got.status == platform::io_status::would_block) return true;
-        control::frame_decoder &decoder = from_client ? s.from_client : s.from_worker;
+        if (got.status == platform::io_status::would_block) return;
+        if (got.status == platform::io_status::closed)
+            return end_session("the client disconnected", false);
+        std::string problem;
         try {
-            decoder.feed(buf, got.bytes);
-            while (auto frame = decoder.next()) {
-                const std::string &type = (*frame)["type"].get_ref<const std::string &>();
-                if (from_client && is_request(type)) ++s.outstanding;
-                if (!from_client && is_answer(type)) s.outstanding = std::max(0, s.outstanding - 1);
-            }
+            s.from_client.feed(buf, got.bytes);
+            while (problem.empty() && active_)
+                if (auto frame = s.from_client.next())
+                    problem = from_client(*frame);
+                else
+                    break;
         } catch (const control::protocol_error &e) {
-            if (from_client) send_frame(s.fd, {{"type", "error"}, {"message", e.what()}});
-            end_session(std::string("malformed frame from the ") +
-                        (from_client ? "client: " : "worker: ") + e.what());
-            return true;
+            problem = std::string("malformed frame from the client: ") + e.what();
         }
-        s.idle_deadline = now_ns() + seconds_ns(options_.idle_timeout_s);
-        try {
-            return platform::send_all(to, buf, got.bytes);
-        } catch (const platform::socket_error &) {
-            return false;
-        }
+        if (!problem.empty() && active_) end_session(problem, true);
+        if (active_) s.idle_deadline = now_ns() + seconds_ns(options_.idle_timeout_s);
     }
 
-    void end_session(const std::string &why) {
+    // "" when the frame went on to the worker, else why the session must end.
+    std::string from_client(json &frame) {
+        session &s = *active_;
+        const std::string type = frame["type"].get<std::string>();
+        if (!client_may_send(type))
+            return "the client sent a '" + text::printable(type, 40) +
+                   "' message; an agent takes only setup, connect, run, sender_done and close";
+        std::string refused;
+        if (type == "setup") {
+            refused = refuse_setup(frame, s.policy);
+            s.creator_setup = refused.empty() && frame["role"] == "creator";
+            frame.erase("library");  // the worker finds the transport by id in its own folders
+            frame.erase("runtime_dir");
+        } else if (type == "run") {
+            refused = refuse_run(frame, s.policy);
+        }
+        if (!refused.empty()) return refused;
+        if (is_request(type) && ++s.outstanding > max_outstanding)
+            return fmt::format(
+                "the client sent more than {} requests without reading the answers; an agent "
+                "serves one request at a time",
+                max_outstanding);
+        if (!s.to_worker.push(control::encode_frame(frame)))
+            return "the client sent more than the worker could take";
+        flush_worker();
+        return "";
+    }
+
+    // Reads what the worker answered and queues it for the client, within the bound.
+    void read_worker() {
+        session &s = *active_;
+        char buf[65536];
+        for (int i = 0; i < 16 && active_; ++i) {  // a large result in few turns
+            platform::io_result got{platform::io_status::closed, 0};
+            try {
+                got = platform::receive_some(s.worker_fd, buf, sizeof buf, false);
+            } catch (const platform::socket_error &) {
+            }
+            if (got.status == platform::io_status::would_block) break;
+            if (got.status == platform::io_status::closed)
+                return end_session("the worker ended", true);
+            std::string problem;
+            try {
+                s.from_worker.feed(buf, got.bytes);
+                while (problem.empty())
+                    if (auto frame = s.from_worker.next())
+                        problem = from_worker(*frame);
+                    else
+                        break;
+            } catch (const control::protocol_error &e) {
+                problem = std::string("malformed frame from the worker: ") + e.what();
+            }
+            if (!problem.empty()) return end_session(problem, true);
+            if (got.bytes < sizeof buf) break;
+        }
+        if (active_) flush_client();
+    }
+
+    std::string from_worker(const json &frame) {
+        session &s = *active_;
+        const std::string &type = frame["type"].get_ref<const std::string &>();
+        if (is_answer(type)) s.outstanding = std::max(0, s.outstanding - 1);
+        if (type == "opened" && s.creator_setup) {
+            if (std::string why = refuse_opened(frame, s.policy); !why.empty()) return why;
+        }
+        if (!s.to_client.push(control::encode_frame(frame)))
+            return fmt::format(
+                "the client does not read its answers: {} bytes are waiting, the bound is {}",
+                s.to_client.pending(), s.to_client.limit());
+        s.idle_deadline = now_ns() + seconds_ns(options_.idle_timeout_s);
+        return "";
+    }
+
+    void end_session(const std::string &why, bool tell_client) {
         if (!active_) return;
-        platform::shutdown_socket(active_->fd);
-        platform::close_socket(active_->fd);
-        // The worker sees its control channel close and stops (closing its endpoints); a hung
-        // one is killed.
-        platform::shutdown_socket(active_->worker->control_socket());
-        if (!active_->worker->wait(1000)) active_->worker->kill();
-        active_->worker->wait(-1);
-        spdlog::info("client {}: session ended after {:.1f} s ({}; worker {})", active_->peer,
-                     (now_ns() - active_->started) / 1e9, why,
-                     active_->worker->status().describe());
+        session &s = *active_;
+        if (tell_client) send_now(s.fd, {{"type", "error"}, {"message", why}});
+        platform::shutdown_socket(s.fd);
+        platform::close_socket(s.fd);
+        // The worker sees its control channel close and stops (closing its endpoints); one
+        // that does not, soon, is killed.
+        platform::shutdown_socket(s.worker_fd);
+        if (!s.worker->wait(worker_exit_wait_ms)) s.worker->kill();
+        s.worker->wait(-1);
+        spdlog::info("client {}: session ended after {:.1f} s ({}; worker {})", s.peer,
+                     (now_ns() - s.started) / 1e9, why, s.worker->status().describe());
         active_.reset();
         ++sessions_;
         for (const auto &escaped : platform::kill_escaped_children())
@@ -299,7 +410,7 @@ private:
 
     const serve_options &options_;
     socket_handle listen_fd_;
-    std::vector<pending_client> pending_;
+    pending_handshakes pending_;
     std::unique_ptr<session> active_;
     int sessions_ = 0;
     bool stop_ = false;
@@ -346,7 +457,11 @@ int serve(const serve_options &given) {
                       e.what());
         return 1;
     }
-    const socket_handle listen_fd = listen_tcp(options.bind);
+    // Room for every handshake the fair set admits, the session, and its worker's.
+    if (const std::string why = platform::ensure_open_files(pending_handshakes::default_total + 64);
+        !why.empty())
+        spdlog::warn("{}: fewer connections can wait for their handshake at once", why);
+    const socket_handle listen_fd = listen_tcp(options.bind, 1024);
     platform::install_interrupt_handlers();
     spdlog::info("serving on {} ({}), one client at a time", options.bind.text(),
                  options.insecure ? "no token: --insecure" : "token required");

@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <string>
 
+#include "remote/agent_policy.hpp"
 #include "remote/tcp_endpoint.hpp"
 
 namespace ipcbench::remote {
@@ -15,18 +16,23 @@ struct serve_options {
     bool once = false;           // exit when the first client says its run is over
     double idle_timeout_s = 10;  // a silent client is dropped (the handshake gets at most 5 s)
     std::filesystem::path token_path;  // where a generated token is written (default: per user)
+    operator_policy rules;             // where endpoints may go, which options, the memory budget
 };
 
-// `ipchost serve`: a network service, so it trusts nothing from the wire. Up to
-// max_pending_handshakes connections may be authenticating at once (the oldest is dropped when a
-// new one needs the room); only a client whose hello carried the right token can start a session
-// or be told "busy". A session runs a fresh worker in agent mode (only cross-host transports the
-// agent discovered itself, only network addresses) and relays the control channel, watching
-// that every request gets its answer; a session silent longer than the idle timeout with no
-// request outstanding is ended. Logs every session. Returns the exit code.
+// `ipchost serve`: a network service, so it trusts nothing from the wire and never waits on a
+// peer. Connections that have not authenticated are admitted fairly (remote/pending_handshakes:
+// per source and in all, each with a short deadline and a 4 KiB hello); only a client whose
+// hello carried the right token can start a session or be told "busy". A session runs a fresh
+// worker in agent mode (only cross-host transports the agent discovered itself) and relays its
+// control channel both ways through bounded, non-blocking queues: every frame from the client
+// is checked against the session's policy (remote/agent_policy: which messages, which
+// addresses, which options, the memory budget) before the worker sees it; a client that floods,
+// pipelines requests or stops reading its answers is cut with the reason. A session silent
+// longer than the idle timeout with no request outstanding is ended, and so is one whose client
+// takes none of its answers for that long. SIGINT/SIGTERM end the agent within a second. Logs
+// every session. Returns the exit code.
 int serve(const serve_options &options);
 
-inline constexpr std::size_t max_pending_handshakes = 8;
 inline constexpr double max_handshake_s = 5;
 
 }  // namespace ipcbench::remote

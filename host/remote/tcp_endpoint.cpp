@@ -48,9 +48,9 @@ host_port parse_host_port(const std::string &text, int default_port) {
     return hp;
 }
 
-platform::socket_handle listen_tcp(const host_port &where) {
+platform::socket_handle listen_tcp(const host_port &where, int backlog) {
     try {
-        return platform::listen_tcp(where.host, where.port);
+        return platform::listen_tcp(where.host, where.port, backlog);
     } catch (const platform::socket_error &e) {
         throw std::runtime_error("cannot listen on " + where.text() + ": " + e.what());
     }

@@ -17,7 +17,7 @@ struct host_port {
 host_port parse_host_port(const std::string &text, int default_port);
 
 // A listening TCP socket, not inherited by workers; throws naming the address and the reason.
-platform::socket_handle listen_tcp(const host_port &where);
+platform::socket_handle listen_tcp(const host_port &where, int backlog = 8);
 // A connected TCP socket, within timeout_s; throws naming the agent and the reason.
 platform::socket_handle connect_tcp(const host_port &where, double timeout_s);
 

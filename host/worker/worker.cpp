@@ -99,6 +99,7 @@ public:
                     channel_.send(result);
                 } else if (type == "close") {
                     endpoints_.clear();
+                    endpoint_addresses_.clear();
                     created = {};  // closed: a later id of the same number is someone else's
                     channel_.send({{"type", "closed"}});
                     return 0;
@@ -155,12 +156,16 @@ private:
         if (!specs.is_array() || specs.empty() || specs.size() > max_endpoints)
             throw control::protocol_error("'endpoints' must be a list of 1 to " +
                                           std::to_string(max_endpoints) + " endpoints");
+        connector_ = role == IPCB_ROLE_CONNECTOR;
         for (const auto &spec : specs) {
             const std::string address = spec.value("address", "");
             if (agent_mode_) remote::check_agent_address(address, role == IPCB_ROLE_CREATOR);
-            endpoints_.push_back(std::make_unique<plugin::transport_endpoint>(
-                *transport_, role, direction_from(spec.at("direction")), options, address,
-                runtime_dir, max_size));
+            without_oracle(address, [&] {
+                endpoints_.push_back(std::make_unique<plugin::transport_endpoint>(
+                    *transport_, role, direction_from(spec.at("direction")), options, address,
+                    runtime_dir, max_size));
+            });
+            endpoint_addresses_.push_back(address);
             addresses.push_back(role == IPCB_ROLE_CREATOR ? endpoints_.back()->export_address()
                                                           : address);
         }
@@ -177,9 +182,9 @@ private:
         nlohmann::json settings = nlohmann::json::object();
         stats::latency_histogram each;
         const std::int64_t start = platform::now_ns();
-        for (auto &ep : endpoints_) {
+        for (std::size_t i = 0; i < endpoints_.size(); ++i) {
             const std::int64_t before = platform::now_ns();
-            ep->connect(timeout);
+            without_oracle(endpoint_addresses_[i], [&] { endpoints_[i]->connect(timeout); });
             each.record(static_cast<std::uint64_t>(platform::now_ns() - before));
         }
         const std::int64_t total = platform::now_ns() - start;
@@ -194,6 +199,20 @@ private:
                          {"total_ns", total},
                          {"histogram", each.to_json()},
                          {"rss_before_kib", rss_before_kib_}}}});
+    }
+
+    // An agent's connector says that it could not reach an address, never why: "refused" for a
+    // closed port and a time-out for a filtered one would make the agent a port scanner for
+    // whoever holds the token. The reason goes to the agent's log.
+    template <class F>
+    void without_oracle(const std::string &address, F &&open_or_connect) {
+        if (!agent_mode_ || !connector_) return open_or_connect();
+        try {
+            open_or_connect();
+        } catch (const std::exception &e) {
+            spdlog::warn("connector to {}: {}", text::printable(address, 80), e.what());
+            throw std::runtime_error(remote::connect_failure_text(address));
+        }
     }
 
     // Endpoints are laid out stream by stream; `directions_` says what each one is for.
@@ -278,6 +297,7 @@ private:
         if (kind == "check_close_endpoints") {
             std::this_thread::sleep_for(std::chrono::milliseconds(job.at("delay_ms").get<long>()));
             endpoints_.clear();
+            endpoint_addresses_.clear();
             created = {};
             return {{"ok", true}, {"detail", "closed"}};
         }
@@ -292,7 +312,9 @@ private:
     const plugin::transport_info *transport_ = nullptr;
     std::vector<std::unique_ptr<plugin::transport_endpoint>> endpoints_;
     std::vector<std::uint32_t> directions_;
+    std::vector<std::string> endpoint_addresses_;  // as given at setup, one per endpoint
     int streams_ = 1;
+    bool connector_ = false;
     std::int64_t rss_before_kib_ = 0;
 };
 

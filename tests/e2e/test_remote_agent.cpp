@@ -20,160 +20,20 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "support/agent_process.hpp"
 #include "support/process_runner.hpp"
+#include "support/skip.hpp"
 
 using ipcbench::test::run_ipchost;
 using nlohmann::json;
 
-namespace {
-
-// A port nobody listens on now (the kernel's pick), instead of one derived from the pid.
-int free_port() {
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t len = sizeof a;
-    REQUIRE(bind(fd, reinterpret_cast<sockaddr *>(&a), sizeof a) == 0);
-    REQUIRE(getsockname(fd, reinterpret_cast<sockaddr *>(&a), &len) == 0);
-    close(fd);
-    return ntohs(a.sin_port);
-}
-
-// An `ipchost serve` in the background for one test (with --allow-root when the tests run as
-// root, as in CI), with extra environment variables.
-class agent {
-public:
-    explicit agent(std::vector<std::string> args, std::map<std::string, std::string> env = {}) {
-        port_ = free_port();
-        args.insert(args.begin(),
-                    {IPCHOST_PATH, "serve", "--bind", "127.0.0.1:" + std::to_string(port_)});
-        if (geteuid() == 0) args.push_back("--allow-root");
-        pid_ = fork();
-        if (pid_ == 0) {
-            for (const auto &[k, v] : env) setenv(k.c_str(), v.c_str(), 1);
-            std::vector<char *> argv;
-            for (auto &a : args) argv.push_back(a.data());
-            argv.push_back(nullptr);
-            execv(argv[0], argv.data());
-            _exit(127);
-        }
-        for (int i = 0; i < 250 && !reachable(); ++i)
-            std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
-    ~agent() {
-        kill(pid_, SIGTERM);
-        waitpid(pid_, nullptr, 0);
-    }
-    int port() const { return port_; }
-    std::string address() const { return "127.0.0.1:" + std::to_string(port_); }
-    bool reachable() const {
-        int fd = connect_raw();
-        if (fd < 0) return false;
-        close(fd);
-        return true;
-    }
-    int connect_raw() const {
-        int fd = socket(AF_INET, SOCK_STREAM, 0);
-        sockaddr_in a{};
-        a.sin_family = AF_INET;
-        a.sin_port = htons(static_cast<uint16_t>(port_));
-        a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-        if (connect(fd, reinterpret_cast<sockaddr *>(&a), sizeof a) != 0) {
-            close(fd);
-            return -1;
-        }
-        timeval tv{5, 0};
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-        return fd;
-    }
-    // Sends raw bytes, returns everything the agent answers until it closes (or 5 s pass).
-    std::string exchange(const std::string &bytes) const {
-        int fd = connect_raw();
-        REQUIRE(fd >= 0);
-        if (!bytes.empty()) REQUIRE(send(fd, bytes.data(), bytes.size(), MSG_NOSIGNAL) >= 0);
-        std::string reply;
-        char buf[4096];
-        ssize_t n;
-        while ((n = recv(fd, buf, sizeof buf, 0)) > 0)
-            reply.append(buf, static_cast<std::size_t>(n));
-        close(fd);
-        return reply;
-    }
-
-private:
-    pid_t pid_ = -1;
-    int port_ = 0;
-};
-
-std::string frame(const json &message) {
-    std::string body = message.dump();
-    std::string f(4, '\0');
-    const auto n = static_cast<std::uint32_t>(body.size());
-    f[0] = static_cast<char>(n >> 24);
-    f[1] = static_cast<char>(n >> 16);
-    f[2] = static_cast<char>(n >> 8);
-    f[3] = static_cast<char>(n);
-    return f + body;
-}
-
-// The agent's answer, a single frame.
-json answer(const std::string &reply) {
-    REQUIRE(reply.size() > 4);
-    return json::parse(reply.substr(4));
-}
-
-// Reads one frame within the socket's receive timeout (5 s); a null json when the agent closed.
-json read_frame(int fd) {
-    auto read_exact = [fd](char *buf, std::size_t n) {
-        for (std::size_t got = 0; got < n;) {
-            ssize_t r = recv(fd, buf + got, n - got, 0);
-            if (r <= 0) return false;
-            got += static_cast<std::size_t>(r);
-        }
-        return true;
-    };
-    unsigned char header[4];
-    if (!read_exact(reinterpret_cast<char *>(header), 4)) return nullptr;
-    const std::size_t n = (std::size_t{header[0]} << 24) | (std::size_t{header[1]} << 16) |
-                          (std::size_t{header[2]} << 8) | header[3];
-    REQUIRE(n < (1u << 20));
-    std::string body(n, '\0');
-    REQUIRE(read_exact(body.data(), n));
-    return json::parse(body);
-}
-
-// A client past the handshake, talking to the agent's worker directly (as an attacker would).
-struct worker_session {
-    int fd = -1;
-    explicit worker_session(const agent &a, const std::string &token) {
-        fd = a.connect_raw();
-        REQUIRE(fd >= 0);
-        const std::string hello = frame({{"type", "hello"}, {"protocol", 1}, {"token", token}});
-        REQUIRE(send(fd, hello.data(), hello.size(), MSG_NOSIGNAL) > 0);
-        const json welcome = read_frame(fd);
-        INFO(welcome.dump());
-        REQUIRE(welcome.at("type") == "welcome");
-        REQUIRE(read_frame(fd).at("type") == "hello");  // the worker's own
-    }
-    ~worker_session() { close(fd); }
-    json request(const json &message) {
-        const std::string bytes = frame(message);
-        REQUIRE(send(fd, bytes.data(), bytes.size(), MSG_NOSIGNAL) > 0);
-        return read_frame(fd);
-    }
-};
-
-json setup_frame(const std::string &library, const std::string &transport, const std::string &role,
-                 const std::string &address) {
-    json endpoint = {{"direction", "send"}};
-    if (!address.empty()) endpoint["address"] = address;
-    return {{"type", "setup"},       {"library", library},      {"transport", transport},
-            {"role", role},          {"endpoints", {endpoint}}, {"options", json::object()},
-            {"runtime_dir", "/tmp"}, {"max_message_size", 1024}};
-}
-
-}  // namespace
+using ipcbench::test::agent;
+using ipcbench::test::answer;
+using ipcbench::test::frame;
+using ipcbench::test::free_port;
+using ipcbench::test::read_frame;
+using ipcbench::test::setup_frame;
+using ipcbench::test::worker_session;
 
 TEST_CASE("the agent runs cases for a client with the right token", "[remote]") {
     agent a({"--token", "s3cret"});
@@ -240,7 +100,7 @@ TEST_CASE("without a token the agent makes one, private, and refuses clients wit
 }
 
 TEST_CASE("the agent refuses to run as root without --allow-root", "[remote]") {
-    if (geteuid() != 0) return;  // only root can show it
+    if (geteuid() != 0) IPCBENCH_SKIP("only root can show it; the suite runs as another user");
     auto run = run_ipchost(
         {"serve", "--bind", "127.0.0.1:" + std::to_string(free_port()), "--token", "x"}, {}, 10);
     CHECK(run.exit_code == 2);
@@ -270,27 +130,35 @@ TEST_CASE("a client cannot make the agent load a library of its choosing", "[rem
 
 TEST_CASE("the agent runs only cross-host transports, on network addresses", "[remote]") {
     agent a({"--token", "s3cret"});
-    worker_session session(a, "s3cret");
-    json local = session.request(setup_frame("", "pipe.anon", "connector", "/proc/1/fd/0"));
+    // A refused request ends its session: each rule gets a client of its own, broken alone.
+    auto ask = [&](const json &setup) {
+        worker_session session(a, "s3cret");
+        return session.request(setup);
+    };
+    // A network address the policy allows, on a transport that cannot cross hosts.
+    json local = ask(setup_frame("", "pipe.anon", "creator", "127.0.0.1:0"));
     CHECK(local.at("type") == "error");
     CHECK_THAT(local.at("message").get<std::string>(), Catch::Contains("cannot cross hosts"));
     for (const std::string address :
          {"/proc/1/fd/0", "/tmp/x.sock", "localhost:80", "127.0.0.1", "127.0.0.1:0"}) {
-        json reply = session.request(setup_frame("", "socket.tcp", "connector", address));
+        json reply = ask(setup_frame("", "socket.tcp", "connector", address));
         INFO(address << ": " << reply.dump());
         CHECK(reply.at("type") == "error");
         CHECK_THAT(reply.at("message").get<std::string>(), Catch::Contains("refused"));
     }
-    json bind = session.request(setup_frame("", "udp.inet", "creator", "/tmp/x"));
+    json bind = ask(setup_frame("", "udp.inet", "creator", "/tmp/x"));
     CHECK(bind.at("type") == "error");
+    CHECK_THAT(bind.at("message").get<std::string>(), Catch::Contains("needs a port"));
 }
 
 TEST_CASE("the agent's worker type-checks every field of a job and runs no check jobs",
           "[remote]") {
     agent a({"--token", "s3cret"});
-    worker_session session(a, "s3cret");
-    json opened = session.request(setup_frame("", "socket.tcp", "creator", "127.0.0.1:0"));
-    REQUIRE(opened.at("type") == "opened");
+    {
+        worker_session session(a, "s3cret");
+        json opened = session.request(setup_frame("", "socket.tcp", "creator", "127.0.0.1:0"));
+        REQUIRE(opened.at("type") == "opened");
+    }
     json settings = {{"transport", "socket.tcp"},
                      {"mode", "throughput"},
                      {"direction", "forward"},
@@ -330,11 +198,13 @@ TEST_CASE("the agent's worker type-checks every field of a job and runs no check
           {"size_bytes", "64", "'size_bytes' must be a non-negative integer"},
           {"duration_s", -5, "'duration_s' is out of range"},
           {"options", json{{"k", json::array()}}, "'options'"}}) {
+        worker_session session(a, "s3cret");  // a refusal ends the session
         json reply = session.request(job(key, value));
         INFO(key << ": " << reply.dump());
         REQUIRE(reply.at("type") == "error");
         CHECK_THAT(reply.at("message").get<std::string>(), Catch::Contains(expected));
     }
+    worker_session session(a, "s3cret");
     json check =
         session.request({{"type", "run"},
                          {"directions", {1}},

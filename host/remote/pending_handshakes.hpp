@@ -1,0 +1,57 @@
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "control/frame_codec.hpp"
+#include "platform/stream_socket.hpp"
+
+namespace ipcbench::remote {
+
+// Connections that have not shown a token yet, admitted fairly: a flood of connections that
+// never say hello must not keep out a real client whose hello takes a while to arrive (a far
+// host, a slow link). Each source address holds at most per_source of the places and all
+// sources together at most total; a newcomer whose source is full takes the place of that
+// source's oldest, one that finds every place taken takes the place of the oldest connection
+// of the source holding the most. So a flood from one address only ever evicts itself, and a
+// flood from many addresses leaves each connection `total / rate` seconds to say hello.
+// Memory is bounded too: a handshake frame is at most control::max_handshake_frame_bytes.
+struct pending_client {
+    platform::socket_handle fd = platform::no_socket;
+    std::string source;  // the peer's address without the port: the unit of fairness
+    std::string peer;    // with the port, for the log
+    std::int64_t deadline = 0;
+    control::frame_decoder decoder{control::max_handshake_frame_bytes};
+};
+
+class pending_handshakes {
+public:
+    static constexpr std::size_t default_per_source = 64;
+    static constexpr std::size_t default_total = 1024;
+
+    explicit pending_handshakes(std::size_t per_source = default_per_source,
+                                std::size_t total = default_total)
+        : per_source_(per_source), total_(total) {}
+
+    // Admits `client`; returns the connection it displaced, if any (the caller refuses it).
+    std::optional<pending_client> admit(pending_client client);
+    // Takes out the connection on fd (its handshake is decided); nullopt if it is not here.
+    std::optional<pending_client> take(platform::socket_handle fd);
+    // Takes out every connection whose deadline is before `now`.
+    std::vector<pending_client> expire(std::int64_t now);
+
+    pending_client *find(platform::socket_handle fd);
+    const std::vector<pending_client> &all() const { return clients_; }
+    std::size_t size() const { return clients_.size(); }
+    std::size_t count_from(const std::string &source) const;
+    std::size_t capacity() const { return total_; }
+
+private:
+    std::size_t per_source_, total_;
+    std::vector<pending_client> clients_;  // oldest first
+};
+
+}  // namespace ipcbench::remote

@@ -1,0 +1,188 @@
+#include "support/agent_process.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <thread>
+
+namespace ipcbench::test {
+
+using nlohmann::json;
+
+int free_port() {
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof a;
+    REQUIRE(bind(fd, reinterpret_cast<sockaddr *>(&a), sizeof a) == 0);
+    REQUIRE(getsockname(fd, reinterpret_cast<sockaddr *>(&a), &len) == 0);
+    close(fd);
+    return ntohs(a.sin_port);
+}
+
+agent::agent(std::vector<std::string> args, std::map<std::string, std::string> env) {
+    port_ = free_port();
+    args.insert(args.begin(), {IPCHOST_PATH, "serve", "--bind", "127.0.0.1:" + std::to_string(port_)});
+    if (geteuid() == 0) args.push_back("--allow-root");
+    pid_ = fork();
+    if (pid_ == 0) {
+        for (const auto &[k, v] : env) setenv(k.c_str(), v.c_str(), 1);
+        std::vector<char *> argv;
+        for (auto &a : args) argv.push_back(a.data());
+        argv.push_back(nullptr);
+        execv(argv[0], argv.data());
+        _exit(127);
+    }
+    for (int i = 0; i < 250 && !reachable(); ++i)
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+}
+
+agent::~agent() {
+    if (pid_ <= 0) return;
+    kill(pid_, SIGTERM);
+    waitpid(pid_, nullptr, 0);
+}
+
+double agent::stop(double timeout_s) {
+    const auto start = std::chrono::steady_clock::now();
+    kill(pid_, SIGTERM);
+    for (;;) {
+        const double waited =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        if (waitpid(pid_, nullptr, WNOHANG) == pid_) {
+            pid_ = -1;
+            return waited;
+        }
+        if (waited > timeout_s) {
+            kill(pid_, SIGKILL);
+            waitpid(pid_, nullptr, 0);
+            pid_ = -1;
+            return -1;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+}
+
+bool agent::reachable() const {
+    int fd = connect_raw();
+    if (fd < 0) return false;
+    close(fd);
+    return true;
+}
+
+int agent::connect_raw(const std::string &source) const {
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    if (!source.empty()) {
+        sockaddr_in from{};
+        from.sin_family = AF_INET;
+        inet_pton(AF_INET, source.c_str(), &from.sin_addr);
+        if (bind(fd, reinterpret_cast<sockaddr *>(&from), sizeof from) != 0) {
+            close(fd);
+            return -1;
+        }
+    }
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_port = htons(static_cast<uint16_t>(port_));
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (connect(fd, reinterpret_cast<sockaddr *>(&a), sizeof a) != 0) {
+        close(fd);
+        return -1;
+    }
+    timeval tv{5, 0};
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    return fd;
+}
+
+std::string agent::exchange(const std::string &bytes) const {
+    int fd = connect_raw();
+    REQUIRE(fd >= 0);
+    if (!bytes.empty()) REQUIRE(send(fd, bytes.data(), bytes.size(), MSG_NOSIGNAL) >= 0);
+    std::string reply;
+    char buf[4096];
+    ssize_t n;
+    while ((n = recv(fd, buf, sizeof buf, 0)) > 0) reply.append(buf, static_cast<std::size_t>(n));
+    close(fd);
+    return reply;
+}
+
+std::string frame(const json &message) {
+    std::string body = message.dump();
+    std::string f(4, '\0');
+    const auto n = static_cast<std::uint32_t>(body.size());
+    f[0] = static_cast<char>(n >> 24);
+    f[1] = static_cast<char>(n >> 16);
+    f[2] = static_cast<char>(n >> 8);
+    f[3] = static_cast<char>(n);
+    return f + body;
+}
+
+json answer(const std::string &reply) {
+    REQUIRE(reply.size() > 4);
+    const std::size_t n = (std::size_t{static_cast<unsigned char>(reply[0])} << 24) |
+                          (std::size_t{static_cast<unsigned char>(reply[1])} << 16) |
+                          (std::size_t{static_cast<unsigned char>(reply[2])} << 8) |
+                          static_cast<unsigned char>(reply[3]);
+    REQUIRE(reply.size() >= 4 + n);
+    return json::parse(reply.substr(4, n));
+}
+
+json read_frame(int fd) {
+    auto read_exact = [fd](char *buf, std::size_t n) {
+        for (std::size_t got = 0; got < n;) {
+            ssize_t r = recv(fd, buf + got, n - got, 0);
+            if (r <= 0) return false;
+            got += static_cast<std::size_t>(r);
+        }
+        return true;
+    };
+    unsigned char header[4];
+    if (!read_exact(reinterpret_cast<char *>(header), 4)) return nullptr;
+    const std::size_t n = (std::size_t{header[0]} << 24) | (std::size_t{header[1]} << 16) |
+                          (std::size_t{header[2]} << 8) | header[3];
+    REQUIRE(n < (1u << 24));
+    std::string body(n, '\0');
+    REQUIRE(read_exact(body.data(), n));
+    return json::parse(body);
+}
+
+worker_session::worker_session(const agent &a, const std::string &token,
+                               const std::string &source) {
+    fd = a.connect_raw(source);
+    REQUIRE(fd >= 0);
+    const std::string hello = frame({{"type", "hello"}, {"protocol", 1}, {"token", token}});
+    REQUIRE(send(fd, hello.data(), hello.size(), MSG_NOSIGNAL) > 0);
+    const json welcome = read_frame(fd);
+    INFO(welcome.dump());
+    REQUIRE(welcome.at("type") == "welcome");
+    REQUIRE(read_frame(fd).at("type") == "hello");  // the worker's own
+}
+
+worker_session::~worker_session() {
+    close(fd);
+}
+
+json worker_session::request(const json &message) {
+    const std::string bytes = frame(message);
+    REQUIRE(send(fd, bytes.data(), bytes.size(), MSG_NOSIGNAL) > 0);
+    return read_frame(fd);
+}
+
+json setup_frame(const std::string &library, const std::string &transport, const std::string &role,
+                 const std::string &address) {
+    json endpoint = {{"direction", "send"}};
+    if (!address.empty()) endpoint["address"] = address;
+    return {{"type", "setup"},       {"library", library},      {"transport", transport},
+            {"role", role},          {"endpoints", {endpoint}}, {"options", json::object()},
+            {"runtime_dir", "/tmp"}, {"max_message_size", 1024}};
+}
+
+}  // namespace ipcbench::test

@@ -1,0 +1,63 @@
+#pragma once
+
+// An `ipchost serve` agent for a test, and the raw frames a client (or an attacker) exchanges
+// with it. Everything stays on loopback addresses (127.0.0.0/8).
+#include <sys/types.h>
+
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+namespace ipcbench::test {
+
+// A TCP port nobody listens on now on 127.0.0.1 (the kernel's pick).
+int free_port();
+
+// An `ipchost serve` in the background for one test (with --allow-root when the tests run as
+// root, as in CI), with extra environment variables; SIGTERM and reaped by the destructor.
+class agent {
+public:
+    explicit agent(std::vector<std::string> args, std::map<std::string, std::string> env = {});
+    ~agent();
+    agent(const agent &) = delete;
+    agent &operator=(const agent &) = delete;
+
+    int port() const { return port_; }
+    pid_t pid() const { return pid_; }
+    std::string address() const { return "127.0.0.1:" + std::to_string(port_); }
+    bool reachable() const;
+    // A connection to the agent from `source` (a loopback address: 127.0.0.2 is another host
+    // to the agent), with a 5 s receive timeout; -1 when refused.
+    int connect_raw(const std::string &source = "") const;
+    // Sends raw bytes, returns everything the agent answers until it closes (or 5 s pass).
+    std::string exchange(const std::string &bytes) const;
+    // SIGTERM now; the seconds until it exited (reaped), or -1 if it did not within timeout_s.
+    double stop(double timeout_s);
+
+private:
+    pid_t pid_ = -1;
+    int port_ = 0;
+};
+
+// A control-channel frame: 4-byte big-endian length, then the JSON.
+std::string frame(const nlohmann::json &message);
+// The agent's answer, a single frame.
+nlohmann::json answer(const std::string &reply);
+// Reads one frame within the socket's receive timeout (5 s); a null json when the agent closed.
+nlohmann::json read_frame(int fd);
+
+// A client past the handshake, talking to the agent's worker directly (as an attacker would).
+struct worker_session {
+    int fd = -1;
+    worker_session(const agent &a, const std::string &token, const std::string &source = "");
+    ~worker_session();
+    worker_session(const worker_session &) = delete;
+    worker_session &operator=(const worker_session &) = delete;
+    nlohmann::json request(const nlohmann::json &message);
+};
+
+nlohmann::json setup_frame(const std::string &library, const std::string &transport,
+                           const std::string &role, const std::string &address);
+
+}  // namespace ipcbench::test
