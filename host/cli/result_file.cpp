@@ -1,6 +1,5 @@
 #include "cli/result_file.hpp"
 
-#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "cli/usage_error.hpp"
@@ -9,10 +8,13 @@
 namespace ipcbench::cli {
 
 report::run_report load_result_file(const std::string &path) {
-    std::ifstream in(path);
-    if (!in) throw usage_error("cannot read '" + path + "'");
-    auto doc = nlohmann::json::parse(in, nullptr, false);
-    if (doc.is_discarded()) throw usage_error("'" + path + "' is not JSON (ipchost --format json)");
+    nlohmann::json doc;
+    try {
+        doc = text::parse_untrusted_json_file(path, max_result_file_bytes, result_file_limits);
+    } catch (const text::json_error &e) {
+        throw usage_error("'" + path + "' is not a result file of ipchost --format json: " +
+                          e.what() + " (give a file ipchost wrote; its own are a few MiB at most)");
+    }
     try {
         return report::run_report_from_json(doc);
     } catch (const std::exception &e) {

@@ -7,6 +7,7 @@
 #include "platform/process_identity.hpp"
 #include "platform/run_directory.hpp"
 #include "plugin/address_cleanup.hpp"
+#include "text/untrusted_json.hpp"
 
 namespace ipcbench::harness {
 namespace {
@@ -34,10 +35,11 @@ bool owner_gone(const std::filesystem::path &dir) {
 
 std::vector<std::string> remove_named_objects(const std::filesystem::path &dir,
                                               const plugin::plugin_registry &registry) {
-    std::ifstream in(dir / platform::run_directory::manifest_file);
-    if (!in) return {};
+    const auto file = dir / platform::run_directory::manifest_file;
+    std::error_code ec;
+    if (!std::filesystem::exists(file, ec)) return {};
     try {
-        const auto manifest = nlohmann::json::parse(in);
+        const auto manifest = text::parse_untrusted_json_file(file, std::size_t{16} << 20);
         const auto *transport = registry.find(manifest.at("transport").get<std::string>());
         if (transport == nullptr) return {"its transport is no longer installed"};
         return plugin::remove_addresses_isolated(

@@ -232,6 +232,7 @@ json worker_pair::setup_message(const std::string &role, const std::vector<std::
     }
     return {{"type", "setup"},
             {"library", transport_.library.string()},
+            {"library_identity", transport_.library_identity},
             {"transport", transport_.id},
             {"role", role},
             {"endpoints", endpoints},
@@ -325,6 +326,7 @@ json worker_pair::probe(const json &job, double watchdog_s) {
     start();
     server_->channel.send({{"type", "probe"},
                            {"library", transport_.library.string()},
+                           {"library_identity", transport_.library_identity},
                            {"transport", transport_.id},
                            {"runtime_dir", run_dir_.path().string()},
                            {"job", job}});

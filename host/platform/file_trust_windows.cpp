@@ -52,4 +52,19 @@ std::string untrusted_reason(const std::filesystem::path &path) {
     return reason;
 }
 
+// Windows: the folder's own access list (the walk up to the root is POSIX only; said in
+// docs/platforms.md).
+std::string untrusted_folder_reason(const std::filesystem::path &folder) {
+    return untrusted_reason(folder);
+}
+
+// A folder someone else could write into: a link (reparse point) or one whose access list
+// lets every user write.
+std::string foreign_folder_reason(const std::filesystem::path &folder) {
+    const DWORD attributes = GetFileAttributesW(folder.wstring().c_str());
+    if (attributes != INVALID_FILE_ATTRIBUTES && (attributes & FILE_ATTRIBUTE_REPARSE_POINT))
+        return "a link";
+    return untrusted_reason(folder);
+}
+
 }  // namespace ipcbench::platform

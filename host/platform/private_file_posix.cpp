@@ -45,6 +45,51 @@ void write_private_file(const std::filesystem::path &path, const std::string &co
     if (!ok) throw failure("cannot write a private file", path);
 }
 
+void create_new_file(const std::filesystem::path &path, const std::string &content) {
+    const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (fd < 0) throw failure("cannot create", path);
+    bool ok = true;
+    for (std::size_t done = 0; ok && done < content.size();) {
+        const ssize_t n = write(fd, content.data() + done, content.size() - done);
+        ok = n > 0;
+        if (ok) done += static_cast<std::size_t>(n);
+    }
+    const int saved = errno;
+    ok = close(fd) == 0 && ok;
+    errno = saved;
+    if (!ok) throw failure("cannot write", path);
+}
+
+std::string read_private_file(const std::filesystem::path &path, std::size_t max_bytes) {
+    const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0) throw failure("cannot read", path);
+    struct stat st {};
+    std::string problem;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
+        problem = "is not a regular file";
+    else if (st.st_uid != geteuid())
+        problem = "belongs to uid " + std::to_string(st.st_uid) + ", not to this user (uid " +
+                  std::to_string(geteuid()) + "): another user could read or replace it";
+    else if (st.st_mode & 077)
+        problem = "can be read or changed by others (mode " +
+                  std::to_string((st.st_mode >> 6) & 7) + std::to_string((st.st_mode >> 3) & 7) +
+                  std::to_string(st.st_mode & 7) + "); chmod 600 '" + path.string() + "'";
+    else if (static_cast<std::uint64_t>(st.st_size) > max_bytes)
+        problem = "is larger than " + std::to_string(max_bytes) + " bytes";
+    std::string content;
+    for (char buf[512]; problem.empty();) {
+        const ssize_t n = read(fd, buf, sizeof buf);
+        if (n <= 0) break;
+        content.append(buf, static_cast<std::size_t>(n));
+        if (content.size() > max_bytes)
+            problem = "is larger than " + std::to_string(max_bytes) + " bytes";
+    }
+    close(fd);
+    if (!problem.empty())
+        throw std::runtime_error("refused the secret file '" + path.string() + "': it " + problem);
+    return content;
+}
+
 std::filesystem::path user_state_dir() {
     if (const char *runtime = std::getenv("XDG_RUNTIME_DIR"); runtime && *runtime == '/')
         return private_folder(std::filesystem::path(runtime) / "ipcbench");

@@ -46,6 +46,43 @@ void write_private_file(const std::filesystem::path &path, const std::string &co
         throw failure("cannot write a private file", path);
 }
 
+void create_new_file(const std::filesystem::path &path, const std::string &content) {
+    windows::unique_handle h(
+        CreateFileW(path.wstring().c_str(), GENERIC_WRITE, 0, nullptr, CREATE_NEW,
+                    FILE_ATTRIBUTE_NORMAL | FILE_FLAG_OPEN_REPARSE_POINT, nullptr));
+    if (!h) throw failure("cannot create", path);
+    DWORD written = 0;
+    if (!WriteFile(h.get(), content.data(), static_cast<DWORD>(content.size()), &written,
+                   nullptr) ||
+        written != content.size())
+        throw failure("cannot write", path);
+}
+
+// Windows keeps who may read a file in its access list, which this does not judge: a regular
+// file, not a link, of bounded size (docs/platforms.md says so).
+std::string read_private_file(const std::filesystem::path &path, std::size_t max_bytes) {
+    windows::unique_handle h(
+        CreateFileW(path.wstring().c_str(), GENERIC_READ, FILE_SHARE_READ, nullptr, OPEN_EXISTING,
+                    FILE_ATTRIBUTE_NORMAL | FILE_FLAG_OPEN_REPARSE_POINT, nullptr));
+    if (!h) throw failure("cannot read", path);
+    FILE_ATTRIBUTE_TAG_INFO tag{};
+    if (GetFileInformationByHandleEx(h.get(), FileAttributeTagInfo, &tag, sizeof tag) &&
+        (tag.FileAttributes & (FILE_ATTRIBUTE_REPARSE_POINT | FILE_ATTRIBUTE_DIRECTORY)))
+        throw std::runtime_error("refused the secret file '" + path.string() +
+                                 "': it is a link or a folder");
+    std::string content;
+    char buf[512];
+    DWORD n = 0;
+    while (ReadFile(h.get(), buf, sizeof buf, &n, nullptr) && n > 0) {
+        content.append(buf, n);
+        if (content.size() > max_bytes)
+            throw std::runtime_error("refused the secret file '" + path.string() +
+                                     "': it is larger than " + std::to_string(max_bytes) +
+                                     " bytes");
+    }
+    return content;
+}
+
 // %LOCALAPPDATA%\ipcbench, else a folder under %TEMP%.
 std::filesystem::path user_state_dir() {
     wchar_t *local = nullptr;

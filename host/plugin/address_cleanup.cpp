@@ -5,6 +5,7 @@
 #include "platform/isolated_calls.hpp"
 #include "plugin/plugin_loader.hpp"
 #include "text/printable_text.hpp"
+#include "text/untrusted_json.hpp"
 
 namespace ipcbench::plugin {
 
@@ -17,7 +18,8 @@ std::string remove_addresses(const std::string &argument) {
     try {
         const auto request = nlohmann::json::parse(argument);
         load_outcome loaded = load_transport(request.at("library").get<std::string>(),
-                                             request.at("transport").get<std::string>());
+                                             request.at("transport").get<std::string>(),
+                                             request.value("library_identity", std::string()));
         const ipcb_transport *table = loaded.transports.front().table;
         if (table->remove_address == nullptr) return failed.dump();
         for (const auto &item : request.at("addresses")) {
@@ -44,6 +46,7 @@ std::vector<std::string> remove_addresses_isolated(const transport_info &transpo
                                                    const std::vector<std::string> &addresses) {
     if (addresses.empty()) return {};
     const nlohmann::json request{{"library", transport.library.string()},
+                                 {"library_identity", transport.library_identity},
                                  {"transport", transport.id},
                                  {"addresses", addresses}};
     const auto results =
@@ -54,7 +57,7 @@ std::vector<std::string> remove_addresses_isolated(const transport_info &transpo
                 "went on)"};
     std::vector<std::string> failures;
     try {
-        for (const auto &line : nlohmann::json::parse(results[0].output))
+        for (const auto &line : text::parse_untrusted_json(results[0].output))
             failures.push_back(line.get<std::string>());
     } catch (const std::exception &e) {
         failures.push_back(std::string("unreadable answer from the cleanup process: ") + e.what());

@@ -7,6 +7,7 @@
 #include "plugin/plugin_loader.hpp"
 #include "plugin/transport_endpoint.hpp"
 #include "text/printable_text.hpp"
+#include "text/untrusted_json.hpp"
 
 namespace ipcbench::plugin {
 
@@ -19,7 +20,8 @@ std::string open_with_options(const std::string &argument) {
     try {
         const auto request = nlohmann::json::parse(argument);
         load_outcome loaded = load_transport(request.at("library").get<std::string>(),
-                                             request.at("transport").get<std::string>());
+                                             request.at("transport").get<std::string>(),
+                                             request.value("library_identity", std::string()));
         const auto options = request.at("options").get<std::map<std::string, std::string>>();
         platform::run_directory dir;  // removed with whatever the open made in it
         transport_endpoint probe(loaded.transports.front(), IPCB_ROLE_CREATOR, IPCB_DIR_SEND,
@@ -41,6 +43,7 @@ std::string rejected_option_values(const transport_info &transport,
                                    const std::map<std::string, std::string> &options,
                                    std::uint64_t max_message_size) {
     const nlohmann::json request{{"library", transport.library.string()},
+                                 {"library_identity", transport.library_identity},
                                  {"transport", transport.id},
                                  {"options", options},
                                  {"max_size", max_message_size}};
@@ -48,7 +51,7 @@ std::string rejected_option_values(const transport_info &transport,
         platform::run_isolated_task(task_name, {request.dump()}, option_check_timeout_ms);
     if (!results[0].failure.empty()) return "";  // a crash or hang shows in the case, with care
     try {
-        const auto answer = nlohmann::json::parse(results[0].output);
+        const auto answer = text::parse_untrusted_json(results[0].output);
         const int status = answer.at("status").get<int>();
         if (status == IPCB_E_UNKNOWN_OPTION || status == IPCB_E_BAD_OPTION)
             return text::printable(answer.at("message").get<std::string>(), 400);

@@ -5,6 +5,7 @@
 #include <boost/system/system_error.hpp>
 #include <system_error>
 
+#include "platform/file_identity.hpp"
 #include "platform/library_dependencies.hpp"
 #include "plugin/host_services.hpp"
 #include "text/printable_text.hpp"
@@ -271,7 +272,12 @@ load_outcome load_plugin_file(const std::filesystem::path &file) {
 
 namespace ipcbench::plugin {
 
-load_outcome load_transport(const std::filesystem::path &file, const std::string &id) {
+load_outcome load_transport(const std::filesystem::path &file, const std::string &id,
+                            const std::string &identity) {
+    if (!identity.empty() && platform::file_identity(file) != identity)
+        throw std::runtime_error("the plugin file " + file.string() +
+                                 " changed after ipchost checked it (replaced or rewritten): "
+                                 "not loaded; run again to check the new file");
     load_outcome outcome = load_plugin_file(file);
     std::vector<transport_info> kept;
     for (auto &t : outcome.transports)

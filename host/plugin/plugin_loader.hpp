@@ -27,9 +27,14 @@ struct load_outcome {
 load_outcome load_plugin_file(const std::filesystem::path &file);
 
 // Loads `file` in this process and keeps only transport `id`: what a worker does with the file
-// and id the orchestrator chose. Throws std::runtime_error naming the file and the reason.
-// The main ipchost process never calls it: plugin code runs only in workers and probes.
-load_outcome load_transport(const std::filesystem::path &file, const std::string &id);
+// and id the orchestrator chose. With `identity` (transport_info::library_identity) the file
+// must still be the one the scan checked: one replaced or rewritten since (a rebuild, a swap)
+// is refused unloaded. With its folders trusted to the root (platform/file_trust), nobody but
+// root or its owner could make that change between this check and the load. Throws
+// std::runtime_error naming the file and the reason. The main ipchost process never calls it:
+// plugin code runs only in workers and probes.
+load_outcome load_transport(const std::filesystem::path &file, const std::string &id,
+                            const std::string &identity = "");
 
 // The descriptor of a loaded library.
 const ipcb_plugin *descriptor_of(const loaded_library &library);

@@ -3,10 +3,12 @@
 #include <spdlog/spdlog.h>
 #include <algorithm>
 
+#include "platform/file_identity.hpp"
 #include "platform/file_trust.hpp"
 #include "platform/isolated_calls.hpp"
 #include "plugin/plugin_metadata.hpp"
 #include "plugin/probe_cache.hpp"
+#include "text/untrusted_json.hpp"
 
 namespace ipcbench::plugin {
 namespace {
@@ -32,7 +34,7 @@ void plugin_registry::scan(const std::vector<std::filesystem::path> &folders) {
             continue;
         }
         std::sort(files.begin(), files.end());
-        const std::string folder_problem = platform::untrusted_reason(folder);
+        const std::string folder_problem = platform::untrusted_folder_reason(folder);
         std::vector<std::filesystem::path> trusted;
         for (const auto &file : files) {
             std::string problem = folder_problem.empty()
@@ -41,8 +43,9 @@ void plugin_registry::scan(const std::vector<std::filesystem::path> &folders) {
             if (problem.empty() && !seen(file)) trusted.push_back(file);
             if (problem.empty()) continue;
             reject_file({file, "IPCB-LOAD-013", "not loaded: it is " + problem,
-                         "make the file and its folder writable only by their owner (chmod "
-                         "go-w), owned by you or root"});
+                         "make the file, its folder and every folder above it writable only by "
+                         "their owner (chmod go-w; /tmp-like sticky folders above are fine), "
+                         "owned by you or root"});
         }
         probe(trusted, cache);
     }
@@ -72,6 +75,11 @@ void plugin_registry::probe(const std::vector<std::filesystem::path> &files, pro
         else
             fresh.push_back(i);
     }
+    // What each file was when it was checked; a file that changes while it is probed is not
+    // the one the probe saw.
+    std::vector<std::string> identities;
+    identities.reserve(files.size());
+    for (const auto &file : files) identities.push_back(platform::file_identity(file));
     std::vector<std::string> paths;
     paths.reserve(fresh.size());
     for (std::size_t k : fresh) paths.push_back(files[k].string());
@@ -84,6 +92,12 @@ void plugin_registry::probe(const std::vector<std::filesystem::path> &files, pro
             cache.store(files[fresh[k]], {probed[k].failure, probed[k].output});
     }
     for (std::size_t i = 0; i < files.size(); ++i) {
+        if (platform::file_identity(files[i]) != identities[i]) {
+            reject_file({files[i], "IPCB-LOAD-013",
+                         "not loaded: it changed while ipchost checked it (replaced or rewritten)",
+                         "run again once nothing writes the plugin folder"});
+            continue;
+        }
         if (!results[i].failure.empty()) {
             reject_file({files[i], "IPCB-LOAD-011",
                          "loading it in a child process failed: " + results[i].failure,
@@ -92,7 +106,8 @@ void plugin_registry::probe(const std::vector<std::filesystem::path> &files, pro
             continue;
         }
         try {
-            add_outcome(files[i], metadata_from_json(nlohmann::json::parse(results[i].output)));
+            add_outcome(files[i], metadata_from_json(text::parse_untrusted_json(results[i].output)),
+                        identities[i]);
         } catch (const std::exception &e) {
             reject_file({files[i], "IPCB-LOAD-011",
                          std::string("its probe sent back unreadable metadata: ") + e.what(),
@@ -115,7 +130,8 @@ void plugin_registry::reject_file(plugin_rejection rejection) {
     rejections_.push_back(std::move(rejection));
 }
 
-void plugin_registry::add_outcome(const std::filesystem::path &file, load_outcome outcome) {
+void plugin_registry::add_outcome(const std::filesystem::path &file, load_outcome outcome,
+                                  const std::string &identity) {
     // A cached verdict may come from a scan that named the same file by another path (a
     // relative --plugin-dir from another folder): the file is the one scanned now.
     for (auto &rejection : outcome.rejections) {
@@ -124,6 +140,7 @@ void plugin_registry::add_outcome(const std::filesystem::path &file, load_outcom
     }
     for (auto &transport : outcome.transports) {
         transport.library = file;
+        transport.library_identity = identity;
         if (const transport_info *existing = find(transport.id)) {
             reject_file({file, "IPCB-LOAD-008",
                          "transport id '" + transport.id + "' is already provided by " +

@@ -34,7 +34,8 @@ private:
     void probe(const std::vector<std::filesystem::path> &files, probe_cache &cache);
     bool seen(const std::filesystem::path &file);  // true if already scanned; records it
     void reject_file(plugin_rejection rejection);
-    void add_outcome(const std::filesystem::path &file, load_outcome outcome);
+    void add_outcome(const std::filesystem::path &file, load_outcome outcome,
+                     const std::string &identity);
 
     std::vector<transport_info> transports_;
     std::vector<plugin_rejection> rejections_;

@@ -8,6 +8,7 @@
 #include "platform/child_process.hpp"
 #include "platform/file_identity.hpp"
 #include "platform/private_file.hpp"
+#include "text/untrusted_json.hpp"
 
 namespace ipcbench::plugin {
 
@@ -28,10 +29,10 @@ probe_cache::probe_cache() {
     host_stamp_ = std::string(IPCBENCH_VERSION) + "@" +
                   platform::file_identity(platform::self_executable_path());
     enabled_ = true;
-    std::ifstream in(path_);
-    if (!in) return;
+    std::error_code ec;
+    if (!std::filesystem::exists(path_, ec)) return;
     try {
-        auto document = nlohmann::json::parse(in);
+        auto document = text::parse_untrusted_json_file(path_, std::size_t{16} << 20);
         if (document.is_object()) entries_ = std::move(document);
     } catch (const std::exception &e) {
         spdlog::debug("probe cache {} unreadable, starting afresh: {}", path_.string(), e.what());

@@ -41,6 +41,9 @@ struct transport_info {
     data_path_calls calls;
     std::vector<option_info> options;
     std::filesystem::path library;
+    // platform::file_identity of the library when the scan checked and probed it: a worker
+    // loads it only while it is still that file (plugin_loader: load_transport).
+    std::string library_identity;
 
     bool has(std::uint64_t cap) const { return (caps & cap) != 0; }
 };

@@ -1,7 +1,8 @@
 #include "remote/agent_protocol.hpp"
 
-#include <fstream>
 #include <stdexcept>
+
+#include "platform/private_file.hpp"
 
 namespace ipcbench::remote {
 
@@ -18,10 +19,8 @@ bool tokens_equal(const std::string &expected, const std::string &given) {
 }
 
 std::string read_token_file(const std::string &path) {
-    std::ifstream in(path);
-    if (!in) throw std::runtime_error("cannot read the token file '" + path + "'");
-    std::string token;
-    std::getline(in, token);
+    std::string token = platform::read_private_file(path, 4096);
+    token = token.substr(0, token.find('\n'));
     const auto first = token.find_first_not_of(" \t\r");
     const auto last = token.find_last_not_of(" \t\r");
     token = first == std::string::npos ? "" : token.substr(first, last - first + 1);

@@ -6,6 +6,9 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "platform/file_trust.hpp"
+#include "platform/private_file.hpp"
+
 namespace ipcbench::scaffold {
 
 namespace {
@@ -36,11 +39,31 @@ std::string read_file(const fs::path &file) {
     return text.str();
 }
 
+// A new file, never one that exists or a link someone planted in its place.
 void write_file(const fs::path &file, const std::string &text) {
-    std::ofstream out(file, std::ios::binary | std::ios::trunc);
-    out << text;
-    out.close();
-    if (!out) throw std::runtime_error("cannot write " + file.string());
+    platform::create_new_file(file, text);
+}
+
+// The folder the project goes in: new, or empty and this user's alone. Run as root into a
+// folder another user owns or can write, its files could be links planted to overwrite
+// anything root can write.
+void check_target(const fs::path &to) {
+    std::error_code ec;
+    const auto status = fs::symlink_status(to, ec);
+    if (!fs::exists(status)) return;
+    if (fs::is_symlink(status))
+        throw std::invalid_argument("--dir '" + to.string() +
+                                    "' is a symbolic link: its files would be written wherever it "
+                                    "points; name a new folder");
+    if (!(fs::is_directory(status) && fs::is_empty(to, ec)))
+        throw std::invalid_argument("--dir '" + to.string() +
+                                    "' exists and is not an empty folder; name a new one");
+    std::string why = platform::foreign_folder_reason(to);
+    if (why.empty()) why = platform::untrusted_folder_reason(to);  // and the folders above it
+    if (!why.empty())
+        throw std::invalid_argument("--dir '" + to.string() + "' is " + why +
+                                    ": ipchost new-plugin writes only into a folder of your own "
+                                    "that no one else can write; name a new one");
 }
 
 std::string renamed(std::string text, const std::string &name) {
@@ -107,11 +130,10 @@ std::vector<fs::path> write_plugin_project(const plugin_request &request) {
                                  " is missing: reinstall ipcbench (it ships share/ipcbench/"
                                  "templates beside bin/)");
     const fs::path to = request.dir.empty() ? fs::path(request.name) : request.dir;
-    if (fs::exists(to, ec) && !(fs::is_directory(to, ec) && fs::is_empty(to, ec)))
-        throw std::invalid_argument("--dir '" + to.string() +
-                                    "' exists and is not an empty folder; name a new one");
+    check_target(to);
     fs::create_directories(to, ec);
     if (ec) throw std::runtime_error("cannot create " + to.string() + ": " + ec.message());
+    check_target(to);  // made now, or by someone else a moment before: judged as it is
 
     std::vector<fs::path> written;
     for (const auto &entry : fs::directory_iterator(from)) {

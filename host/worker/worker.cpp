@@ -125,7 +125,8 @@ private:
         const std::string id = m.at("transport");
         if (transport_ != nullptr && transport_->id == id) return;
         if (agent_mode_) return load_for_agent(id);
-        outcome_ = plugin::load_transport(m.at("library").get<std::string>(), id);
+        outcome_ = plugin::load_transport(m.at("library").get<std::string>(), id,
+                                          m.value("library_identity", std::string()));
         transport_ = &outcome_.transports.front();
     }
 
@@ -138,7 +139,7 @@ private:
                                      " is not installed on this host (ipchost --list there "
                                      "shows what is)");
         remote::check_agent_transport(*found);
-        outcome_ = plugin::load_transport(found->library, id);
+        outcome_ = plugin::load_transport(found->library, id, found->library_identity);
         transport_ = &outcome_.transports.front();
     }
 

@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -86,7 +87,9 @@ process_output run(const std::vector<std::string> &argv,
     close(out_pipe[0]);
     close(err_pipe[0]);
     int status = 0;
-    waitpid(pid, &status, 0);
+    rusage usage{};
+    wait4(pid, &status, 0, &usage);
+    result.max_rss_kib = usage.ru_maxrss;
     if (exit_s)
         *exit_s =
             std::chrono::duration<double>(std::chrono::steady_clock::now() - signalled_at).count();

@@ -13,6 +13,7 @@ struct process_output {
     bool timed_out = false;
     std::string out;
     std::string err;
+    long max_rss_kib = 0;  // the process's peak resident memory, as the kernel counted it
 };
 
 // Runs a program with extra environment variables, captures stdout and stderr, and kills it if
