@@ -37,8 +37,7 @@ json_shape scan_json(const char *text, std::size_t size, const json_limits &limi
     return shape;
 }
 
-nlohmann::json parse_untrusted_json(const char *text, std::size_t size,
-                                    const json_limits &limits) {
+nlohmann::json parse_untrusted_json(const char *text, std::size_t size, const json_limits &limits) {
     const json_shape shape = scan_json(text, size, limits);
     if (shape.depth > limits.depth)
         throw json_error("nested deeper than " + std::to_string(limits.depth) + " levels");

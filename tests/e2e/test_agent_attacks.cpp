@@ -175,12 +175,11 @@ TEST_CASE("creators listen only where the agent says, options that name addresse
     CHECK(opened.at("addresses").at(0) == "127.0.0.1:" + std::to_string(port));
 }
 
-TEST_CASE("the operator widens the agent's ports and options by name, and only those",
-          "[remote]") {
+TEST_CASE("the operator widens the agent's ports and options by name, and only those", "[remote]") {
     const int first = ipcbench::test::free_port();
     agent a({"--token", "s3cret", "--allow-ports",
-             std::to_string(first) + "-" + std::to_string(first),
-             "--allow-option", "socket.tcp:bind"});
+             std::to_string(first) + "-" + std::to_string(first), "--allow-option",
+             "socket.tcp:bind"});
     {
         worker_session s(a, "s3cret");
         json inside = s.request(creator_setup("127.0.0.1:" + std::to_string(first)));
@@ -227,10 +226,10 @@ TEST_CASE("connectors reach only the client's own address, and a failure says no
     const json closed = connector("127.0.0.2", closed_port);
     INFO(closed.dump());
     REQUIRE(closed.at("type") == "error");
-    CHECK(closed.at("message") == "the agent could not connect to 127.0.0.2:" +
-                                      std::to_string(closed_port) +
-                                      " (refused, unreachable or no answer; the agent's log "
-                                      "says which)");
+    CHECK(closed.at("message") ==
+          "the agent could not connect to 127.0.0.2:" + std::to_string(closed_port) +
+              " (refused, unreachable or no answer; the agent's log "
+              "says which)");
 }
 
 TEST_CASE("a flood of silent connections does not keep a slow client from another host out",
@@ -280,8 +279,8 @@ TEST_CASE("hellos are bounded small and shallow before authentication", "[remote
     CHECK_THAT(oversized.at("message").get<std::string>(),
                Catch::Contains("exceeds the 4096-byte limit"));
     // Within the size bound but nested past the depth bound: refused by the scan.
-    std::string shallow_enough = "{\"type\":\"hello\",\"x\":" + std::string(1000, '[') +
-                                 std::string(1000, ']') + "}";
+    std::string shallow_enough =
+        "{\"type\":\"hello\",\"x\":" + std::string(1000, '[') + std::string(1000, ']') + "}";
     const json deep = answer(a.exchange(frame(json::parse(shallow_enough))));
     CHECK_THAT(deep.at("message").get<std::string>(), Catch::Contains("nested deeper than 32"));
     // None of it cost the agent more than a small process's memory.
@@ -310,9 +309,8 @@ TEST_CASE("a job over the memory budget is refused with the figure, at the agent
                    Catch::Contains("memory budget of 1 MiB") &&
                    Catch::Contains("ipchost serve --memory-budget"));
     // Locally the same rule, before any worker starts: 100 x 1024 x 1 GiB x 2.
-    auto local = ipcbench::test::run_ipchost({"--plugin", "socket.unix", "--size", "1G",
-                                              "--batch", "1024", "--streams", "100", "--mode",
-                                              "throughput"});
+    auto local = ipcbench::test::run_ipchost({"--plugin", "socket.unix", "--size", "1G", "--batch",
+                                              "1024", "--streams", "100", "--mode", "throughput"});
     CHECK(local.exit_code == 2);
     CHECK_THAT(local.err, Catch::Contains("needs 209715200 MiB") &&
                               Catch::Contains("memory budget of 4096 MiB") &&

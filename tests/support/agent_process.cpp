@@ -30,7 +30,8 @@ int free_port() {
 
 agent::agent(std::vector<std::string> args, std::map<std::string, std::string> env) {
     port_ = free_port();
-    args.insert(args.begin(), {IPCHOST_PATH, "serve", "--bind", "127.0.0.1:" + std::to_string(port_)});
+    args.insert(args.begin(),
+                {IPCHOST_PATH, "serve", "--bind", "127.0.0.1:" + std::to_string(port_)});
     if (geteuid() == 0) args.push_back("--allow-root");
     pid_ = fork();
     if (pid_ == 0) {
