@@ -10,6 +10,7 @@
 #include "platform/stream_socket.hpp"
 #include "remote/agent_protocol.hpp"
 #include "remote/tcp_endpoint.hpp"
+#include "report/result_columns.hpp"
 
 namespace ipcbench::cli {
 
@@ -23,7 +24,7 @@ struct typed_options {
                 timeout, streams, rate, affinity, repeat, cv_warn, interval, regression, token_file,
                 data_port, idle_timeout, bitrate, batch, burst, zero_copy = "auto", io = "auto",
                 threads, format = "table", peer, token, bind = "127.0.0.1", lang = "c", dir,
-                memory_budget, allow_ports;
+                memory_budget, allow_ports, columns;
     std::vector<std::string> plugin_lists, dirs, allow_connect, allow_option;
 };
 
@@ -127,6 +128,12 @@ po::options_description output_options(typed_options &t, command_line &cmd) {
             .c_str());
     add("output", po::value(&cmd.output)->value_name("FILE"),
         "write the results to FILE instead of stdout");
+    add("wide", po::bool_switch(&cmd.layout.wide),
+        "table: every column (by default the table fits 120 characters: the figures read "
+        "first, then what fits; a line names the rest)");
+    add("columns", po::value(&t.columns)->value_name("KEY[,KEY...]"),
+        "table and Markdown: exactly these columns, by their CSV names (transport,mb_per_sec,"
+        "latency_p99_ns,...)");
     add("per-stream", po::bool_switch(&cmd.per_stream_list),
         "JSON: list every stream of a case (by default only up to 64; stream_spread sums them "
         "up either way)");
@@ -325,6 +332,14 @@ void apply_output_options(const po::variables_map &vm, const typed_options &t, c
         cmd.listing_json = t.format == "json";
         return;
     }
+    for (const auto &key : split_list(t.columns)) {
+        if (report::find_column(key) == nullptr)
+            throw usage_error("--columns '" + key + "': no such column; the columns are " +
+                              report::column_keys());
+        cmd.layout.columns.push_back(key);
+    }
+    if (cmd.layout.wide && !cmd.layout.columns.empty())
+        throw usage_error("--wide and --columns exclude each other: --wide shows every column");
     bool known = false;
     const bool rendering_a_file = cmd.subcommand == "report";  // html too
     for (const auto &f : report::output_formats())

@@ -10,6 +10,7 @@
 #include "remote/agent_client.hpp"
 #include "remote/agent_server.hpp"
 #include "report/output_formats.hpp"
+#include "report/table_report.hpp"
 #include "scaffold/plugin_scaffold.hpp"
 
 namespace ipcbench::cli {
@@ -43,6 +44,7 @@ struct command_line {
     std::uint64_t memory_budget = model::default_memory_budget;  // --memory-budget of a run
 
     report::output_format format = report::output_format::table;
+    report::table_layout layout;  // --wide, --columns
     bool format_given = false;
     std::string output;  // file, empty = stdout
     std::string histogram_file;

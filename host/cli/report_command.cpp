@@ -7,7 +7,8 @@ namespace ipcbench::cli {
 
 int report_command(const command_line &cmd) {
     const auto report = load_result_file(cmd.inputs[0]);
-    write_report(report, cmd.format_given ? cmd.format : report::output_format::html, cmd.output);
+    write_report(report, cmd.format_given ? cmd.format : report::output_format::html, cmd.output,
+                 cmd.layout);
     return 0;
 }
 

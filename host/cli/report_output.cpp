@@ -20,8 +20,25 @@ void check_output_file(const std::string &path) {
 }
 
 void write_report(const report::run_report &report, report::output_format format,
-                  const std::string &path) {
-    write_text(report::render(report, format), path);
+                  const std::string &path, const report::table_layout &layout) {
+    write_text(report::render(report, format, layout), path);
+}
+
+line_writer::line_writer(const std::string &path) : path_(path) {
+    file_ = path.empty() ? stdout : std::fopen(path.c_str(), "w");
+    if (file_ == nullptr) throw usage_error("cannot write '" + path + "': " + std::strerror(errno));
+}
+
+line_writer::~line_writer() {
+    if (file_ != nullptr && file_ != stdout) std::fclose(file_);
+}
+
+void line_writer::write(const std::string &lines) {
+    const bool written = std::fwrite(lines.data(), 1, lines.size(), file_) == lines.size();
+    if (!written || std::fflush(file_) != 0)
+        throw std::runtime_error("writing the results to " +
+                                 (path_.empty() ? std::string("stdout") : path_) +
+                                 " failed: " + std::strerror(errno));
 }
 
 void write_text(const std::string &text, const std::string &path) {

@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 #include <algorithm>
 #include <ctime>
+#include <optional>
 
 #include "cli/commands.hpp"
 #include "cli/progress_line.hpp"
@@ -16,6 +17,7 @@
 #include "remote/agent_client.hpp"
 #include "remote/agent_protocol.hpp"
 #include "report/csv_report.hpp"
+#include "report/json_lines.hpp"
 #include "report/placement_warning.hpp"
 #include "report/result_columns.hpp"
 
@@ -105,12 +107,13 @@ report::run_report start_report(const command_line &cmd, int argc, const char *c
 // Runs every case of the command line and collects the results.
 class case_runner {
 public:
-    case_runner(const command_line &cmd, std::size_t total)
+    case_runner(const command_line &cmd, std::size_t total, line_writer *lines)
         : cmd_(cmd),
           total_(total),
           progress_(total, !cmd.quiet && platform::stderr_is_terminal()),
           live_intervals_(cmd.case_defaults.interval_s > 0 &&
-                          cmd.format == report::output_format::table) {}
+                          cmd.format == report::output_format::table),
+          lines_(lines) {}
 
     void run(const plugin::transport_info &t, const model::case_settings &c,
              report::run_report &report) {
@@ -118,6 +121,7 @@ public:
         const std::string skip = reason_to_skip(t, c, cmd_.agent.has_value());
         if (!skip.empty()) {
             report.results.push_back(skipped_case(t, c, skip));
+            if (lines_) lines_->write(report::result_line(report.results.back(), false));
             return;
         }
         const std::string what = fmt::format("{} {} {}", t.id, model::to_string(c.mode),
@@ -131,6 +135,11 @@ public:
             auto results = harness::run_case(
                 t, c, cmd_.agent ? &*cmd_.agent : nullptr,
                 [&](model::traffic_direction half, const report::interval_figures &i) {
+                    if (lines_) {
+                        report::case_result running = skipped_case(t, c, "");
+                        running.direction = half;
+                        lines_->write(report::interval_line(running, rep + 1, i));
+                    }
                     if (!live_intervals_) return;
                     progress_.clear();
                     print_interval(what, half, c.direction == model::traffic_direction::bidir,
@@ -147,6 +156,7 @@ public:
                 progress_.clear();
                 spdlog::error("{}: {}", what, r.error);
             }
+            if (lines_) lines_->write(report::result_line(r, cmd_.per_stream_list));
             report.results.push_back(std::move(r));
         }
     }
@@ -159,6 +169,7 @@ private:
     std::size_t total_, index_ = 0;
     progress_line progress_;
     bool live_intervals_;
+    line_writer *lines_;  // --format jsonl: each interval and result as it comes
     bool failed_ = false;
 };
 
@@ -182,7 +193,12 @@ int run_command(const command_line &cmd, const plugin::plugin_registry &registry
     };
     std::size_t total = 0;
     for (auto mode : cmd.modes) total += selected.size() * sizes_of(mode).size();
-    case_runner runner(cmd, total);
+    std::optional<line_writer> lines;
+    if (cmd.format == report::output_format::jsonl) {
+        lines.emplace(cmd.output);
+        lines->write(report::start_line(report));
+    }
+    case_runner runner(cmd, total, lines ? &*lines : nullptr);
     for (const auto *t : selected)
         for (auto mode : cmd.modes)
             for (auto size : sizes_of(mode)) {
@@ -194,7 +210,10 @@ int run_command(const command_line &cmd, const plugin::plugin_registry &registry
     runner.done();
     if (cmd.agent) remote::say_goodbye(*cmd.agent);
 
-    write_report(report, cmd.format, cmd.output);
+    if (lines)
+        lines->write(report::end_line(report.results.size(), platform::interrupted()));
+    else
+        write_report(report, cmd.format, cmd.output, cmd.layout);
     if (!cmd.histogram_file.empty())
         write_text(report::histograms_to_csv(report), cmd.histogram_file);
     if (platform::interrupted()) {

@@ -21,13 +21,6 @@ using platform::now_ns;
 
 constexpr std::int64_t completion_bound_ns = 5'000'000'000;
 
-std::vector<unsigned char> numbered(std::size_t size, std::uint64_t seq) {
-    std::vector<unsigned char> m(size);
-    harness::write_header(m.data(), seq);
-    for (std::size_t i = 8; i < size; ++i) m[i] = static_cast<unsigned char>(seq * 17 + i);
-    return m;
-}
-
 // Waits for exactly one completion; "" or what was wrong with it.
 std::string one_completion(plugin::completion_queue &q, std::uint64_t user_data, std::uint32_t op,
                            ipcb_completion &c) {
@@ -60,7 +53,7 @@ json completion_send(plugin::transport_endpoint &out, const json &job) {
     }
     plugin::completion_queue &q = *queue;
     for (std::uint64_t seq = 0; seq < count; ++seq) {
-        const auto m = numbered(size, seq);
+        const auto m = numbered_message(size, seq);
         const std::uint64_t tag = 1000 + seq;
         if (const int32_t s = q.submit_send(out, m.data(), m.size(), tag); s != IPCB_OK)
             return verdict(false, fmt::format("submit_send of message {}: {} ({})", seq,
@@ -108,7 +101,7 @@ json completion_receive(plugin::transport_endpoint &in, const json &job) {
                                            seq, ipcb_status_name(c.status), c.len, size - held));
             held += c.len;
         }
-        if (m != numbered(size, seq))
+        if (m != numbered_message(size, seq))
             return verdict(false, fmt::format("message {} has other bytes", seq));
     }
     // Nothing more comes: a receive must stay outstanding, then closing cancels it.

@@ -12,6 +12,7 @@
 #include <thread>
 #include <vector>
 
+#include "harness/message_header.hpp"
 #include "platform/monotonic_clock.hpp"
 
 namespace ipcbench::conformance {
@@ -278,6 +279,13 @@ json probe(const plugin::transport_info &transport, const json &job,
     if (check == "bad-address") return probe_bad_address(p);
     if (check == "open-close") return probe_open_close(p, job);
     return verdict(false, "unknown probe '" + check + "'");
+}
+
+std::vector<unsigned char> numbered_message(std::size_t size, std::uint64_t seq) {
+    std::vector<unsigned char> m(size);
+    harness::write_header(m.data(), seq);
+    for (std::size_t i = 8; i < size; ++i) m[i] = static_cast<unsigned char>(seq * 31 + i);
+    return m;
 }
 
 }  // namespace ipcbench::conformance

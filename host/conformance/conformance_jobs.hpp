@@ -1,6 +1,8 @@
 #pragma once
 
+#include <cstdint>
 #include <nlohmann/json.hpp>
+#include <vector>
 
 #include "plugin/transport_endpoint.hpp"
 
@@ -66,5 +68,9 @@ nlohmann::json batch_receive(plugin::transport_endpoint &in, const nlohmann::jso
 // repeated open/close (plus connected pairs in threads) leaving nothing behind.
 nlohmann::json probe(const plugin::transport_info &transport, const nlohmann::json &job,
                      const std::string &runtime_dir);
+
+// A message of `size` bytes whose header is `seq` and whose every other byte depends on seq and
+// its position: what the readiness and completion checks send and expect back, byte for byte.
+std::vector<unsigned char> numbered_message(std::size_t size, std::uint64_t seq);
 
 }  // namespace ipcbench::conformance

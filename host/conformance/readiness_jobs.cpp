@@ -93,13 +93,6 @@ private:
     std::optional<platform::readiness_poller> poller_;
 };
 
-std::vector<unsigned char> numbered(std::size_t size, std::uint64_t seq) {
-    std::vector<unsigned char> m(size);
-    harness::write_header(m.data(), seq);
-    for (std::size_t i = 8; i < size; ++i) m[i] = static_cast<unsigned char>(seq * 31 + i);
-    return m;
-}
-
 json refused(const std::string &why) {
     json v = verdict(true, "event_source says it cannot: " + why);
     v["refused"] = true;
@@ -115,14 +108,14 @@ json readiness_send(plugin::transport_endpoint &out, const json &job) {
     if (probe.refusal()) return refused(*probe.refusal());
     // Message 0 after the receiver has found the transport empty and waits on its handle.
     std::this_thread::sleep_for(std::chrono::milliseconds(300));
-    if (const int32_t s = probe.send_all(numbered(size, 0)); s != IPCB_OK)
+    if (const int32_t s = probe.send_all(numbered_message(size, 0)); s != IPCB_OK)
         return verdict(false, fmt::format("sending message 0: {} ({})", ipcb_status_name(s),
                                           s == IPCB_E_TIMEOUT ? "the handle never said writable"
                                                               : out.last_error()));
     // Fill until try_send would block; the message it stopped in is finished after the wait.
     std::uint64_t seq = 1;
     std::size_t offset = 0;
-    std::vector<unsigned char> m = numbered(size, seq);
+    std::vector<unsigned char> m = numbered_message(size, seq);
     for (;;) {
         if (seq * size > max_bytes)
             return verdict(true, fmt::format("{} messages of {} B went without the transport "
@@ -142,7 +135,7 @@ json readiness_send(plugin::transport_endpoint &out, const json &job) {
                                               ipcb_status_name(s), out.last_error()));
         offset += n;
         if (offset == size) {
-            m = numbered(size, ++seq);
+            m = numbered_message(size, ++seq);
             offset = 0;
         }
     }
@@ -162,7 +155,7 @@ json readiness_send(plugin::transport_endpoint &out, const json &job) {
     offset += n;
     if (const int32_t s = probe.send_all(m, offset); s != IPCB_OK)
         return verdict(false, fmt::format("finishing message {}: {}", seq, ipcb_status_name(s)));
-    if (const int32_t s = probe.send_all(numbered(size, end_marker)); s != IPCB_OK)
+    if (const int32_t s = probe.send_all(numbered_message(size, end_marker)); s != IPCB_OK)
         return verdict(false, fmt::format("sending the end marker: {}", ipcb_status_name(s)));
     json v = verdict(true, fmt::format("would-block after {} messages of {} B; the handle said "
                                        "writable {:.0f} ms into the wait",
@@ -188,7 +181,7 @@ json readiness_receive(plugin::transport_endpoint &in, const json &job) {
         return verdict(false,
                        "message 0 was sent 300 ms in, but the handle did not say "
                        "readable within 5 s (a lost wake-up)");
-    if (s != IPCB_OK || m != numbered(size, 0))
+    if (s != IPCB_OK || m != numbered_message(size, 0))
         return verdict(false, fmt::format("message 0: {} {}", ipcb_status_name(s),
                                           s == IPCB_OK ? "with other bytes" : in.last_error()));
     // Let the sender fill the transport, then drain it through the handle.
@@ -205,7 +198,7 @@ json readiness_receive(plugin::transport_endpoint &in, const json &job) {
             return verdict(false, fmt::format("draining at message {}: {} ({})", seq,
                                               ipcb_status_name(s), in.last_error()));
         if (harness::read_header(m.data()) == end_marker) break;
-        if (m != numbered(size, seq))
+        if (m != numbered_message(size, seq))
             return verdict(false, fmt::format("message {} has other bytes (header {}): "
                                               "something was lost, repeated or torn",
                                               seq, harness::read_header(m.data())));

@@ -100,6 +100,16 @@ json identity_json(const case_result &r) {
     return j;
 }
 
+}  // namespace
+
+json interval_to_json(const interval_figures &i) {
+    json v = i;
+    v["mb_per_sec"] = model::megabytes(model::per_second(static_cast<double>(i.bytes), i.seconds));
+    return v;
+}
+
+namespace {
+
 // Cases with more streams list each one only when asked (--per-stream).
 constexpr std::size_t per_stream_rows_by_default = 64;
 
@@ -153,12 +163,7 @@ json result_json(const case_result &r, bool per_stream_list) {
                                {"placement", placement_json(s.placement)}});
     j["per_stream"] = streams;
     json intervals = json::array();
-    for (const auto &i : r.intervals) {
-        json v = i;
-        v["mb_per_sec"] =
-            model::megabytes(model::per_second(static_cast<double>(i.bytes), i.seconds));
-        intervals.push_back(v);
-    }
+    for (const auto &i : r.intervals) intervals.push_back(interval_to_json(i));
     j["intervals"] = intervals;
     j["repetitions"] = r.repeat_count;
     if (r.totals) {
@@ -280,10 +285,20 @@ case_result result_from(const json &j) {
 
 }  // namespace
 
+json result_to_json(const case_result &r, bool per_stream_list) {
+    return result_json(r, per_stream_list);
+}
+
 json to_json(const run_report &report) {
-    const auto &env = report.environment;
+    json doc = header_json(report);
     json results = json::array();
     for (const auto &r : report.results) results.push_back(result_json(r, report.per_stream_list));
+    doc["results"] = std::move(results);
+    return doc;
+}
+
+json header_json(const run_report &report) {
+    const auto &env = report.environment;
     return {{"schema_version", json_schema_version},
             {"ipcbench_version", IPCBENCH_VERSION},
             {"started_at", report.started_at},
@@ -303,8 +318,7 @@ json to_json(const run_report &report) {
               {"count", report.defaults.count},
               {"repeat", report.repeat},
               {"peer", report.peer},
-              {"latency_histogram_relative_error", stats::latency_histogram::relative_error}}},
-            {"results", results}};
+              {"latency_histogram_relative_error", stats::latency_histogram::relative_error}}}};
 }
 
 run_report run_report_from_json(const json &doc) {

@@ -2,6 +2,7 @@
 
 #include "report/csv_report.hpp"
 #include "report/html_report.hpp"
+#include "report/json_lines.hpp"
 #include "report/json_report.hpp"
 #include "report/table_report.hpp"
 
@@ -11,7 +12,7 @@ const std::vector<format_entry> &output_formats() {
     static const std::vector<format_entry> formats = {
         {output_format::table, "table", true}, {output_format::json, "json", true},
         {output_format::csv, "csv", true},     {output_format::markdown, "markdown", true},
-        {output_format::html, "html", false},
+        {output_format::jsonl, "jsonl", true}, {output_format::html, "html", false},
     };
     return formats;
 }
@@ -38,15 +39,16 @@ std::string run_format_names() {
     return out;
 }
 
-std::string render(const run_report &report, output_format format) {
+std::string render(const run_report &report, output_format format, const table_layout &layout) {
     switch (format) {
         case output_format::json: return to_json(report).dump(2) + "\n";
+        case output_format::jsonl: return to_json_lines(report);
         case output_format::csv: return to_csv(report);
-        case output_format::markdown: return to_table(report, true);
+        case output_format::markdown: return to_table(report, true, layout);
         case output_format::html: return to_html(report);
         case output_format::table: break;
     }
-    return to_table(report);
+    return to_table(report, false, layout);
 }
 
 }  // namespace ipcbench::report

@@ -15,11 +15,9 @@ void warn_about_placement(case_result &r) {
     const char *b = latency ? "ponger" : "receiver";
     r.warnings.push_back(fmt::format(
         "{} and {} ran on the same CPU for {:.0f}% of the timed window ({} moved {} times, {} "
-        "{}): the scheduler put them on one core, and runs placed otherwise can differ several "
-        "times over (slower for streaming, often faster for ping-pong on a VM); --affinity fixes "
-        "the placement (0,1 apart, 0,0 together)",
+        "{}): {}",
         a, b, r.placement->same_cpu_share * 100, a, r.placement->sender_migrations, b,
-        r.placement->receiver_migrations));
+        r.placement->receiver_migrations, placement_advice));
 }
 
 }  // namespace ipcbench::report

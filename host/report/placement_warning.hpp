@@ -9,6 +9,12 @@ constexpr double shared_cpu_warning_share = 0.2;
 // ... when the two together kept at least half a core busy (CPU %, summed).
 constexpr double busy_cpu_percent = 50;
 
+// What the warning advises, the same for every case: the table prints it once under all of them.
+inline constexpr const char *placement_advice =
+    "the scheduler put them on one core, and runs placed otherwise can differ several times over "
+    "(slower for streaming, often faster for ping-pong on a VM); --affinity fixes the placement "
+    "(0,1 apart, 0,0 together)";
+
 // Adds a warning to r when its two processes shared a CPU for much of the timed window and the
 // user did not pin them there: the scheduler's placement, not the transport, may explain a run
 // many times slower (or, for ping-pong, faster) than another.

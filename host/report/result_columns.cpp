@@ -1,6 +1,7 @@
 #include "report/result_columns.hpp"
 
 #include <fmt/format.h>
+#include <map>
 
 #include "model/data_path.hpp"
 #include "model/units.hpp"
@@ -22,12 +23,9 @@ std::string micros(double ns) {
 std::string num(double v) {
     return fmt::format("{:.6g}", v);
 }
-// Peak RSS in binary units, said so: the table's MB is 10^6 B.
+// Peak RSS in binary units (the header says MiB; the table's MB is 10^6 B).
 std::string rss(std::int64_t kib) {
-    return fmt::format("{:.1f}MiB", model::kib_to_mib(kib));
-}
-std::string percent(double p) {
-    return fmt::format("{:.0f}%", p);
+    return fmt::format("{:.1f}", model::kib_to_mib(kib));
 }
 std::string count(std::uint64_t n) {
     return std::to_string(n);
@@ -134,8 +132,9 @@ std::vector<column> identity_columns() {
         },
         [](const case_result &r) { return model::to_string(r.settings.io); }, false);
     io.shown = [](const run_report &report, bool) {
+        // A case that never ran (skipped) still says "auto": no engine was chosen for it.
         return any(report, [](const case_result &r) {
-            return r.settings.streams > 1 || r.settings.io != model::io_engine::threads;
+            return r.ok() && (r.settings.streams > 1 || r.settings.io != model::io_engine::threads);
         });
     };
     c.push_back(io);
@@ -254,7 +253,7 @@ std::vector<column> process_columns() {
     auto of = [](process_figures case_result::*side, auto figure) {
         return [side, figure](const case_result &r) { return figure(r.*side); };
     };
-    auto cpu = [](const process_figures &p) { return percent(p.cpu_percent); };
+    auto cpu = [](const process_figures &p) { return fmt::format("{:.0f}", p.cpu_percent); };
     auto cpu_value = [](const process_figures &p) { return num(p.cpu_percent); };
     auto per_mb = [](const process_figures &p) { return fmt::format("{:.0f}", p.cpu_us_per_mb); };
     auto per_mb_value = [](const process_figures &p) { return num(p.cpu_us_per_mb); };
@@ -263,9 +262,9 @@ std::vector<column> process_columns() {
     auto memory_value = [](const process_figures &p) { return std::to_string(p.max_rss_kib); };
     const auto s = &case_result::sender, r = &case_result::receiver;
     c.push_back(
-        plain("sender_cpu_percent", "sender CPU", "pinger CPU", of(s, cpu), of(s, cpu_value)));
-    c.push_back(
-        plain("receiver_cpu_percent", "receiver CPU", "ponger CPU", of(r, cpu), of(r, cpu_value)));
+        plain("sender_cpu_percent", "sender CPU%", "pinger CPU%", of(s, cpu), of(s, cpu_value)));
+    c.push_back(plain("receiver_cpu_percent", "receiver CPU%", "ponger CPU%", of(r, cpu),
+                      of(r, cpu_value)));
     c.push_back(
         plain("sender_cpu_us_per_mb", "sender us/MB", "", of(s, per_mb), of(s, per_mb_value)));
     c.push_back(
@@ -283,9 +282,10 @@ std::vector<column> process_columns() {
                        ? num(x.sender.cpu_us_per_message + x.receiver.cpu_us_per_message)
                        : "";
         }));
-    c.push_back(plain("sender_max_rss_kib", "sender RSS", "", of(s, memory), of(s, memory_value)));
     c.push_back(
-        plain("receiver_max_rss_kib", "receiver RSS", "", of(r, memory), of(r, memory_value)));
+        plain("sender_max_rss_kib", "sender RSS MiB", "", of(s, memory), of(s, memory_value)));
+    c.push_back(
+        plain("receiver_max_rss_kib", "receiver RSS MiB", "", of(r, memory), of(r, memory_value)));
     return c;
 }
 
@@ -341,9 +341,9 @@ std::vector<column> scale_columns() {
 std::vector<column> placement_columns() {
     std::vector<column> c;
     column same = plain(
-        "same_cpu_percent", "same CPU", "same CPU",
+        "same_cpu_percent", "same CPU%", "same CPU%",
         [](const case_result &r) {
-            return r.placement ? percent(r.placement->same_cpu_share * 100) : "-";
+            return r.placement ? fmt::format("{:.0f}", r.placement->same_cpu_share * 100) : "-";
         },
         [](const case_result &r) {
             return r.placement ? num(r.placement->same_cpu_share * 100) : "";
@@ -363,6 +363,48 @@ std::vector<column> placement_columns() {
     return c;
 }
 
+// Which columns the default table keeps when it cannot keep all (column::priority): what a
+// user reads first at 0, the rest dropped from the highest number down. Unlisted: 3.
+const std::map<std::string, int> &priorities() {
+    static const std::map<std::string, int> p = {
+        {"transport", 0},
+        {"message_size", 0},
+        {"streams", 0},
+        {"mb_per_sec", 0},
+        {"messages_per_sec", 0},
+        {"lost", 0},
+        {"latency_p50_ns", 0},
+        {"latency_p99_ns", 0},
+        {"sender_cpu_percent", 0},
+        {"receiver_cpu_percent", 0},
+        {"bytes_per_sec_cv", 1},
+        {"latency_p50_cv", 1},
+        {"duplicated", 1},
+        {"corrupted", 1},
+        {"latency_p999_ns", 1},
+        {"latency_max_ns", 1},
+        {"jain_fairness", 1},
+        {"latency_p90_ns", 2},
+        {"latency_samples", 2},
+        {"cpu_us_per_round_trip", 2},
+        {"sender_max_rss_kib", 2},
+        {"receiver_max_rss_kib", 2},
+        {"stream_min_bytes_per_sec", 2},
+        {"same_cpu_percent", 2},
+        {"mbit_per_sec", 3},
+        {"io", 3},
+        {"data_path", 4},
+        {"latency_mean_ns", 3},
+        {"messages_received", 4},
+        {"latency_p9999_ns", 4},
+        {"setup_per_sec", 4},
+        {"duration_s", 5},
+        {"setup_p99_ns", 5},
+        {"mib_per_sec", 6},
+    };
+    return p;
+}
+
 }  // namespace
 
 const std::vector<column> &result_columns() {
@@ -371,9 +413,24 @@ const std::vector<column> &result_columns() {
         for (auto part : {identity_columns(), throughput_figure_columns(), latency_figure_columns(),
                           process_columns(), scale_columns(), placement_columns()})
             for (auto &c : part) all.push_back(std::move(c));
+        for (auto &c : all)
+            if (const auto it = priorities().find(c.key); it != priorities().end())
+                c.priority = it->second;
         return all;
     }();
     return columns;
+}
+
+const column *find_column(const std::string &key) {
+    for (const auto &c : result_columns())
+        if (c.key == key) return &c;
+    return nullptr;
+}
+
+std::string column_keys() {
+    std::string keys;
+    for (const auto &c : result_columns()) keys += (keys.empty() ? "" : ", ") + c.key;
+    return keys;
 }
 
 std::vector<std::pair<std::string, const column *>> table_columns(const run_report &report,

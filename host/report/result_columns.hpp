@@ -21,11 +21,19 @@ struct column {
     std::function<std::string(const case_result &)> text;   // table cell
     std::function<std::string(const case_result &)> value;  // CSV field, unquoted
     bool figure = true;  // a measured figure: empty in CSV for results that are not ok
+    // The default table keeps the columns of lowest priority first until it is as wide as it
+    // may be (table_report.cpp): 0 the figures a user reads first, higher ones go first.
+    int priority = 3;
 };
 
 const std::vector<column> &result_columns();
 
 enum class table_kind { throughput, latency };
+// The column with this key (its CSV header), or null.
+const column *find_column(const std::string &key);
+// "transport, mode, ...": every key, for an error that lists them.
+std::string column_keys();
+
 // The columns of one table of this run, with their headers.
 std::vector<std::pair<std::string, const column *>> table_columns(const run_report &report,
                                                                   table_kind kind);

@@ -2,58 +2,154 @@
 
 #include <fmt/format.h>
 #include <algorithm>
+#include <numeric>
+
+#include "report/placement_warning.hpp"
 
 namespace ipcbench::report {
 namespace {
 
-std::string render(const std::vector<std::pair<std::string, const column *>> &columns,
-                   const std::vector<const case_result *> &rows, bool markdown) {
-    std::vector<std::vector<std::string>> cells;
+using header_and_column = std::pair<std::string, const column *>;
+
+// A table's cells, each column's width, and which columns it shows.
+struct table_cells {
+    std::vector<header_and_column> columns;
+    std::vector<std::vector<std::string>> rows;  // [row][column]
     std::vector<std::size_t> width;
-    width.reserve(columns.size());
-    for (const auto &c : columns) width.push_back(c.first.size());
+};
+
+table_cells cells_of(std::vector<header_and_column> columns,
+                     const std::vector<const case_result *> &rows) {
+    table_cells t;
+    t.columns = std::move(columns);
+    for (const auto &c : t.columns) t.width.push_back(c.first.size());
     for (const auto *r : rows) {
-        cells.emplace_back();
-        for (std::size_t i = 0; i < columns.size(); ++i) {
-            cells.back().push_back(columns[i].second->text(*r));
-            width[i] = std::max(width[i], cells.back().back().size());
+        t.rows.emplace_back();
+        for (std::size_t i = 0; i < t.columns.size(); ++i) {
+            t.rows.back().push_back(t.columns[i].second->text(*r));
+            t.width[i] = std::max(t.width[i], t.rows.back().back().size());
         }
     }
+    return t;
+}
+
+// The columns to keep within `width`: by priority (table order among equals), while the line
+// with two spaces between cells still fits; the rest are named in `left_out`.
+std::vector<std::size_t> fitting(const table_cells &t, std::size_t width,
+                                 std::vector<std::string> &left_out) {
+    std::vector<std::size_t> order(t.columns.size());
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+        return t.columns[a].second->priority < t.columns[b].second->priority;
+    });
+    std::vector<std::size_t> kept;
+    std::size_t used = 0;
+    for (std::size_t i : order) {
+        const std::size_t more = t.width[i] + (kept.empty() ? 0 : 2);
+        if (used + more <= width || i == 0) {  // the transport column always
+            kept.push_back(i);
+            used += more;
+        } else {
+            left_out.push_back(t.columns[i].first);
+        }
+    }
+    std::sort(kept.begin(), kept.end());
+    return kept;
+}
+
+std::string render(const table_cells &t, const std::vector<std::size_t> &shown, bool markdown) {
     std::string out;
-    auto line = [&](const std::vector<std::string> &values) {
-        for (std::size_t i = 0; i < values.size(); ++i) {
+    auto line = [&](auto cell_of) {
+        for (std::size_t k = 0; k < shown.size(); ++k) {
+            const std::size_t i = shown[k];
             if (markdown) out += "| ";
             // The first column (transport) left-aligned, figures right-aligned.
-            out += i == 0 ? fmt::format("{:<{}}", values[i], width[i])
-                          : fmt::format("{:>{}}", values[i], width[i]);
+            out += k == 0 ? fmt::format("{:<{}}", cell_of(i), t.width[i])
+                          : fmt::format("{:>{}}", cell_of(i), t.width[i]);
             out += markdown ? " " : "  ";
         }
         if (markdown) out += "|";
         while (!out.empty() && out.back() == ' ') out.pop_back();
         out += "\n";
     };
-    std::vector<std::string> headers;
-    headers.reserve(columns.size());
-    for (const auto &c : columns) headers.push_back(c.first);
-    line(headers);
+    line([&](std::size_t i) { return t.columns[i].first; });
     if (markdown) {
-        for (std::size_t i = 0; i < columns.size(); ++i)
-            out += "|" + std::string(width[i] + 1, '-') + (i == 0 ? "-" : ":");
+        for (std::size_t k = 0; k < shown.size(); ++k)
+            out += "|" + std::string(t.width[shown[k]] + 1, '-') + (k == 0 ? "-" : ":");
         out += "|\n";
     }
-    for (const auto &row : cells) line(row);
+    for (const auto &row : t.rows) line([&](std::size_t i) { return row[i]; });
+    return out;
+}
+
+// `text` cut at spaces into lines of at most `width` (a word longer than that stands alone),
+// every line after the first indented by `indent`.
+std::string wrapped(const std::string &text, std::size_t width, std::size_t indent) {
+    std::string out, line;
+    std::size_t start = 0;
+    while (start < text.size()) {
+        std::size_t end = text.find(' ', start);
+        if (end == std::string::npos) end = text.size();
+        const std::string word = text.substr(start, end - start);
+        if (!line.empty() && line.size() + 1 + word.size() > width) {
+            out += line + "\n";
+            line = std::string(indent, ' ');
+        } else if (!line.empty() && line.find_first_not_of(' ') != std::string::npos) {
+            line += ' ';
+        }
+        line += word;
+        start = end + 1;
+    }
+    return out + line + "\n";
+}
+
+// The columns of one table as the layout asks: listed by key, every one, or what fits.
+std::string table(const run_report &report, table_kind kind,
+                  const std::vector<const case_result *> &rows, bool markdown,
+                  const table_layout &layout) {
+    std::vector<header_and_column> columns;
+    if (!layout.columns.empty()) {
+        const bool latency = kind == table_kind::latency;
+        for (const auto &key : layout.columns)
+            if (const column *c = find_column(key); c != nullptr) {
+                const std::string &h = latency ? c->latency_header : c->throughput_header;
+                columns.emplace_back(h.empty() ? key : h, c);
+            }
+    } else {
+        columns = table_columns(report, kind);
+    }
+    const table_cells t = cells_of(std::move(columns), rows);
+    std::vector<std::size_t> shown(t.columns.size());
+    std::iota(shown.begin(), shown.end(), 0);
+    std::vector<std::string> left_out;
+    if (!markdown && !layout.wide && layout.columns.empty())
+        shown = fitting(t, layout.width, left_out);
+    std::string out = render(t, shown, markdown);
+    if (!left_out.empty()) {
+        std::string names;
+        for (const auto &n : left_out) names += (names.empty() ? "" : ", ") + n;
+        out += wrapped(fmt::format("({} more: {}; --wide shows them, --columns picks, JSON and CSV "
+                                   "have every figure)",
+                                   left_out.size(), names),
+                       layout.width, 1);
+    }
     return out;
 }
 
 }  // namespace
 
-std::string to_table(const run_report &report, bool markdown) {
+std::string to_table(const run_report &report, bool markdown, const table_layout &layout) {
     const auto &env = report.environment;
     const std::string heading = markdown ? "### " : "";
-    std::string out = fmt::format("{}ipcbench {} on {} {} ({}, {} cores, load {:.2f}), {}\n",
-                                  markdown ? "## " : "", IPCBENCH_VERSION, env.os, env.kernel,
-                                  env.cpu_model.empty() ? "?" : env.cpu_model, env.cores,
-                                  env.load_average_1m, report.started_at);
+    // Prose lines: wrapped to the table's width in a terminal, whole in a document.
+    const std::size_t width = markdown ? std::string::npos / 2 : layout.width;
+    auto prose = [&](const std::string &text, std::size_t indent = 0) {
+        return wrapped(text, width, indent);
+    };
+    std::string out = prose(fmt::format("{}ipcbench {} on {} {} ({}, {} cores, load {:.2f}), {}",
+                                        markdown ? "## " : "", IPCBENCH_VERSION, env.os, env.kernel,
+                                        env.cpu_model.empty() ? "?" : env.cpu_model, env.cores,
+                                        env.load_average_1m, report.started_at));
     std::vector<const case_result *> tp, lat, bad, warned;
     for (const auto &r : report.results) {
         if (is_throughput(r)) tp.push_back(&r);
@@ -70,34 +166,50 @@ std::string to_table(const run_report &report, bool markdown) {
             ? fmt::format(", the median of {} repetitions (cv: their spread)", report.repeat)
             : "";
     if (!tp.empty()) {
-        out += fmt::format(
-            "\n{}Throughput: one-way, {}{}; MB = 10^6 B; total ms = first to last message; CPU % "
-            "of one core\n{}",
-            heading, how, repeats, markdown ? "\n" : "");
-        out += render(table_columns(report, table_kind::throughput), tp, markdown);
+        out += "\n" + prose(fmt::format("{}Throughput (one-way, {}{}): MB = 10^6 B, CPU% of one "
+                                        "core, total ms first to last message",
+                                        heading, how, repeats));
+        if (markdown) out += "\n";
+        out += table(report, table_kind::throughput, tp, markdown, layout);
     }
     if (!lat.empty()) {
-        out += fmt::format(
-            "\n{}Latency: round trip (ping-pong), microseconds{}; the pinger sends each message "
-            "and "
-            "times its round trip, the ponger answers it; CPU % of one core\n{}",
-            heading, repeats, markdown ? "\n" : "");
-        out += render(table_columns(report, table_kind::latency), lat, markdown);
+        out += "\n" + prose(fmt::format("{}Latency (round trip, ping-pong{}), microseconds: the "
+                                        "pinger times each round trip, the ponger answers; CPU% "
+                                        "of one core",
+                                        heading, repeats));
+        if (markdown) out += "\n";
+        out += table(report, table_kind::latency, lat, markdown, layout);
     }
     if (!warned.empty()) {
         out += fmt::format("\n{}Warnings\n{}", heading, markdown ? "\n" : "");
+        // Advice that every placement warning repeats is said once, under them all.
+        const std::string advice = std::string(": ") + placement_advice;
+        bool advised = false;
         for (const auto *r : warned)
-            for (const auto &w : r->warnings)
-                out += fmt::format("{}{} {} {}: {}\n", markdown ? "- " : "",
-                                   r->settings.transport_id, format_size(r->settings.size_bytes),
-                                   model::to_string(r->settings.mode), w);
+            for (std::string w : r->warnings) {
+                if (w.size() > advice.size() &&
+                    w.compare(w.size() - advice.size(), advice.size(), advice) == 0) {
+                    w.resize(w.size() - advice.size());
+                    advised = true;
+                }
+                out +=
+                    prose(fmt::format("{}{} {} {}: {}", markdown ? "- " : "",
+                                      r->settings.transport_id, format_size(r->settings.size_bytes),
+                                      model::to_string(r->settings.mode), w),
+                          2);
+            }
+        if (advised)
+            out +=
+                prose(std::string(markdown ? "- " : "") + "Sharing a CPU: " + placement_advice, 2);
     }
     if (!bad.empty()) {
         out += fmt::format("\n{}Not measured\n{}", heading, markdown ? "\n" : "");
         for (const auto *r : bad)
-            out += fmt::format("{}{} {} {}: {}: {}\n", markdown ? "- " : "",
-                               r->settings.transport_id, format_size(r->settings.size_bytes),
-                               model::to_string(r->settings.mode), to_string(r->status), r->error);
+            out += prose(
+                fmt::format("{}{} {} {}: {}: {}", markdown ? "- " : "", r->settings.transport_id,
+                            format_size(r->settings.size_bytes), model::to_string(r->settings.mode),
+                            to_string(r->status), r->error),
+                2);
     }
     return out;
 }

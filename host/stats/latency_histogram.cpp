@@ -1,5 +1,7 @@
 #include "stats/latency_histogram.hpp"
 
+#include "stats/nearest_rank.hpp"
+
 #include <cmath>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
@@ -50,8 +52,7 @@ void latency_histogram::merge(const latency_histogram &other) {
 std::uint64_t latency_histogram::percentile(double p) const {
     if (count_ == 0) return 0;
     if (p >= 100.0) return max_;
-    auto rank = static_cast<std::uint64_t>(std::ceil(p / 100.0 * static_cast<double>(count_)));
-    if (rank < 1) rank = 1;
+    const std::uint64_t rank = nearest_rank(p, count_);
     std::uint64_t seen = 0;
     for (std::size_t i = 0; i < counts_.size(); ++i) {
         seen += counts_[i];

@@ -3,13 +3,13 @@
 #include <algorithm>
 #include <cmath>
 
+#include "stats/nearest_rank.hpp"
+
 namespace ipcbench::stats {
 
 double nearest_rank(const std::vector<double> &sorted, double p) {
     if (sorted.empty()) return 0;
-    const double rank = std::ceil(p / 100.0 * static_cast<double>(sorted.size()));
-    const auto index = static_cast<std::size_t>(std::max(1.0, rank)) - 1;
-    return sorted[std::min(index, sorted.size() - 1)];
+    return sorted[static_cast<std::size_t>(stats::nearest_rank(p, sorted.size())) - 1];
 }
 
 stream_spread spread_of(std::vector<double> per_stream) {

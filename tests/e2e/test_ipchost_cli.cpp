@@ -1,9 +1,11 @@
 // ipchost as a user runs it: two real processes, JSON that parses, clean errors.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "support/process_runner.hpp"
 
@@ -179,4 +181,39 @@ TEST_CASE("table headers read as words, and RSS says its binary unit", "[cli]") 
     CHECK_THAT(run.out, Catch::Contains("pinger CPU") && Catch::Contains("ponger CPU") &&
                             Catch::Contains("MiB"));  // peak RSS, e.g. 5.4MiB
     CHECK(run.out.find("png CPU") == std::string::npos);
+}
+
+TEST_CASE("the default table fits 120 columns; --wide and --columns show the rest", "[cli]") {
+    const std::vector<std::vector<std::string>> runs = {
+        {"--plugin", "pipe,socket,udp,shm", "--duration", "0.05", "--warmup", "0"},
+        {"--plugin", "socket.unix,socket.seqpacket", "--streams", "4", "--size", "64K",
+         "--duration", "0.05", "--warmup", "0", "--repeat", "2", "--batch", "4"},
+        {"--plugin", "udp.inet", "--rate", "1000", "--size", "1K", "--duration", "0.1", "--warmup",
+         "0"},
+    };
+    for (const auto &args : runs) {
+        auto run = ipcbench::test::run_ipchost(args);
+        INFO(run.out << run.err);
+        REQUIRE(run.exit_code == 0);
+        std::istringstream in(run.out);
+        std::size_t widest = 0;
+        for (std::string line; std::getline(in, line);) widest = std::max(widest, line.size());
+        CHECK(widest <= 120);
+        CHECK_THAT(run.out, Catch::Contains("MB/s") && Catch::Contains("msg/s") &&
+                                Catch::Contains("sender CPU%"));
+    }
+    // --wide: every column (wider than 120 with these); --columns: those only.
+    auto wide = ipcbench::test::run_ipchost({"--plugin", "socket.unix", "--size", "1K", "--mode",
+                                             "throughput", "--duration", "0.05", "--warmup", "0",
+                                             "--wide"});
+    CHECK_THAT(wide.out, Catch::Contains("MiB/s") && Catch::Contains("sender us/MB") &&
+                             !Catch::Contains("--wide shows"));
+    auto picked = ipcbench::test::run_ipchost({"--plugin", "socket.unix", "--size", "1K", "--mode",
+                                               "throughput", "--duration", "0.05", "--warmup", "0",
+                                               "--columns", "transport,mbit_per_sec"});
+    CHECK_THAT(picked.out, Catch::Contains("transport    Mbit/s\n"));
+    auto unknown = ipcbench::test::run_ipchost({"--plugin", "pipe.fifo", "--columns", "speed"});
+    CHECK(unknown.exit_code == 2);
+    CHECK_THAT(unknown.err, Catch::Contains("--columns 'speed': no such column") &&
+                                Catch::Contains("mb_per_sec"));
 }

@@ -85,9 +85,9 @@ TEST_CASE("group-writable plugin files and folders are refused unloaded", "[isol
     chmod(folder.c_str(), 0755);
     chmod(copy.c_str(), 0775);
     auto file = list_with_marker(folder, marker);
-    CHECK_THAT(file.out + file.err,
-               Catch::Contains("IPCB-LOAD-013") && Catch::Contains("writable by its group") &&
-                   Catch::Contains("(mode 0775)"));
+    CHECK_THAT(file.out + file.err, Catch::Contains("IPCB-LOAD-013") &&
+                                        Catch::Contains("writable by its group") &&
+                                        Catch::Contains("(mode 0775)"));
     CHECK_FALSE(fs::exists(marker));
     chmod(copy.c_str(), 0755);
     chmod(folder.c_str(), 0775);
@@ -108,9 +108,8 @@ TEST_CASE("a link in a trusted folder to a library in an open one is refused", "
     fs::create_symlink(target, folder + "/ipcb-linked.so");
     auto run = list_with_marker(folder, marker);
     INFO(run.out << run.err);
-    CHECK_THAT(run.out + run.err,
-               Catch::Contains("ipcb-linked.so: rejected [IPCB-LOAD-013]") &&
-                   Catch::Contains("a link to " + target));
+    CHECK_THAT(run.out + run.err, Catch::Contains("ipcb-linked.so: rejected [IPCB-LOAD-013]") &&
+                                      Catch::Contains("a link to " + target));
     CHECK_FALSE(fs::exists(marker));
     chmod(open_dir.c_str(), 0700);
 }
@@ -208,8 +207,7 @@ TEST_CASE("a token file others could read, or another user's, is refused with th
     CHECK_THAT(theirs.err, Catch::Contains("belongs to uid 65534, not to this user (uid 0)"));
 }
 
-TEST_CASE("result files too large or too deep are refused before they cost memory",
-          "[report]") {
+TEST_CASE("result files too large or too deep are refused before they cost memory", "[report]") {
     temp_dir tmp;
     // 48 MiB of nesting: refused by the depth scan, not parsed into 1.8 GiB of nodes.
     const std::string nested = tmp.path() + "/nested.json";

@@ -2,6 +2,10 @@
 // undocumented, every type as documented.
 #include <catch2/catch.hpp>
 
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -94,4 +98,106 @@ TEST_CASE("every result kind matches docs/result.schema.json", "[schema]") {
     }
     CHECK(statuses == std::set<std::string>{"ok", "skipped", "failed"});
     CHECK(modes == std::set<std::string>{"throughput", "latency"});
+}
+
+namespace {
+
+// Runs ipchost with stdout on a pipe and notes when each line arrived (seconds after start).
+struct timed_line {
+    double at = 0;
+    std::string text;
+};
+std::vector<timed_line> lines_as_they_come(const std::vector<std::string> &args, double *ended) {
+    int out[2];
+    REQUIRE(pipe(out) == 0);
+    const auto start = std::chrono::steady_clock::now();
+    const pid_t pid = fork();
+    if (pid == 0) {
+        dup2(out[1], 1);
+        close(out[0]);
+        close(out[1]);
+        std::vector<std::string> argv{IPCHOST_PATH};
+        argv.insert(argv.end(), args.begin(), args.end());
+        std::vector<char *> raw;
+        for (auto &a : argv) raw.push_back(a.data());
+        raw.push_back(nullptr);
+        execv(raw[0], raw.data());
+        _exit(127);
+    }
+    close(out[1]);
+    std::vector<timed_line> lines;
+    std::string partial;
+    char buf[65536];
+    for (ssize_t n; (n = read(out[0], buf, sizeof buf)) > 0;) {
+        const double at =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        partial.append(buf, static_cast<std::size_t>(n));
+        for (auto nl = partial.find('\n'); nl != std::string::npos; nl = partial.find('\n')) {
+            lines.push_back({at, partial.substr(0, nl)});
+            partial.erase(0, nl + 1);
+        }
+    }
+    close(out[0]);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    *ended = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    CHECK(WIFEXITED(status));
+    CHECK(WEXITSTATUS(status) == 0);
+    return lines;
+}
+
+}  // namespace
+
+TEST_CASE("--format jsonl streams each interval and result while the run goes on", "[schema]") {
+    std::ifstream in(EVENTS_SCHEMA_PATH);
+    const json events = json::parse(in), document = schema();
+    double ended = 0;
+    const auto lines = lines_as_they_come(
+        {"--plugin", "pipe.fifo,udp.inet", "--size", "1K,100K", "--mode", "throughput",
+         "--duration", "1.5", "--warmup", "0", "--interval", "0.25", "--format", "jsonl"},
+        &ended);
+    REQUIRE(lines.size() >= 4);
+    json rebuilt;
+    std::vector<std::string> kinds;
+    double first_interval_at = -1;
+    int intervals_of_first_case = 0;
+    for (const auto &l : lines) {
+        const json e = json::parse(l.text);
+        INFO(l.text.substr(0, 300));
+        const auto problems = schema_problems(events, e);
+        INFO(joined(problems));
+        CHECK(problems.empty());
+        const std::string kind = e.at("event");
+        kinds.push_back(kind);
+        if (kind == "start") {
+            rebuilt = e;
+            rebuilt.erase("event");
+            rebuilt["results"] = json::array();
+        } else if (kind == "result") {
+            rebuilt["results"].push_back(e.at("result"));
+        } else if (kind == "interval") {
+            if (first_interval_at < 0) first_interval_at = l.at;
+            if (e.at("transport") == "pipe.fifo" && rebuilt["results"].empty())
+                ++intervals_of_first_case;
+        }
+    }
+    CHECK(kinds.front() == "start");
+    CHECK(kinds.back() == "end");
+    CHECK(json::parse(lines.back().text).at("results") == 4);
+    // Streamed: the first interval came while the run still had seconds to go (four cases of
+    // 1.5 s, three of them measured), not at its end.
+    REQUIRE(first_interval_at >= 0);
+    CHECK(ended - first_interval_at > 2.0);
+    CHECK(intervals_of_first_case >= 5);  // 1.5 s in 0.25 s intervals, the last one short
+    // The lines put together are the JSON document.
+    const auto problems = schema_problems(document, rebuilt);
+    INFO(joined(problems));
+    CHECK(problems.empty());
+    REQUIRE(rebuilt.at("results").size() == 4);
+    CHECK(rebuilt["results"][3].at("status") == "skipped");  // udp.inet 100 KiB
+    // The intervals of a result add up to what it counted.
+    const auto &first = rebuilt["results"][0];
+    std::uint64_t messages = 0;
+    for (const auto &i : first.at("intervals")) messages += i.at("messages").get<std::uint64_t>();
+    CHECK(messages == first.at("integrity").at("messages_received").get<std::uint64_t>());
 }

@@ -65,7 +65,7 @@ TEST_CASE("a full set displaces the oldest of the source holding the most", "[re
 TEST_CASE("deadlines take out exactly the connections past them", "[remote]") {
     pending_handshakes set(10, 10);
     for (int fd = 1; fd <= 4; ++fd) set.admit(client(fd, "s"));  // deadlines 1001..1004
-    const auto late = set.expire(1002);  // strictly before 1002
+    const auto late = set.expire(1002);                          // strictly before 1002
     REQUIRE(late.size() == 1);
     CHECK(late[0].fd == 1);
     CHECK(set.size() == 3);
