@@ -51,6 +51,28 @@ mutations=(
   "host/report/repetition_summary.cpp|return order[(order.size() - 1) / 2].second;|return order[0].second;|repeat reports median"
   "host/model/case_settings.cpp|if (!parse_name(text, v)) throw|if (false) throw|refused by name"
   "host/model/json_fields.cpp|    if (n < low \|\| n > high)|    if (false)|refused by name"
+  # Figures by value (issue 24): each a promise a user reads off a result.
+  "host/harness/case_figures.cpp|    l.p90 = h.percentile(90);|    l.p90 = h.percentile(99);|latency percentiles are nearest-rank"
+  "host/model/units.hpp|constexpr double bytes_per_mib = 1024.0 * 1024.0;|constexpr double bytes_per_mib = 1e6;|carry each figure under its own name"
+  "host/harness/case_figures.cpp|    r.receiver = figures_from(received, received.messages_received,|    r.receiver = figures_from(sent, received.messages_received,|rates over the receiver's window"
+  "host/stats/nearest_rank.hpp|    const double rank = std::ceil(exact - exact * 1e-12);|    const double rank = std::ceil(exact);|latency percentiles are nearest-rank"
+  "host/harness/scale_figures.cpp|    s.p99_ns = each.percentile(99);|    s.p99_ns = each.percentile(50);|scale figures"
+  # The timed window's rules on every engine.
+  "host/harness/throughput_loops.cpp|        if (c.count && c.count - seq < want) want = static_cast<std::uint32_t>(c.count - seq);||counts are exact.*threads"
+  "host/harness/throughput_loops.cpp|                       [&] { usage_before = platform::sample_thread_usage(); });|                       [] {});|CPU is counted over the timed window.*threads"
+  "host/harness/stream_engine.cpp|    window_end_ = now + model::to_ns(j_.settings.duration_s);|    window_end_ = now + model::to_ns(j_.settings.duration_s); return;|CPU is counted over the timed window.*epoll"
+  "host/harness/stream_engine.cpp|            const std::uint64_t slot = d.seq - d.seq % static_cast<std::uint64_t>(c.burst);|            const std::uint64_t slot = d.seq;|bursts go back to back.*epoll"
+  "host/harness/stream_engine.cpp|            if (j_.settings.count && d.seq + n >= j_.settings.count) break;||counts are exact.*epoll"
+  "host/harness/stream_set.cpp|            messages - last_messages_, (messages - last_messages_) * size_,|            messages, (messages - last_messages_) * size_,|interval reports add up.*threads"
+  # The agent and local trust (issue 24).
+  "host/remote/agent_policy.cpp|        if (host != policy.local_host)|        if (false)|creators listen only where"
+  "host/remote/agent_policy.cpp|        if (allowed) continue;|        continue;|creators listen only where"
+  "host/remote/agent_server.cpp|        if (is_request(type) && ++s.outstanding > max_outstanding)|        if (false)|a pipelined flood"
+  "host/remote/pending_handshakes.cpp|    if (count_from(client.source) >= per_source_) {|    if (false) {|a flood from one source"
+  "host/platform/file_trust_posix.cpp|        if (std::string why = walk_up(path); !why.empty())|        if (std::string why = walk_up(path); false)|below a folder others can write"
+  "host/plugin/plugin_loader.cpp|    if (!identity.empty() && platform::file_identity(file) != identity)|    if (false)|while it is the file the scan checked"
+  "host/platform/private_file_posix.cpp|    else if (st.st_mode & 077)|    else if (false)|a token file others could read"
+  "host/text/untrusted_json.cpp|    if (shape.depth > limits.depth)|    if (false)|too large or too deep"
 )
 
 echo "mutate: copying the tracked tree to $work"

@@ -51,10 +51,15 @@ public:
 
     std::int64_t next_due() const { return next_; }
 
-    // Every full interval that has ended (more than one only after a stall).
+    // A report once an interval has ended: what was counted since the last one, over the time
+    // since the last one as measured (a report a little late, or after a stall, covers the
+    // longer span and says so), so every rate is messages over their own seconds and the
+    // reports add up to the run. The next one is due at the next point of the interval grid.
     void report_due() {
-        for (std::int64_t now = platform::now_ns(); now >= next_; next_ += interval_ns_)
-            send(now, next_);
+        const std::int64_t now = platform::now_ns();
+        if (now < next_) return;
+        send(now);
+        while (next_ <= now) next_ += interval_ns_;
     }
 
     void report_last() {
@@ -62,12 +67,12 @@ public:
         const std::int64_t now = platform::now_ns();
         // The part after the last full interval: always when it holds messages (the lines add up
         // to the run), otherwise only when it is not a sliver (1 % of an interval or more).
-        if (interval_ns_ > 0 && now > last_end_)
-            send(now, now, (now - last_end_) * 100 < interval_ns_);
+        if (interval_ns_ > 0 && now > last_end_) send(now, (now - last_end_) * 100 < interval_ns_);
     }
 
 private:
-    void send(std::int64_t now, std::int64_t end, bool only_if_new = false) {
+    void send(std::int64_t now, bool only_if_new = false) {
+        const std::int64_t end = now;
         std::uint64_t messages = 0, expected = 0;
         bool reporting = false;
         for (const auto &t : tasks_)

@@ -90,6 +90,8 @@ process_output run(const std::vector<std::string> &argv,
     rusage usage{};
     wait4(pid, &status, 0, &usage);
     result.max_rss_kib = usage.ru_maxrss;
+    result.cpu_s = static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
+                   static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6;
     if (exit_s)
         *exit_s =
             std::chrono::duration<double>(std::chrono::steady_clock::now() - signalled_at).count();

@@ -14,6 +14,9 @@ struct process_output {
     std::string out;
     std::string err;
     long max_rss_kib = 0;  // the process's peak resident memory, as the kernel counted it
+    // CPU seconds (user + system) of the process and of every descendant it waited for (an
+    // ipchost run: itself and its workers), as the kernel accounted them.
+    double cpu_s = 0;
 };
 
 // Runs a program with extra environment variables, captures stdout and stderr, and kills it if

@@ -32,9 +32,8 @@ constexpr double mb = 1e6, mib = 1048576.0;
 // p99.99 = 1,000,000; max 100,000,000, min 100, mean 505,000,000 / 100,000 = 5,050.
 stats::latency_histogram tail_distribution() {
     stats::latency_histogram h;
-    const std::pair<std::uint64_t, int> runs[] = {{100, 50000},     {1000, 40000},
-                                                  {10000, 9000},    {100000, 900},
-                                                  {1000000, 90},    {10000000, 9},
+    const std::pair<std::uint64_t, int> runs[] = {{100, 50000},  {1000, 40000}, {10000, 9000},
+                                                  {100000, 900}, {1000000, 90}, {10000000, 9},
                                                   {100000000, 1}};
     for (const auto &[value, n] : runs)
         for (int i = 0; i < n; ++i) h.record(value);
@@ -43,8 +42,10 @@ stats::latency_histogram tail_distribution() {
 
 // Within the histogram's documented error of the value recorded.
 bool near(std::uint64_t reported, std::uint64_t recorded) {
-    return static_cast<double>(reported) >= recorded * (1 - stats::latency_histogram::relative_error) &&
-           static_cast<double>(reported) <= recorded * (1 + stats::latency_histogram::relative_error);
+    return static_cast<double>(reported) >=
+               recorded * (1 - stats::latency_histogram::relative_error) &&
+           static_cast<double>(reported) <=
+               recorded * (1 + stats::latency_histogram::relative_error);
 }
 
 platform::resource_usage usage(double user, double sys, std::int64_t rss, std::int64_t vol,
@@ -294,7 +295,8 @@ std::map<std::string, std::string> csv_row(const std::string &csv) {
         std::string cell;
         bool quoted = false;
         for (char c : line) {
-            if (c == '"') quoted = !quoted;
+            if (c == '"')
+                quoted = !quoted;
             else if (c == ',' && !quoted) {
                 out.push_back(cell);
                 cell.clear();
@@ -394,7 +396,9 @@ struct table_text {
         while (header < lines.size() && lines[header].rfind("transport", 0) != 0) ++header;
         REQUIRE(header + 1 < lines.size());
     }
-    bool has(const std::string &name) const { return lines[header].find(name) != std::string::npos; }
+    bool has(const std::string &name) const {
+        return lines[header].find(name) != std::string::npos;
+    }
     std::string cell(const std::string &name, std::size_t row = 0) const {
         const std::string &head = lines[header];
         const auto at = head.find(name);
@@ -427,7 +431,7 @@ TEST_CASE("the table shows each figure in the unit its header names, within 120 
     CHECK(t.cell("sender CPU%") == "30");
     CHECK(t.cell("receiver CPU%") == "20");
     CHECK(t.cell("1-way p50 us") == "0.10");  // 100 ns
-    std::string words;  // the note, wrapped at any space
+    std::string words;                        // the note, wrapped at any space
     for (std::istringstream in(fitted); in;) {
         std::string word;
         if (in >> word) words += word + " ";
