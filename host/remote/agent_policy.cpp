@@ -153,7 +153,7 @@ std::string refuse_setup(const json &setup, const address_policy &policy) {
     for (const auto &e : endpoints) {
         if (!e.is_object() || !e.contains("address") || !e["address"].is_string())
             return "setup: every endpoint needs an 'address' string (HOST:PORT)";
-        const std::string why =
+        std::string why =
             refuse_address(e["address"].get<std::string>(), role == "creator", policy);
         if (!why.empty()) return why;
     }

@@ -19,10 +19,9 @@ namespace {
 // io_uring may be off (kernel.io_uring_disabled, a seccomp filter): asked once.
 bool uring_refused_here(std::string *why) {
     static const std::string reason = [] {
-        auto run = ipcbench::test::run_ipchost({"--plugin", "socket.unix", "--io", "uring",
-                                                "--streams", "2", "--count", "1", "--size", "64",
-                                                "--mode", "throughput", "--warmup", "0",
-                                                "--format", "json"});
+        auto run = ipcbench::test::run_ipchost(
+            {"--plugin", "socket.unix", "--io", "uring", "--streams", "2", "--count", "1", "--size",
+             "64", "--mode", "throughput", "--warmup", "0", "--format", "json"});
         const json r = json::parse(run.out).at("results").at(0);
         const std::string error = r.value("error", "");
         return error.find("io_uring is off here") != std::string::npos ? error : std::string();
@@ -56,9 +55,9 @@ std::uint64_t u(const json &v) {
 // --count 10 --batch 4: batches of 4, 4 and 2 a stream, never 12; on a byte stream and on
 // ping-pong; and messages of 100,000 bytes, which every read and most sends cut.
 void check_counts(const std::string &io) {
-    for (const auto &r : run_on(io, {"--plugin", "socket.unix", "--streams", "3", "--count", "10",
-                                     "--batch", "4", "--size", "100", "--mode", "throughput",
-                                     "--warmup", "0.05", "--verify"})) {
+    for (const auto &r :
+         run_on(io, {"--plugin", "socket.unix", "--streams", "3", "--count", "10", "--batch", "4",
+                     "--size", "100", "--mode", "throughput", "--warmup", "0.05", "--verify"})) {
         CHECK(u(r.at("integrity").at("messages_sent")) == 30);
         CHECK(u(r.at("integrity").at("messages_received")) == 30);
         CHECK(u(r.at("integrity").at("corrupted")) == 0);
@@ -71,9 +70,11 @@ void check_counts(const std::string &io) {
         CHECK(u(r.at("latency_ns").at("samples")) == 14);
         for (const auto &s : r.at("per_stream")) CHECK(u(s.at("messages")) == 7);
     }
+    // An 8 KiB send buffer: each 100,000-byte message goes out in many partial sends (the
+    // completion engine resubmits the rest) and arrives in many reads.
     for (const auto &r : run_on(io, {"--plugin", "socket.tcp", "--streams", "2", "--count", "25",
                                      "--size", "100000", "--mode", "throughput", "--warmup", "0",
-                                     "--verify"})) {
+                                     "--verify", "--opt", "sndbuf=8192", "--opt", "rcvbuf=8192"})) {
         CHECK(u(r.at("integrity").at("messages_received")) == 50);
         CHECK(u(r.at("integrity").at("corrupted")) == 0);
         CHECK(u(r.at("integrity").at("out_of_order")) == 0);
@@ -82,9 +83,9 @@ void check_counts(const std::string &io) {
 
 // Both directions at once: each half counts its own messages.
 void check_bidir(const std::string &io) {
-    const auto results = run_on(io, {"--plugin", "socket.unix", "--streams", "2", "--count", "9",
-                                     "--size", "256", "--mode", "throughput", "--bidir",
-                                     "--warmup", "0", "--verify"});
+    const auto results =
+        run_on(io, {"--plugin", "socket.unix", "--streams", "2", "--count", "9", "--size", "256",
+                    "--mode", "throughput", "--bidir", "--warmup", "0", "--verify"});
     REQUIRE(results.size() == 2);
     CHECK(results[0].at("direction") != results[1].at("direction"));
     for (const auto &r : results) {
@@ -109,9 +110,9 @@ void check_pacing(const std::string &io) {
 // --burst 10 at 5 messages/s for 2 s: one burst of 10 at the start, the next slot (2 s) past
 // the window. Sent one by one instead, the ten would spread over 1.8 s.
 void check_bursts(const std::string &io) {
-    for (const auto &r : run_on(io, {"--plugin", "socket.unix", "--streams", "2", "--rate", "5",
-                                     "--burst", "10", "--size", "64", "--duration", "2",
-                                     "--warmup", "0"})) {
+    for (const auto &r :
+         run_on(io, {"--plugin", "socket.unix", "--streams", "2", "--rate", "5", "--burst", "10",
+                     "--size", "64", "--duration", "2", "--warmup", "0"})) {
         CHECK(u(r.at("integrity").at("messages_sent")) == 20);
         CHECK(u(r.at("integrity").at("messages_received")) == 20);
         CHECK(r.at("duration_s").get<double>() < 1.0);
@@ -120,9 +121,9 @@ void check_bursts(const std::string &io) {
 
 // --interval: reports as the run goes, which add up to the whole of it.
 void check_intervals(const std::string &io) {
-    for (const auto &r : run_on(io, {"--plugin", "socket.unix", "--streams", "2", "--rate", "400",
-                                     "--size", "64", "--duration", "1", "--warmup", "0",
-                                     "--interval", "0.25"})) {
+    for (const auto &r :
+         run_on(io, {"--plugin", "socket.unix", "--streams", "2", "--rate", "400", "--size", "64",
+                     "--duration", "1", "--warmup", "0", "--interval", "0.25"})) {
         const auto &intervals = r.at("intervals");
         CHECK(intervals.size() >= 3);  // a 0.25 s grid over 1 s (a stall merges two)
         std::uint64_t messages = 0, bytes = 0;
@@ -145,9 +146,9 @@ void check_intervals(const std::string &io) {
 // thread cannot have used more than the window's length, and both sides together no more than
 // the kernel counted for the whole run.
 void check_cpu_window(const std::string &io) {
-    std::vector<std::string> args{"--plugin", "socket.unix", "--size", "1K", "--mode",
-                                  "throughput", "--duration", "0.3", "--warmup", "1.2",
-                                  "--io", io, "--format", "json"};
+    std::vector<std::string> args{
+        "--plugin", "socket.unix", "--size", "1K",   "--mode", "throughput", "--duration",
+        "0.3",      "--warmup",    "1.2",    "--io", io,       "--format",   "json"};
     if (io != "threads") args.insert(args.end(), {"--threads", "1"});
     ipcbench::test::temp_dir tmp;
     auto run = ipcbench::test::run_ipchost(args, {{"TMPDIR", tmp.path()}}, 120);
@@ -174,17 +175,20 @@ void check_cpu_window(const std::string &io) {
 }  // namespace
 
 // One test case per behaviour and engine: ctest lists which engine broke what.
-#define ENGINE_CASES(name, check)                                                    \
-    TEST_CASE(name " (--io threads)", "[engines]") { check("threads"); }             \
-    TEST_CASE(name " (--io epoll)", "[engines]") { check("epoll"); }                 \
-    TEST_CASE(name " (--io uring)", "[engines]") {                                   \
-        std::string why;                                                             \
+#define ENGINE_CASES(name, check)                                                         \
+    TEST_CASE(name " (--io threads)", "[engines]") {                                      \
+        check("threads");                                                                 \
+    }                                                                                     \
+    TEST_CASE(name " (--io epoll)", "[engines]") {                                        \
+        check("epoll");                                                                   \
+    }                                                                                     \
+    TEST_CASE(name " (--io uring)", "[engines]") {                                        \
+        std::string why;                                                                  \
         if (uring_refused_here(&why)) IPCBENCH_SKIP("io_uring is refused here: " << why); \
-        check("uring");                                                              \
+        check("uring");                                                                   \
     }
 
-ENGINE_CASES("counts are exact, their last batch cut short, cut messages reassembled",
-             check_counts)
+ENGINE_CASES("counts are exact, their last batch cut short, cut messages reassembled", check_counts)
 ENGINE_CASES("both directions at once count their own halves", check_bidir)
 ENGINE_CASES("a paced sender sends every slot of its schedule", check_pacing)
 ENGINE_CASES("bursts go back to back at their slot", check_bursts)

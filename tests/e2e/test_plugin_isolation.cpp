@@ -171,6 +171,23 @@ TEST_CASE("probe verdicts are cached by file identity: a slow plugin costs its t
     auto again = run_ipchost({"--plugin-dir", dir.path(), "--list"}, env, 60);
     CHECK(again.exit_code == 0);
     CHECK(count_loads() == 2);
+    // Each part of the key alone: the same bytes and times in a new file (another inode)...
+    const auto when = std::filesystem::last_write_time(copy);
+    std::filesystem::copy_file(copy, copy + ".new");
+    std::filesystem::last_write_time(copy + ".new", when);
+    std::filesystem::rename(copy + ".new", copy);
+    CHECK(run_ipchost({"--plugin-dir", dir.path(), "--list"}, env, 60).exit_code == 0);
+    CHECK(count_loads() == 3);
+    CHECK(run_ipchost({"--plugin-dir", dir.path(), "--list"}, env, 60).exit_code == 0);
+    CHECK(count_loads() == 3);  // ...cached again under its new identity
+    // ...and another ipchost judging the same file (its own identity is in every key).
+    const std::string other_host = state.path() + "/ipchost";
+    std::filesystem::copy_file(IPCHOST_PATH, other_host);
+    auto other =
+        ipcbench::test::run_process({other_host, "--plugin-dir", dir.path(), "--list"}, env, 60);
+    INFO(other.err);
+    CHECK(other.exit_code == 0);
+    CHECK(count_loads() == 4);
     struct stat st {};
     REQUIRE(stat((state.path() + "/ipcbench/probe-cache.json").c_str(), &st) == 0);
     CHECK((st.st_mode & 0777) == 0600);
@@ -220,6 +237,26 @@ TEST_CASE("a plugin's text is escaped and capped, bad option keys are refused", 
     auto key = run_ipchost({"--plugin-dir", HOSTILE_PLUGIN_DIR, "--list", "--verbose"},
                            {{"IPCB_HOSTILE", "bad_option_key"}}, 60);
     CHECK_THAT(key.out, Catch::Contains("IPCB-LOAD-012") && Catch::Contains("'Bad Key'"));
+    // Each rule of a key broken alone (a key wrong in two ways proves neither rule), and keys
+    // at the edge of the rules accepted.
+    auto listed_with_key = [](const std::string &k) {
+        return run_ipchost({"--plugin-dir", HOSTILE_PLUGIN_DIR, "--list", "--verbose"},
+                           {{"IPCB_HOSTILE", "option_key"}, {"IPCB_HOSTILE_OPTION_KEY", k}}, 60);
+    };
+    for (const std::string &bad : std::vector<std::string>{
+             "bad key", "BadKey", "bad-key", "bad.key", "ключ", std::string(65, 'a')}) {
+        INFO("key '" << bad << "'");
+        const auto run = listed_with_key(bad);
+        CHECK_THAT(run.out, Catch::Contains("IPCB-LOAD-012") &&
+                                Catch::Contains("is not [a-z0-9_]+ (at most 64 characters)"));
+        CHECK_THAT(run.out, !Catch::Contains("hostile.stream  "));
+    }
+    for (const std::string &good : std::vector<std::string>{"a", "key_2", std::string(64, 'z')}) {
+        INFO("key '" << good << "'");
+        const auto run = listed_with_key(good);
+        CHECK_THAT(run.out, !Catch::Contains("IPCB-LOAD-012"));
+        CHECK_THAT(run.out, Catch::Contains("hostile.stream"));
+    }
 }
 
 TEST_CASE("SIGTERM during discovery leaves no probe behind", "[isolation]") {
