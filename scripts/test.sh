@@ -57,7 +57,7 @@ if [ "$fast" = 0 ]; then
     stage asan-ubsan suite "$root/build-asan" "sdk.consumer|package.deb|abi.baseline|netns" \
     -DCMAKE_BUILD_TYPE= -DCMAKE_C_FLAGS="$sanitized" -DCMAKE_CXX_FLAGS="$sanitized" \
     -DIPCBENCH_SANITIZE=address
-  TSAN_OPTIONS=handle_segv=0:halt_on_error=1 \
+  TSAN_OPTIONS=handle_segv=0:halt_on_error=1:suppressions="$root/tests/tsan.supp" \
     stage tsan suite "$root/build-tsan" "sdk.consumer|package.deb|abi.baseline|netns" \
     -DCMAKE_BUILD_TYPE= -DCMAKE_C_FLAGS="$sanitized" -DCMAKE_CXX_FLAGS="$sanitized" \
     -DIPCBENCH_SANITIZE=thread

@@ -71,9 +71,12 @@ const std::vector<subcommand_doc> &subcommand_docs() {
          "one self-contained HTML page with SVG charts (or the results in another format)."},
         {"serve",
          "[--bind ADDR:PORT] [--token TOKEN | --token-file FILE | --insecure] [--once] "
-         "[--allow-root] [--idle-timeout SECONDS]",
+         "[--allow-root] [--idle-timeout SECONDS] [--allow-ports FIRST-LAST] "
+         "[--allow-connect ADDR] [--allow-option ID:KEY] [--memory-budget BYTES]",
          "an agent for runs from another host (ipchost --peer ADDR:PORT ...); it runs only "
-         "cross-host transports from its own plugin folders."},
+         "cross-host transports from its own plugin folders, listens only on the address a "
+         "client reached it by, connects only back to the client, and takes from the wire only "
+         "options that name no address, port, path or device."},
         {"new-plugin", "NAME [--lang c|cpp] [--dir DIR]",
          "writes a ready plugin project from the installed SDK template (default ./NAME): it "
          "builds with find_package(ipcbench), loads with --plugin-dir and passes ipchost check; "

@@ -8,7 +8,7 @@ namespace ipcbench::control {
 void control_channel::send(const nlohmann::json &message) {
     const std::string frame = encode_frame(message);
     try {
-        if (!platform::send_all(socket_, frame.data(), frame.size()))
+        if (!platform::send_all(socket_, frame.data(), frame.size(), send_stall_timeout_ms))
             throw channel_closed("control channel closed by the other process");
     } catch (const platform::socket_error &e) {
         throw std::runtime_error(std::string("control channel write: ") + e.what());

@@ -15,6 +15,11 @@ struct channel_closed : std::runtime_error {
     using std::runtime_error::runtime_error;
 };
 
+// A peer that takes no byte of a frame for this long has stopped reading: the write fails
+// instead of holding this process (a hung worker, an agent or a client that stopped reading).
+// Far above anything a live peer needs: frames are small, read at once.
+inline constexpr int send_stall_timeout_ms = 30'000;
+
 // One end of a control connection over a stream socket. Does not own the socket.
 class control_channel {
 public:

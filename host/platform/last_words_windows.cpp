@@ -14,7 +14,7 @@ std::atomic<bool> spoken{false};
 // to decide (it ignores it in workers, see signals_windows.cpp). A worker its parent's Job object
 // terminates gets no last words: the kernel objects a Windows transport makes (named pipes, file
 // mappings) go away with their last handle, so nothing named outlives it.
-BOOL WINAPI on_console_event(DWORD event) {
+BOOL WINAPI on_console_event_last_words(DWORD event) {
     if (event == CTRL_C_EVENT || event == CTRL_BREAK_EVENT) return TRUE;
     terminate_with_last_words();
 }
@@ -23,7 +23,7 @@ BOOL WINAPI on_console_event(DWORD event) {
 
 void on_termination(void (*last_words)()) {
     registered = last_words;
-    SetConsoleCtrlHandler(on_console_event, TRUE);
+    SetConsoleCtrlHandler(on_console_event_last_words, TRUE);
 }
 
 void die_without_last_words() {

@@ -107,9 +107,11 @@ TEST_CASE("a pipelined flood that does not read is cut, and the agent serves and
         worker_session flood(a, "s3cret");
         REQUIRE(frame({{"type", "run"}}).size() == 18);
         const auto start = clock_type::now();
-        std::thread other([&] { CHECK(says_goodbye(a, "", 100)); });
+        bool served = false;  // Catch's checks stay on the test's own thread
+        std::thread other([&] { served = says_goodbye(a, "", 100); });
         const json said = flood_until_cut(flood, {{"type", "run"}}, 200000);
         other.join();
+        CHECK(served);
         INFO(said.dump());
         REQUIRE(said.is_object());
         CHECK_THAT(said.at("message").get<std::string>(),
@@ -287,7 +289,11 @@ TEST_CASE("hellos are bounded small and shallow before authentication", "[remote
     const long rss = peak_rss_kib(a.pid());
     INFO("agent peak RSS " << rss << " KiB");
     CHECK(rss > 0);
+#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
+    CHECK(rss < 64 * 1024 * 6);  // the sanitizers' shadow memory on top
+#else
     CHECK(rss < 64 * 1024);
+#endif
     CHECK(says_goodbye(a, "", 0));
 }
 

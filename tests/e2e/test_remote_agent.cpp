@@ -303,3 +303,18 @@ TEST_CASE("a second authenticated client is told busy", "[remote]") {
     auto stranger = answer(a.exchange(frame({{"type", "hello"}, {"protocol", 1}})));
     CHECK(stranger.at("message") == "wrong token");
 }
+
+TEST_CASE("a case longer than the idle timeout is work, not silence", "[remote]") {
+    // The deadline overlaps the work: a 2.5 s case on an agent that drops silent sessions after
+    // 1 s. The request stays outstanding the whole time, so the session must live.
+    agent a({"--token", "s3cret", "--idle-timeout", "1"});
+    auto run = run_ipchost(
+        {"--peer", a.address(), "--token", "s3cret", "--plugin", "socket.tcp", "--size", "1K",
+         "--mode", "throughput", "--duration", "2.5", "--warmup", "0", "--format", "json"},
+        {}, 60);
+    INFO(run.err);
+    REQUIRE(run.exit_code == 0);
+    const json r = json::parse(run.out).at("results").at(0);
+    CHECK(r.at("status") == "ok");
+    CHECK(r.at("duration_s").get<double>() > 2.0);
+}

@@ -148,7 +148,8 @@ std::vector<timed_line> lines_as_they_come(const std::vector<std::string> &args,
 
 }  // namespace
 
-TEST_CASE("--format jsonl streams each interval and result while the run goes on", "[schema]") {
+TEST_CASE("JSON lines (format jsonl) stream each interval and result while the run goes on",
+          "[schema]") {
     std::ifstream in(EVENTS_SCHEMA_PATH);
     const json events = json::parse(in), document = schema();
     double ended = 0;

@@ -44,7 +44,8 @@ private:
 std::string frame(const nlohmann::json &message);
 // The agent's answer, a single frame.
 nlohmann::json answer(const std::string &reply);
-// Reads one frame within the socket's receive timeout (5 s); a null json when the agent closed.
+// Reads one frame within the socket's receive timeout (5 s); a null json when the agent closed
+// (or sent what is no frame). No Catch assertion inside: safe on a thread of the test's own.
 nlohmann::json read_frame(int fd);
 
 // A client past the handshake, talking to the agent's worker directly (as an attacker would).

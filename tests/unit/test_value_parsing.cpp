@@ -58,7 +58,7 @@ TEST_CASE("the command line is validated as a whole", "[cli]") {
     CHECK(parse_command_line(5, html_report).format == ipcbench::report::output_format::html);
     const char *format[] = {"ipchost", "--format", "xml"};
     CHECK_THROWS_WITH(parse_command_line(3, format),
-                      Catch::Contains("table, json, csv or markdown"));
+                      Catch::Contains("table, json, csv, markdown or jsonl"));
     const char *opt[] = {"ipchost", "--opt", "novalue"};
     CHECK_THROWS_WITH(parse_command_line(3, opt), Catch::Contains("KEY=VALUE"));
 }
