@@ -462,3 +462,52 @@ TEST_CASE("the table shows each figure in the unit its header names, within 120 
     CHECK(p.lines[p.header] == "transport   MiB/s  lost");
     CHECK(p.cell("MiB/s") == "117.7");
 }
+
+TEST_CASE("repeated cases: the median repetition's figures, every repetition's totals and spread",
+          "[figures]") {
+    report::case_result r;
+    r.settings.mode = model::measure_mode::throughput;
+    r.settings.size_bytes = 1000;
+    // Three repetitions, told apart in every figure: bytes/s 3e6, 1e6, 2e6 (the median is the
+    // third), each with its own counts, window and CPU.
+    const double rates[] = {3e6, 1e6, 2e6};
+    for (int k = 0; k < 3; ++k) {
+        report::case_result rep = r;
+        rep.throughput = report::throughput_figures{rates[k], rates[k] / 1000};
+        rep.duration_s = 0.5 + k;
+        rep.integrity.messages_sent = 100 + static_cast<std::uint64_t>(k);
+        rep.integrity.messages_received = 90 + static_cast<std::uint64_t>(k);
+        rep.integrity.lost = 10;
+        rep.integrity.out_of_order = 1 + static_cast<std::uint64_t>(k);
+        rep.integrity.duplicated = 2;
+        rep.integrity.corrupted = static_cast<std::uint64_t>(k);
+        rep.sender.cpu_percent = 10.0 * (k + 1);
+        rep.receiver.cpu_percent = 5.0 * (k + 1);
+        r.repetitions.push_back(rep);
+    }
+    report::summarize_repetitions(r, 10);
+    CHECK(r.repeat_count == 3);
+    CHECK(r.median_repetition == 2);
+    REQUIRE(r.throughput);
+    CHECK(r.throughput->bytes_per_sec == Approx(2e6));
+    CHECK(r.duration_s == Approx(2.5));        // the median repetition's own window
+    CHECK(r.sender.cpu_percent == Approx(30));  // and its own CPU, not another's
+    REQUIRE(r.totals);
+    CHECK(r.totals->duration_s == Approx(0.5 + 1.5 + 2.5));
+    CHECK(r.totals->integrity.messages_sent == 303);
+    CHECK(r.totals->integrity.messages_received == 273);
+    CHECK(r.totals->integrity.lost == 30);
+    CHECK(r.totals->integrity.out_of_order == 6);
+    CHECK(r.totals->integrity.duplicated == 6);
+    CHECK(r.totals->integrity.corrupted == 3);
+    // The spread of a figure over the repetitions: 1, 2, 3 MB/s.
+    const auto &spread = r.statistics.at("bytes_per_sec").first;
+    CHECK(spread.n == 3);
+    CHECK(spread.median == Approx(2e6));
+    CHECK(spread.mean == Approx(2e6));
+    CHECK(spread.min == Approx(1e6));
+    CHECK(spread.max == Approx(3e6));
+    CHECK(spread.stddev == Approx(1e6));  // sample standard deviation
+    CHECK(spread.cv == Approx(0.5));
+    CHECK(r.statistics.at("receiver_cpu_percent").first.max == Approx(15));
+}
