@@ -63,13 +63,22 @@ std::uint64_t lost(std::uint64_t sent, const loop_result &received) {
     return sent > unique ? sent - unique : 0;
 }
 
+// Placement speaks of the part of a window in which both sides ran their timed loops: a
+// ponger may still be pinning itself (--affinity) when the pinger's first ping goes out, and a
+// move it made then is none of the window's.
+std::int64_t both_timed_from(const loop_result &window, const loop_result &a,
+                             const loop_result &b) {
+    return std::max({window.first_ns, a.first_ns, b.first_ns});
+}
+
 // Stream k: its two loop threads over the stream's own window.
 std::optional<report::placement_figures> stream_placement(const placement_sampler &placement,
                                                           const loop_result &window,
                                                           const loop_result *a,
                                                           const loop_result *b) {
     if (a == nullptr || b == nullptr) return std::nullopt;
-    return placement.figures(window.first_ns, window.end_ns, {a->thread_id}, {b->thread_id});
+    return placement.figures(both_timed_from(window, *a, *b), window.end_ns, {a->thread_id},
+                             {b->thread_id});
 }
 
 }  // namespace
@@ -142,8 +151,8 @@ void fill_latency(report::case_result &r, const loop_result &pinger, const loop_
         r.per_stream.push_back(f);
     }
     if (own_threads(r))
-        r.placement = placement.figures(pinger.first_ns, pinger.end_ns, threads_of(pinger),
-                                        threads_of(ponger));
+        r.placement = placement.figures(both_timed_from(pinger, pinger, ponger), pinger.end_ns,
+                                        threads_of(pinger), threads_of(ponger));
 }
 
 }  // namespace ipcbench::harness

@@ -490,7 +490,7 @@ TEST_CASE("repeated cases: the median repetition's figures, every repetition's t
     CHECK(r.median_repetition == 2);
     REQUIRE(r.throughput);
     CHECK(r.throughput->bytes_per_sec == Approx(2e6));
-    CHECK(r.duration_s == Approx(2.5));        // the median repetition's own window
+    CHECK(r.duration_s == Approx(2.5));         // the median repetition's own window
     CHECK(r.sender.cpu_percent == Approx(30));  // and its own CPU, not another's
     REQUIRE(r.totals);
     CHECK(r.totals->duration_s == Approx(0.5 + 1.5 + 2.5));
@@ -510,4 +510,41 @@ TEST_CASE("repeated cases: the median repetition's figures, every repetition's t
     CHECK(spread.stddev == Approx(1e6));  // sample standard deviation
     CHECK(spread.cv == Approx(0.5));
     CHECK(r.statistics.at("receiver_cpu_percent").first.max == Approx(15));
+}
+
+TEST_CASE("placement counts only the part of the window both sides spent in their timed loops",
+          "[figures]") {
+    // The ponger (thread 2) pins itself to CPU 0 a moment after the pinger's window began: the
+    // samples before its own window show it on CPU 1, after on CPU 0 with the pinger (thread 1).
+    harness::placement_sampler placement(100, 200);
+    for (int i = 0; i < 20; ++i) {
+        const std::int64_t at = 1'000'000'000 + i * 10'000'000;  // every 10 ms over 0.2 s
+        const int ponger_cpu = i < 5 ? 1 : 0;
+        const auto ran = static_cast<std::uint64_t>(i + 1) * 1000;
+        placement.record(at, {{1, 0, ran, 0, true}}, {{2, ponger_cpu, ran, i < 5 ? 0u : 1u, true}});
+    }
+    loop_result pinger, ponger;
+    pinger.part = model::job_kind::ping;
+    pinger.first_ns = 1'000'000'000;
+    pinger.end_ns = 1'200'000'000;
+    pinger.thread_id = 1;
+    pinger.round_trips = 10;
+    pinger.streams = {pinger};
+    ponger.part = model::job_kind::pong;
+    ponger.first_ns = 1'055'000'000;  // its first timed ping, after the move
+    ponger.end_ns = 1'200'000'000;
+    ponger.thread_id = 2;
+    ponger.streams = {ponger};
+    report::case_result r;
+    r.settings.mode = model::measure_mode::latency;
+    r.settings.size_bytes = 32;
+    r.settings.io = model::io_engine::threads;
+    harness::fill_latency(r, pinger, ponger, placement);
+    REQUIRE(r.placement);
+    CHECK(r.placement->receiver_migrations == 0);  // the move was before its window
+    CHECK(r.placement->sender_migrations == 0);
+    CHECK(r.placement->same_cpu_share == Approx(1.0));  // together on CPU 0 all the while
+    REQUIRE(r.per_stream.size() == 1);
+    REQUIRE(r.per_stream[0].placement);
+    CHECK(r.per_stream[0].placement->receiver_migrations == 0);
 }
