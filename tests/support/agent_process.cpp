@@ -5,6 +5,7 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -35,6 +36,9 @@ agent::agent(std::vector<std::string> args, std::map<std::string, std::string> e
     if (geteuid() == 0) args.push_back("--allow-root");
     pid_ = fork();
     if (pid_ == 0) {
+        // A test binary that dies (a failed REQUIRE in a thread, a sanitizer's abort) takes its
+        // agent with it instead of leaving it serving.
+        prctl(PR_SET_PDEATHSIG, SIGTERM);
         for (const auto &[k, v] : env) setenv(k.c_str(), v.c_str(), 1);
         std::vector<char *> argv;
         for (auto &a : args) argv.push_back(a.data());
