@@ -55,6 +55,15 @@ bool is_request(const std::string &type) {
 bool client_may_send(const std::string &type) {
     return is_request(type) || type == "sender_done";
 }
+// What is readable on s now, without waiting; a reset connection reads as closed.
+platform::io_result receive_now(socket_handle s, char *buf, std::size_t n) {
+    try {
+        return platform::receive_some(s, buf, n, false);
+    } catch (const platform::socket_error &) {
+        return {platform::io_status::closed, 0};
+    }
+}
+
 bool is_answer(const std::string &type) {
     return type == "opened" || type == "connected" || type == "result" || type == "error" ||
            type == "closed";
@@ -195,12 +204,7 @@ private:
         pending_client *client = pending_.find(fd);
         if (client == nullptr) return;
         char buf[1024];
-        platform::io_result got{platform::io_status::closed, 0};
-        try {
-            got = platform::receive_some(fd, buf, sizeof buf, false);
-        } catch (const platform::socket_error &) {
-            // a reset connection: closed before the handshake
-        }
+        const platform::io_result got = receive_now(fd, buf, sizeof buf);
         if (got.status == platform::io_status::would_block) return;
         std::optional<json> frame;
         std::string problem;
@@ -293,25 +297,12 @@ private:
     void read_client() {
         session &s = *active_;
         char buf[65536];
-        platform::io_result got{platform::io_status::closed, 0};
-        try {
-            got = platform::receive_some(s.fd, buf, sizeof buf, false);
-        } catch (const platform::socket_error &) {
-        }
+        const platform::io_result got = receive_now(s.fd, buf, sizeof buf);
         if (got.status == platform::io_status::would_block) return;
         if (got.status == platform::io_status::closed)
             return end_session("the client disconnected", false);
-        std::string problem;
-        try {
-            s.from_client.feed(buf, got.bytes);
-            while (problem.empty() && active_)
-                if (auto frame = s.from_client.next())
-                    problem = from_client(*frame);
-                else
-                    break;
-        } catch (const control::protocol_error &e) {
-            problem = std::string("malformed frame from the client: ") + e.what();
-        }
+        const std::string problem = each_frame(s.from_client, buf, got.bytes, "client",
+                                               [this](json &frame) { return from_client(frame); });
         if (!problem.empty() && active_) end_session(problem, true);
         if (active_) s.idle_deadline = now_ns() + seconds_ns(options_.idle_timeout_s);
     }
@@ -349,32 +340,39 @@ private:
         session &s = *active_;
         char buf[65536];
         for (int i = 0; i < 16 && active_; ++i) {  // a large result in few turns
-            platform::io_result got{platform::io_status::closed, 0};
-            try {
-                got = platform::receive_some(s.worker_fd, buf, sizeof buf, false);
-            } catch (const platform::socket_error &) {
-            }
+            const platform::io_result got = receive_now(s.worker_fd, buf, sizeof buf);
             if (got.status == platform::io_status::would_block) break;
             if (got.status == platform::io_status::closed)
                 return end_session("the worker ended", true);
-            std::string problem;
-            try {
-                s.from_worker.feed(buf, got.bytes);
-                while (problem.empty())
-                    if (auto frame = s.from_worker.next())
-                        problem = from_worker(*frame);
-                    else
-                        break;
-            } catch (const control::protocol_error &e) {
-                problem = std::string("malformed frame from the worker: ") + e.what();
-            }
+            const std::string problem =
+                each_frame(s.from_worker, buf, got.bytes, "worker",
+                           [this](json &frame) { return from_worker(frame); });
             if (!problem.empty()) return end_session(problem, true);
             if (got.bytes < sizeof buf) break;
         }
         if (active_) flush_client();
     }
 
-    std::string from_worker(const json &frame) {
+    // Feeds what arrived to the decoder and hands each whole frame to on_frame while the
+    // session lives and no frame was refused: "" or why the session must end.
+    template <class F>
+    std::string each_frame(control::frame_decoder &decoder, const char *buf, std::size_t n,
+                           const char *from, F &&on_frame) {
+        try {
+            decoder.feed(buf, n);
+            while (active_)
+                if (auto frame = decoder.next()) {
+                    if (std::string problem = on_frame(*frame); !problem.empty()) return problem;
+                } else {
+                    break;
+                }
+        } catch (const control::protocol_error &e) {
+            return std::string("malformed frame from the ") + from + ": " + e.what();
+        }
+        return "";
+    }
+
+    std::string from_worker(json &frame) {
         session &s = *active_;
         const std::string &type = frame["type"].get_ref<const std::string &>();
         if (is_answer(type)) s.outstanding = std::max(0, s.outstanding - 1);
