@@ -245,20 +245,20 @@ std::pair<json, json> worker_pair::connect(const std::map<std::string, std::stri
                                            std::uint64_t max_message_size,
                                            std::int64_t connect_timeout_ns) {
     start();
-    server_->channel.send(
-        setup_message("creator", server_dirs_, creator_addresses(), options, max_message_size));
+    send_to(*server_,
+            setup_message("creator", server_dirs_, creator_addresses(), options, max_message_size));
     auto opened = collect({server_.get()}, "opened", setup_deadline(server_dirs_.size()));
     addresses_ = opened[0].at("addresses").get<std::vector<std::string>>();
     if (!remote_) write_run_manifest(run_dir_.path(), transport_.id, addresses_);
     spdlog::debug("{}: the creator's {} addresses, first: {}", transport_.id, addresses_.size(),
                   addresses_.empty() ? "-" : addresses_.front());
-    client_->channel.send(
-        setup_message("connector", client_dirs_, addresses_, options, max_message_size));
+    send_to(*client_,
+            setup_message("connector", client_dirs_, addresses_, options, max_message_size));
     collect({client_.get()}, "opened", setup_deadline(client_dirs_.size()));
 
     json connect = {{"type", "connect"}, {"timeout_ns", connect_timeout_ns}};
-    server_->channel.send(connect);
-    client_->channel.send(connect);
+    send_to(*server_, connect);
+    send_to(*client_, connect);
     auto connected = collect({server_.get(), client_.get()}, "connected",
                              setup_deadline(server_dirs_.size()) + connect_timeout_ns);
     setups_ = {connected[0].value("setup", json()), connected[1].value("setup", json())};
@@ -274,8 +274,8 @@ std::pair<json, json> worker_pair::run(const model::job &server_job, const model
 std::pair<json, json> worker_pair::run(const json &server_job, const json &client_job,
                                        double watchdog_s, const event_handler &on_event,
                                        const std::function<void()> &on_tick) {
-    server_->channel.send({{"type", "run"}, {"job", server_job}, {"directions", server_dirs_}});
-    client_->channel.send({{"type", "run"}, {"job", client_job}, {"directions", client_dirs_}});
+    send_to(*server_, {{"type", "run"}, {"job", server_job}, {"directions", server_dirs_}});
+    send_to(*client_, {{"type", "run"}, {"job", client_job}, {"directions", client_dirs_}});
     auto results = collect(
         {server_.get(), client_.get()}, "result",
         now_ns() + static_cast<std::int64_t>(watchdog_s * 1e9),
@@ -324,18 +324,29 @@ void worker_pair::start() {
 
 json worker_pair::probe(const json &job, double watchdog_s) {
     start();
-    server_->channel.send({{"type", "probe"},
-                           {"library", transport_.library.string()},
-                           {"library_identity", transport_.library_identity},
-                           {"transport", transport_.id},
-                           {"runtime_dir", run_dir_.path().string()},
-                           {"job", job}});
+    send_to(*server_, {{"type", "probe"},
+                       {"library", transport_.library.string()},
+                       {"library_identity", transport_.library_identity},
+                       {"transport", transport_.id},
+                       {"runtime_dir", run_dir_.path().string()},
+                       {"job", job}});
     return collect({server_.get()}, "result",
                    now_ns() + static_cast<std::int64_t>(watchdog_s * 1e9))[0];
 }
 
 void worker_pair::notify(bool to_client, const json &message) {
-    (to_client ? client_ : server_)->channel.send(message);
+    send_to(to_client ? *client_ : *server_, message);
+}
+
+void worker_pair::send_to(process &w, const json &message) {
+    try {
+        w.channel.send(message);
+    } catch (const control::channel_closed &) {
+        // Its end of the channel closed because it died: that is the news, not the write.
+        w.wait(1000);
+        throw pair_failure("the " + w.side + " process died (" + w.ended() + ") before it got '" +
+                           message.value("type", "?") + "'");
+    }
 }
 
 void worker_pair::close() {

@@ -115,6 +115,9 @@ private:
                                  const std::map<std::string, std::string> &options,
                                  std::uint64_t max_message_size);
     void shut_down(bool polite);
+    // A message to one worker; a worker whose channel closed under it has died, and the
+    // pair_failure says so (side, signal or exit code) instead of "channel closed".
+    static void send_to(process &w, const nlohmann::json &message);
     std::vector<std::string> creator_addresses() const;
 
     const plugin::transport_info &transport_;
