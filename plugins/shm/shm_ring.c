@@ -3,8 +3,8 @@
  * can be left behind) the connector maps through /proc/<creator-pid>/fd/<n>, and futexes; on
  * Windows a pagefile-backed file mapping with a random name and a current-user DACL, and events.
  * Waiting is the user's choice: spin (lowest latency, burns a core), futex (sleeps), hybrid
- * (spins up to spin_us while the peer runs on another CPU, adapting the spin to the hand-offs it
- * measures, then sleeps). The CPU a spinning side burns shows in the host's CPU figures. */
+ * (the default: spins up to spin_us while the peer runs on another CPU, sleeps at once while it
+ * shares this one). The CPU a spinning side burns shows in the host's CPU figures. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <limits.h>
@@ -30,8 +30,9 @@ struct ipcb_endpoint {
     unsigned char *data;
     uint64_t capacity;
     int wait;
-    int64_t spin_ns;     /* spin_us: the most wait=hybrid spins */
-    int64_t spin_budget; /* hybrid: what it spins now, adapted to the hand-offs it sees */
+    int64_t spin_ns;  /* spin_us: the most wait=hybrid spins in one wait */
+    int32_t last_cpu; /* the CPU this side last published in the ring (-2: none yet) */
+    uint32_t calls;   /* data calls, to publish the CPU every 64th (hybrid) */
     char address[64];
     /* Cached copies of the other side's index: read the shared line only when they run out. */
     uint64_t cached_tail;
@@ -40,7 +41,6 @@ struct ipcb_endpoint {
     /* Zero-copy: the slots borrowed or messages taken and not yet published or released, and
      * the ring index just past each of them. */
     uint32_t outstanding;
-    uint32_t spin_probe; /* hybrid waits since the budget fell to 0 */
     uint32_t ends_cap;
     uint64_t *ends;
 };
@@ -76,48 +76,39 @@ static int32_t peer_lost(ipcb_error *error) {
                      "shm.ring: the peer process is gone without closing the ring (crashed?)");
 }
 
-/* wait=hybrid: until when spinning can pay now. Not at all while the peer last ran on this very
- * CPU (it cannot make progress before we yield), otherwise for the budget recent waits earned.
- * A budget of 0 is probed again every 64 waits. */
-static int64_t hybrid_spin_until(ipcb_endpoint *ep) {
-    const int me = ep->role == IPCB_ROLE_CREATOR ? 0 : 1;
+/* Publishes the CPU this side runs on in the ring, for the peer's waits to read. The shared
+ * line is written only when the CPU changed (a migration), so reading it stays cheap. */
+static int32_t publish_cpu(ipcb_endpoint *ep) {
     const int32_t cpu = shm_os_current_cpu();
-    atomic_store_explicit(&ep->ring->cpu[me], cpu, memory_order_relaxed);
-    if (cpu >= 0 && atomic_load_explicit(&ep->ring->cpu[1 - me], memory_order_relaxed) == cpu)
-        return 0;
-    if (ep->spin_budget == 0 && (++ep->spin_probe & 63) == 0) ep->spin_budget = 1000;
-    return ep->spin_budget > 0 ? posix_now_ns() + ep->spin_budget : 0;
+    if (cpu != ep->last_cpu) {
+        ep->last_cpu = cpu;
+        atomic_store_explicit(&ep->ring->cpu[ep->role == IPCB_ROLE_CREATOR ? 0 : 1], cpu,
+                              memory_order_relaxed);
+    }
+    return cpu;
 }
 
-/* A hybrid wait ended after waited_ns. A spin that saw the data doubles the budget back towards
- * spin_us; so does a wait that slept but that spin_us would have covered (the hand-off takes
- * that long here, a futex wake-up on a VM), which keeps both sides from settling into sleeping
- * on each other. A wait longer than spin_us (the peer had nothing to say) halves it. */
-static void adapt_spin(ipcb_endpoint *ep, int spin_paid, int64_t waited_ns) {
-    if (spin_paid || waited_ns <= ep->spin_ns) {
-        int64_t next = ep->spin_budget * 2;
-        if (!spin_paid && next < waited_ns * 2) next = waited_ns * 2;
-        ep->spin_budget = next > ep->spin_ns ? ep->spin_ns : next;
-    } else {
-        ep->spin_budget /= 2;
-    }
-    if (ep->spin_budget < 1000) ep->spin_budget = spin_paid ? 1000 : 0;
+/* wait=hybrid: whether the peer last ran on this very CPU, where a spin cannot pay (the peer
+ * cannot make progress before we yield). Otherwise a wait spins up to spin_us. No learning:
+ * what a wait does depends only on where the two sides run now, never on how earlier waits
+ * went, so the figure of a short run is the figure of a long one. */
+static int shares_cpu(ipcb_endpoint *ep) {
+    const int32_t cpu = publish_cpu(ep);
+    const int other = ep->role == IPCB_ROLE_CREATOR ? 1 : 0;
+    return cpu >= 0 && atomic_load_explicit(&ep->ring->cpu[other], memory_order_relaxed) == cpu;
 }
 
 /* Waits until ready() is true: spinning, sleeping on the futex word, or both, as configured.
  * `waiting` flags the sleeper so the other side knows to wake it. */
 static int32_t wait_for(ipcb_endpoint *ep, int (*ready)(ipcb_endpoint *), _Atomic uint32_t *seq,
                         _Atomic uint32_t *waiting, int64_t deadline, ipcb_error *error) {
-    const int64_t began = ep->wait == WAIT_HYBRID ? posix_now_ns() : 0;
-    const int64_t spin_until = ep->wait == WAIT_SPIN     ? INT64_MAX
-                               : ep->wait == WAIT_HYBRID ? hybrid_spin_until(ep)
-                                                         : 0;
+    /* -1: hybrid, spin_us from the first clock read (a wait that ends at once reads none). */
+    int64_t spin_until = ep->wait == WAIT_SPIN                      ? INT64_MAX
+                         : ep->wait == WAIT_FUTEX || shares_cpu(ep) ? 0
+                                                                    : -1;
     unsigned n = 0;
     for (;;) {
-        if (ready(ep)) {
-            if (ep->wait == WAIT_HYBRID && spin_until > 0) adapt_spin(ep, 1, 0);
-            return IPCB_OK;
-        }
+        if (ready(ep)) return IPCB_OK;
         if (peer_closed(ep))
             return ipcb_fail(error, IPCB_E_CLOSED, 0, "shm.ring: the peer closed the ring");
         if ((++n & 0xfffff) == 0 && peer_gone(ep)) return peer_lost(error);
@@ -125,7 +116,10 @@ static int32_t wait_for(ipcb_endpoint *ep, int (*ready)(ipcb_endpoint *), _Atomi
             int64_t now = posix_now_ns();
             if (deadline >= 0 && now >= deadline)
                 return ipcb_fail(error, IPCB_E_TIMEOUT, 0, "shm.ring: timed out");
-            if (now >= spin_until && ep->wait != WAIT_SPIN) break;
+            if (spin_until < 0)
+                spin_until = now + ep->spin_ns;
+            else if (now >= spin_until && ep->wait != WAIT_SPIN)
+                break;
         }
         cpu_relax();
     }
@@ -137,11 +131,7 @@ static int32_t wait_for(ipcb_endpoint *ep, int (*ready)(ipcb_endpoint *), _Atomi
             atomic_load_explicit(&ep->ring->closed[ep->role == IPCB_ROLE_CREATOR ? 1 : 0],
                                  memory_order_acquire)) {
             atomic_store_explicit(waiting, 0, memory_order_relaxed);
-            if (ready(ep)) {
-                if (ep->wait == WAIT_HYBRID)
-                    adapt_spin(ep, 0, spin_until > 0 ? posix_now_ns() - began : ep->spin_ns + 1);
-                return IPCB_OK;
-            }
+            if (ready(ep)) return IPCB_OK;
             return ipcb_fail(error, IPCB_E_CLOSED, 0, "shm.ring: the peer closed the ring");
         }
         {
@@ -161,12 +151,22 @@ static int32_t wait_for(ipcb_endpoint *ep, int (*ready)(ipcb_endpoint *), _Atomi
     }
 }
 
-/* Wakes the other side if it sleeps. With wait=spin on the ring nobody ever sleeps, so the
- * full fence (which orders our index store before reading its `waiting` flag) is skipped. */
-static void wake_peer(ipcb_endpoint *ep, _Atomic uint32_t *seq, _Atomic uint32_t *waiting) {
-    if (ep->wait == WAIT_SPIN) return;
-    atomic_thread_fence(memory_order_seq_cst);
-    if (atomic_load_explicit(waiting, memory_order_relaxed)) {
+/* Moves an index (head: data published; tail: space freed) to `value` and wakes the other side
+ * if it sleeps on `seq`. The sleeper stores its `waiting` flag, fences and reads the index; the
+ * index goes out here by a seq_cst exchange before `waiting` is read (seq_cst), so one of the
+ * two sees the other (the exchange costs less than a store and a full fence on x86). With
+ * wait=spin nobody ever sleeps: a plain release store. Every data call passes here: with
+ * wait=hybrid, every 64th also publishes this side's CPU, so a side that never waits (a
+ * pinger's sending ring) still tells the other where it runs. */
+static void advance(ipcb_endpoint *ep, _Atomic uint64_t *index, uint64_t value,
+                    _Atomic uint32_t *seq, _Atomic uint32_t *waiting) {
+    if (ep->wait == WAIT_SPIN) {
+        atomic_store_explicit(index, value, memory_order_release);
+        return;
+    }
+    atomic_exchange_explicit(index, value, memory_order_seq_cst);
+    if (ep->wait == WAIT_HYBRID && (++ep->calls & 63) == 0) publish_cpu(ep);
+    if (atomic_load_explicit(waiting, memory_order_seq_cst)) {
         atomic_fetch_add_explicit(seq, 1, memory_order_release);
         shm_os_wake(&ep->region, seq);
     }
@@ -197,9 +197,9 @@ static const ipcb_option_desc ring_options[] = {
     {"wait", "hybrid",
      "spin (busy-wait: lowest latency, one core per waiting side), futex (sleep in the kernel; "
      "on Windows an event), "
-     "or hybrid (spin while the peer runs on another CPU, at most spin_us and as long as "
-     "recent hand-offs took, then sleep)"},
-    {"spin_us", "50", "hybrid: the most microseconds to spin before sleeping"},
+     "or hybrid (spin up to spin_us while the peer last ran on another CPU, then sleep; "
+     "sleep at once while it shares this CPU)"},
+    {"spin_us", "50", "hybrid: the most microseconds one wait spins before sleeping"},
 };
 
 static int32_t parse(const ipcb_open_params *p, ipcb_endpoint *ep, uint64_t *ring_size,
@@ -233,7 +233,7 @@ static int32_t parse(const ipcb_open_params *p, ipcb_endpoint *ep, uint64_t *rin
                              "option spin_us=%s: expected microseconds from 1 to 1000000", v);
         ep->spin_ns = (int64_t)us * 1000;
     }
-    ep->spin_budget = ep->spin_ns;
+    ep->last_cpu = -2;
     return IPCB_OK;
 }
 
@@ -326,7 +326,7 @@ static int32_t IPCB_CALL ring_connect(ipcb_endpoint *ep, int64_t timeout_ns, ipc
     int me = ep->role == IPCB_ROLE_CREATOR ? 0 : 1;
     int64_t deadline = posix_deadline(timeout_ns);
     atomic_store_explicit(&ep->ring->pid[me], shm_os_self_pid(), memory_order_relaxed);
-    atomic_store_explicit(&ep->ring->cpu[me], shm_os_current_cpu(), memory_order_relaxed);
+    publish_cpu(ep);
     atomic_store_explicit(&ep->ring->attached[me], 1, memory_order_release);
     shm_os_wake(&ep->region, &ep->ring->attached[me]);
     while (!other_attached(ep)) {
@@ -399,8 +399,7 @@ static int32_t IPCB_CALL ring_send(ipcb_endpoint *ep, const void *buf, size_t le
     if (peer_closed(ep))
         return ipcb_fail(error, IPCB_E_CLOSED, 0, "shm.ring: the receiver closed the ring");
     memcpy(ep->data + place_record(ep, &head, len, need), buf, len);
-    atomic_store_explicit(&r->head, head, memory_order_release);
-    wake_peer(ep, &r->data_seq, &r->consumer_waiting);
+    advance(ep, &r->head, head, &r->data_seq, &r->consumer_waiting);
     return IPCB_OK;
 }
 
@@ -428,16 +427,15 @@ static int32_t IPCB_CALL ring_recv(ipcb_endpoint *ep, void *buf, size_t cap, siz
             continue;
         }
         if (header[0] > cap) {
-            atomic_store_explicit(&r->tail, tail + 8 + align8(header[0]), memory_order_release);
-            wake_peer(ep, &r->space_seq, &r->producer_waiting);
+            advance(ep, &r->tail, tail + 8 + align8(header[0]), &r->space_seq,
+                    &r->producer_waiting);
             return ipcb_fail(error, IPCB_E_TRUNCATED, 0,
                              "shm.ring: message of %u B does not fit the %zu-byte buffer",
                              header[0], cap);
         }
         memcpy(buf, ep->data + pos + 8, header[0]);
         *len = header[0];
-        atomic_store_explicit(&r->tail, tail + 8 + align8(header[0]), memory_order_release);
-        wake_peer(ep, &r->space_seq, &r->producer_waiting);
+        advance(ep, &r->tail, tail + 8 + align8(header[0]), &r->space_seq, &r->producer_waiting);
         return IPCB_OK;
     }
 }
@@ -506,8 +504,8 @@ static int32_t IPCB_CALL ring_publish(ipcb_endpoint *ep, uint32_t count, ipcb_er
                          ep ? ep->outstanding : 0);
     ep->outstanding = 0;
     if (count == 0) return IPCB_OK;
-    atomic_store_explicit(&ep->ring->head, ep->ends[count - 1], memory_order_release);
-    wake_peer(ep, &ep->ring->data_seq, &ep->ring->consumer_waiting);
+    advance(ep, &ep->ring->head, ep->ends[count - 1], &ep->ring->data_seq,
+            &ep->ring->consumer_waiting);
     return IPCB_OK;
 }
 
@@ -586,8 +584,8 @@ static int32_t IPCB_CALL ring_release(ipcb_endpoint *ep, uint32_t count, ipcb_er
                          ep ? ep->outstanding : 0);
     ep->outstanding = 0;
     if (count == 0) return IPCB_OK;
-    atomic_store_explicit(&ep->ring->tail, ep->ends[count - 1], memory_order_release);
-    wake_peer(ep, &ep->ring->space_seq, &ep->ring->producer_waiting);
+    advance(ep, &ep->ring->tail, ep->ends[count - 1], &ep->ring->space_seq,
+            &ep->ring->producer_waiting);
     return IPCB_OK;
 }
 
@@ -618,8 +616,7 @@ static int32_t IPCB_CALL ring_send_batch(ipcb_endpoint *ep, const ipcb_msg *msgs
         ep->pending_need = record_need(ep, head, need);
         if (ep->capacity - (head - ep->cached_tail) < ep->pending_need) {
             /* Full: publish what is written, then wait for room. */
-            atomic_store_explicit(&r->head, head, memory_order_release);
-            wake_peer(ep, &r->data_seq, &r->consumer_waiting);
+            advance(ep, &r->head, head, &r->data_seq, &r->consumer_waiting);
             *sent = i;
             if (!has_room(ep) && (s = wait_for(ep, has_room, &r->space_seq, &r->producer_waiting,
                                                deadline, error)) != IPCB_OK)
@@ -630,8 +627,7 @@ static int32_t IPCB_CALL ring_send_batch(ipcb_endpoint *ep, const ipcb_msg *msgs
     }
     s = IPCB_OK;
 publish:
-    atomic_store_explicit(&r->head, head, memory_order_release);
-    wake_peer(ep, &r->data_seq, &r->consumer_waiting);
+    advance(ep, &r->head, head, &r->data_seq, &r->consumer_waiting);
     *sent = i;
     if (s == IPCB_OK && peer_closed(ep))
         return ipcb_fail(error, IPCB_E_CLOSED, 0, "shm.ring: the receiver closed the ring");
@@ -655,10 +651,11 @@ static int32_t IPCB_CALL ring_recv_batch(ipcb_endpoint *ep, ipcb_msg *msgs, uint
                           posix_deadline(timeout_ns), error)) != IPCB_OK)
             return s;
         n = walk_records(ep, msgs, count, 1, NULL, &end, &too_big);
-        atomic_store_explicit(&ep->ring->tail, end, memory_order_release);
         if (n > 0 || too_big) break;
+        /* Only a wrap marker was there: step over it and wait for the record. */
+        atomic_store_explicit(&ep->ring->tail, end, memory_order_release);
     }
-    wake_peer(ep, &ep->ring->space_seq, &ep->ring->producer_waiting);
+    advance(ep, &ep->ring->tail, end, &ep->ring->space_seq, &ep->ring->producer_waiting);
     *received = n;
     if (too_big)
         return ipcb_fail(error, IPCB_E_TRUNCATED, 0,

@@ -26,9 +26,10 @@ struct shm_ring_header {
     _Alignas(64) _Atomic uint32_t attached[2]; /* [0] creator, [1] connector; futex words */
     _Atomic uint32_t closed[2];
     _Atomic int32_t pid[2]; /* each side's process, so a waiter can tell a crashed peer */
-    /* The CPU each side last ran on when it began to wait (-1: not known). wait=hybrid spins
-     * only while the peer's is another CPU than the spinner's: on one CPU the spin would only
-     * hold the core the peer needs. */
+    /* The CPU each side last ran on (-1: not known), published when it waits, connects and
+     * every 64th data call, written only when it changed. wait=hybrid spins only while the
+     * peer's is another CPU than the spinner's: on one CPU the spin would only hold the core
+     * the peer needs. */
     _Atomic int32_t cpu[2];
 };
 

@@ -230,6 +230,39 @@ TEST_CASE("placement: both pinned to one CPU shows as shared, pinned apart as ne
     }
 }
 
+TEST_CASE("shm.ring's default wait sleeps at once when the two sides share a CPU",
+          "[measurement]") {
+    // On one CPU a spinning waiter only holds the core its peer needs: the default (hybrid)
+    // must see that both run there, also on a ring where one side only ever sends (the
+    // pinger's), and sleep at once. With spin_us=1000 a wait that spun would burn up to a
+    // millisecond of user CPU per round trip; one that slept costs a few microseconds. wait=spin
+    // is the positive control: the same bound fails there.
+    auto round_trip_cpu_us = [](const std::string &wait) {
+        auto run = run_ipchost({"--plugin", "shm.ring", "--mode", "latency", "--size", "32",
+                                "--affinity", "0,0", "--count", wait == "spin" ? "20" : "2000",
+                                "--warmup", "0", "--opt", "wait=" + wait, "--opt",
+                                "spin_us=1000", "--format", "json"},
+                               {}, 120);
+        INFO(wait << ": " << run.err);
+        REQUIRE(run.exit_code == 0);
+        const json r = json::parse(run.out).at("results").at(0);
+        REQUIRE(r.at("status") == "ok");
+        const double round_trips = r.at("latency_ns").at("samples").get<double>();
+        REQUIRE(round_trips > 0);
+        const double user_s = r.at("sender").at("cpu_user_s").get<double>() +
+                              r.at("receiver").at("cpu_user_s").get<double>();
+        if (wait != "spin") {
+            const auto slept = r.at("sender").at("voluntary_ctx_switches").get<double>() +
+                               r.at("receiver").at("voluntary_ctx_switches").get<double>();
+            CHECK(slept >= round_trips);  // each side slept about once a round trip
+        }
+        return user_s * 1e6 / round_trips;
+    };
+    CHECK(round_trip_cpu_us("hybrid") < 150);
+    CHECK(round_trip_cpu_us("futex") < 150);
+    CHECK(round_trip_cpu_us("spin") > 150);
+}
+
 TEST_CASE("burst: paced messages go in bursts at the average rate, all of them arrive",
           "[measurement]") {
     // 8 messages at 4/s in bursts of 4: slots at 0 and 1 s. Unbursted, the last would be
@@ -406,6 +439,49 @@ TEST_CASE("compare: a run against itself shows no difference, a slower one is fl
     CHECK(allowed.exit_code == 0);
     auto same_gate = run_ipchost({"compare", base, base, "--fail-on-regression", "1"});
     CHECK(same_gate.exit_code == 0);
+}
+
+TEST_CASE("report and compare keep every setting a run had, and compare names the ones that "
+          "differ",
+          "[measurement]") {
+    ipcbench::test::temp_dir tmp;
+    const std::string checked = tmp.path() + "/checked.json", plain = tmp.path() + "/plain.json";
+    const std::vector<std::string> common = {
+        "--plugin", "pipe.fifo", "--mode", "throughput", "--size", "64", "--count", "200",
+        "--rate", "4000", "--warmup", "0", "--affinity", "0,1", "--format", "json"};
+    auto with = [&](std::vector<std::string> extra, const std::string &out) {
+        std::vector<std::string> args = common;
+        args.insert(args.end(), extra.begin(), extra.end());
+        args.insert(args.end(), {"--output", out});
+        auto run = run_ipchost(args, {}, 60);
+        INFO(run.err);
+        REQUIRE(run.exit_code == 0);
+    };
+    with({"--verify", "--burst", "4", "--zero-copy", "off"}, checked);
+    with({}, plain);
+    auto reread = run_ipchost({"report", checked, "--format", "json"});
+    INFO(reread.err);
+    REQUIRE(reread.exit_code == 0);
+    std::ifstream in(checked);
+    const json written = json::parse(in).at("results").at(0).at("settings");
+    const json back = json::parse(reread.out).at("results").at(0).at("settings");
+    CHECK(back == written);
+    CHECK(back.at("verify") == true);
+    CHECK(back.at("burst") == 4);
+    CHECK(back.at("zero_copy") == "off");
+    CHECK(back.at("sender_cpu") == 0);
+    CHECK(back.at("receiver_cpu") == 1);
+    CHECK(back.at("rate_per_s") == 4000);
+
+    auto differ = run_ipchost({"compare", plain, checked});
+    INFO(differ.out << differ.err);
+    REQUIRE(differ.exit_code == 0);
+    CHECK_THAT(differ.out, Catch::Contains("the settings differ") &&
+                               Catch::Contains("verify false -> true") &&
+                               Catch::Contains("burst 1 -> 4") &&
+                               Catch::Contains("zero_copy \"auto\" -> \"off\""));
+    auto same = run_ipchost({"compare", plain, plain});
+    CHECK_THAT(same.out, !Catch::Contains("the settings differ"));
 }
 
 TEST_CASE("soak: a worker's memory stays flat whatever the run length", "[soak]") {
