@@ -94,7 +94,8 @@ json identity_json(const case_result &r) {
               {"rate", c.rate_per_s},
               {"batch", c.batch},
               {"status", to_string(r.status)},
-              {"warnings", r.warnings}};
+              {"warnings", r.warnings},
+              {"settings", c}};
     if (!r.error.empty()) j["error"] = r.error;
     if (!r.worker_output.empty()) j["worker_output"] = worker_output_json(r);
     return j;
@@ -192,13 +193,12 @@ Enum enum_from(const json &j, const char *key, std::optional<Enum> (*parse)(cons
                              name + "'");
 }
 
-void identity_from(const json &j, case_result &r) {
+// Files written before results carried "settings" (the case_settings field list, as on the
+// control channel) keep the per-result fields they had; the rest stay the run's.
+void flat_settings_from(const json &j, case_result &r) {
     auto &c = r.settings;
-    r.plugin = j.at("plugin");
     c.transport_id = j.at("transport");
     c.mode = enum_from(j, "mode", model::measure_mode_from);
-    r.direction = j.contains("direction") ? enum_from(j, "direction", model::traffic_direction_from)
-                                          : model::traffic_direction::forward;
     c.direction = j.value("bidir", false) ? model::traffic_direction::bidir : r.direction;
     c.size_bytes = j.at("message_size");
     c.streams = j.value("streams", 1);
@@ -206,6 +206,16 @@ void identity_from(const json &j, case_result &r) {
     c.threads = j.value("threads", 0);
     c.rate_per_s = j.value("rate", 0.0);
     c.batch = j.value("batch", 1);
+}
+
+void identity_from(const json &j, case_result &r) {
+    r.plugin = j.at("plugin");
+    r.direction = j.contains("direction") ? enum_from(j, "direction", model::traffic_direction_from)
+                                          : model::traffic_direction::forward;
+    if (const auto settings = j.find("settings"); settings != j.end())
+        r.settings = settings->get<model::case_settings>();  // every field checked, by name
+    else
+        flat_settings_from(j, r);
     r.status = enum_from(j, "status", case_status_from);
     r.error = j.value("error", "");
     r.warnings = j.value("warnings", std::vector<std::string>{});

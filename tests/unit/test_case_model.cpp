@@ -10,6 +10,7 @@
 #include "model/job.hpp"
 #include "model/json_fields.hpp"
 #include "model/loop_result.hpp"
+#include "report/json_report.hpp"
 
 using namespace ipcbench;
 using nlohmann::json;
@@ -73,6 +74,44 @@ TEST_CASE("case settings cross the control channel unchanged", "[model]") {
     CHECK_FALSE(job_back.reliable);
     CHECK(job_back.cpu == 1);
     CHECK(job_back.settings.size_bytes == 65536);
+}
+
+TEST_CASE("a result file keeps every case setting: written, read back, each one restored",
+          "[model]") {
+    const auto c = sample_case();
+    // The sample differs from the defaults in every field the list has, so each one is tried.
+    const json defaults = model::case_settings{}, sample = c;
+    REQUIRE(sample.size() == defaults.size());
+    for (const auto &[name, value] : defaults.items()) {
+        INFO(name);
+        CHECK(sample.at(name) != value);
+    }
+    report::run_report run;
+    run.results.resize(2);
+    run.results[0].plugin = "shm";
+    run.results[0].settings = c;
+    run.results[0].integrity.messages_sent = 5;
+    run.results[1] = run.results[0];
+    run.results[1].status = report::case_status::failed;
+    run.results[1].error = "it broke";
+    run.results[1].settings.verify = false;
+    const json file = json::parse(report::to_json(run).dump());
+    const auto back = report::run_report_from_json(file);
+    REQUIRE(back.results.size() == 2);
+    for (const auto &[name, value] : sample.items()) {
+        INFO(name);
+        CHECK(json(back.results[0].settings).at(name) == value);  // measured
+    }
+    CHECK(json(back.results[1].settings) == json(run.results[1].settings));  // and failed
+    CHECK_FALSE(back.results[1].settings.verify);
+
+    // Read from an untrusted file, each setting is checked as on the control channel.
+    json tampered = file;
+    tampered["results"][0]["settings"]["burst"] = "four";
+    CHECK_THROWS_WITH(report::run_report_from_json(tampered), Catch::Contains("burst"));
+    tampered = file;
+    tampered["results"][0]["settings"].erase("zero_copy");
+    CHECK_THROWS_WITH(report::run_report_from_json(tampered), Catch::Contains("zero_copy"));
 }
 
 TEST_CASE("a case field that is missing, mistyped, out of range or unnamed is refused by name",
