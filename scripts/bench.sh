@@ -57,7 +57,7 @@ ipchost_json() {  # mode transport size [ipchost options...] -> JSON of the firs
   local mode="$1" t="$2" s="$3" rc=0
   shift 3
   "$ipchost" --plugin "$t" --mode "$mode" --size "$s" --duration "$duration" --warmup 0.1 \
-    --affinity 0,1 --format json "$@" 2>"$work/ipchost.err" >"$work/ipchost.json" || rc=$?
+    --affinity "${affinity:-0,1}" --format json "$@" 2>"$work/ipchost.err" >"$work/ipchost.json" || rc=$?
   if [ "$rc" != 0 ]; then
     echo "bench: ipchost --plugin $t --mode $mode --size $s $* exited with $rc:" >&2
     tail -n 3 "$work/ipchost.err" >&2
@@ -68,6 +68,13 @@ ipchost_tput() { ipchost_json throughput "$@" | jq -r '.throughput.bytes_per_sec
 ipchost_p50() { ipchost_json latency "$@" | jq -r '.latency_ns.p50 // 0'; }
 ref_tput() { "$refloop" tput "$1" "$2" "$duration" | sed -n 's/.*mb_per_sec=\([0-9.]*\).*/\1/p' | awk '{print $1 * 1e6}'; }
 ref_p50() { "$refloop" lat "$1" "$2" "$duration" | sed -n 's/.*p50_ns=\([0-9]*\).*/\1/p'; }
+
+# per_message_cost SIZE OURS THEIRS (bytes/s) -> "+12": what ipchost spends per message beyond
+# the reference loop, in ns (from the medians; a change that adds work between the clock reads
+# shows here as nanoseconds before it shows in a ratio).
+per_message_cost() {
+  awk -v s="$1" -v a="$2" -v b="$3" 'BEGIN {if (a > 0 && b > 0) printf "%+.1f", s * 1e9 / a - s * 1e9 / b; else print "n/a"}'
+}
 
 # bootstrap_ci < ratios -> "LO HI": the 95 % percentile interval of the median, from 2000
 # resamples with replacement of the rounds (mawk has no sort: the medians go through sort -g).
@@ -125,8 +132,8 @@ out="$work/bench.md"
   echo
   echo "### Throughput (target: ratio >= 0.95)"
   echo
-  echo "| transport | size | ipchost calls | ipchost MB/s | reference MB/s | ratio | meets |"
-  echo "|---|---:|---|---:|---:|---:|---|"
+  echo "| transport | size | ipchost calls | ipchost MB/s | reference MB/s | ratio | meets | harness ns/msg |"
+  echo "|---|---:|---|---:|---:|---:|---|---:|"
 } >"$out"
 
 pairs="pipe.fifo:fifo socket.unix:unix socket.tcp:tcp mq.sysv:sysv mq.posix:posix shm.ring:shm"
@@ -148,9 +155,10 @@ for pair in $pairs; do
     if { [ "$ref" = sysv ] || [ "$ref" = posix ]; } && [ "$size" -gt 8192 ]; then continue; fi
     opts="$(opts_for "$t")"
     alternate "ipchost_tput $t $size $opts" "ref_tput $ref $size"
-    printf '| %s | %s | %s | %.0f | %.0f | %s | %s |\n' "$t" "$size" \
+    printf '| %s | %s | %s | %.0f | %.0f | %s | %s | %s |\n' "$t" "$size" \
       "$calls" "$(awk -v x="$ours" 'BEGIN {print x/1e6}')" \
-      "$(awk -v x="$theirs" 'BEGIN {print x/1e6}')" "$rat_text" "$(verdict "$rat" ">=" 0.95)" >>"$out"
+      "$(awk -v x="$theirs" 'BEGIN {print x/1e6}')" "$rat_text" "$(verdict "$rat" ">=" 0.95)" \
+      "$(per_message_cost "$size" "$ours" "$theirs")" >>"$out"
   done
 done
 
@@ -188,12 +196,43 @@ if [ "${QUICK:-0}" != 1 ]; then
   done
 fi
 
+# shm.ring's wait strategies, 32 B through the copy path: the default (hybrid) against the best
+# strategy for the placement (spin on two CPUs, futex on one), alternated, in a default-length
+# run; the default must be within 10 % of it (docs/architecture.md, "The typed model").
+{
+  echo
+  echo "### shm.ring's default wait against the best for the placement (32 B, copy path)"
+  echo
+  echo "| --affinity | figure | wait | default | it | default / it | target | meets |"
+  echo "|---|---|---|---:|---:|---:|---:|---|"
+} >>"$out"
+if [ "${QUICK:-0}" != 1 ]; then
+  shm_wait_msgs() { ipchost_json throughput shm.ring 32 --zero-copy off --opt "wait=$1" | jq -r '.throughput.messages_per_sec // 0'; }
+  shm_wait_p50() { ipchost_json latency shm.ring 32 --zero-copy off --opt "wait=$1" | jq -r '.latency_ns.p50 // 0'; }
+  for affinity in 0,1 0,0; do
+    for wait in spin futex; do
+      alternate "shm_wait_msgs hybrid" "shm_wait_msgs $wait" "shm.ring $affinity msgs/s hybrid vs $wait"
+      best=$([ "$affinity" = 0,1 ] && echo spin || echo futex)
+      meets=$([ "$wait" = "$best" ] && verdict "$rat" ">=" 0.9 || echo "")
+      printf '| %s | messages/s | %s | %.2fM | %.2fM | %s | %s | %s |\n' "$affinity" "$wait" \
+        "$(awk -v x="$ours" 'BEGIN {print x/1e6}')" "$(awk -v x="$theirs" 'BEGIN {print x/1e6}')" \
+        "$rat_text" "$([ "$wait" = "$best" ] && echo ">= 0.9")" "$meets" >>"$out"
+      alternate "shm_wait_p50 hybrid" "shm_wait_p50 $wait" "shm.ring $affinity p50 hybrid vs $wait"
+      meets=$([ "$wait" = "$best" ] && verdict "$rat" "<=" 1.1 || echo "")
+      printf '| %s | round trip p50 | %s | %.2f µs | %.2f µs | %s | %s | %s |\n' "$affinity" "$wait" \
+        "$(awk -v x="$ours" 'BEGIN {print x/1e3}')" "$(awk -v x="$theirs" 'BEGIN {print x/1e3}')" \
+        "$rat_text" "$([ "$wait" = "$best" ] && echo "<= 1.1")" "$meets" >>"$out"
+    done
+  done
+  affinity=0,1
+fi
+
 {
   echo
   echo "### Round-trip latency, median (target: ratio <= 1.05)"
   echo
-  echo "| transport | size | ipchost p50 µs | reference p50 µs | ratio | meets |"
-  echo "|---|---:|---:|---:|---:|---|"
+  echo "| transport | size | ipchost p50 µs | reference p50 µs | ratio | meets | harness ns/round trip |"
+  echo "|---|---:|---:|---:|---:|---|---:|"
 } >>"$out"
 for pair in $pairs; do
   t="${pair%%:*}"
@@ -202,9 +241,9 @@ for pair in $pairs; do
     if { [ "$ref" = sysv ] || [ "$ref" = posix ]; } && [ "$size" -gt 8192 ]; then continue; fi
     opts="$(opts_for "$t")"
     alternate "ipchost_p50 $t $size $opts" "ref_p50 $ref $size"
-    printf '| %s | %s | %.2f | %.2f | %s | %s |\n' "$t" "$size" \
+    printf '| %s | %s | %.2f | %.2f | %s | %s | %+.0f |\n' "$t" "$size" \
       "$(awk -v x="$ours" 'BEGIN {print x/1e3}')" "$(awk -v x="$theirs" 'BEGIN {print x/1e3}')" \
-      "$rat_text" "$(verdict "$rat" "<=" 1.05)" >>"$out"
+      "$rat_text" "$(verdict "$rat" "<=" 1.05)" "$(awk -v a="$ours" -v b="$theirs" 'BEGIN {print a - b}')" >>"$out"
   done
 done
 

@@ -58,11 +58,13 @@ mutations=(
   "host/stats/nearest_rank.hpp|    const double rank = std::ceil(exact - exact * 1e-12);|    const double rank = std::ceil(exact);|latency percentiles are nearest-rank"
   "host/harness/scale_figures.cpp|    s.p99_ns = each.percentile(99);|    s.p99_ns = each.percentile(50);|scale figures"
   # The timed window's rules on every engine.
-  "host/harness/throughput_loops.cpp|        if (c.count && c.count - seq < want) want = static_cast<std::uint32_t>(c.count - seq);||counts are exact.*threads"
+  "host/harness/timing_rules.hpp|            if (count_ && count_ - seq < n) n = static_cast<std::uint32_t>(count_ - seq);||counts are exact.*threads"
   "host/harness/throughput_loops.cpp|                       [&] { usage_before = platform::sample_thread_usage(); });|                       [] {});|CPU is counted over the timed window.*threads"
   "host/harness/stream_engine.cpp|    window_end_ = now + model::to_ns(j_.settings.duration_s);|    window_end_ = now + model::to_ns(j_.settings.duration_s); return;|CPU is counted over the timed window.*epoll"
-  "host/harness/stream_engine.cpp|            const std::uint64_t slot = d.seq - d.seq % static_cast<std::uint64_t>(c.burst);|            const std::uint64_t slot = d.seq;|bursts go back to back.*epoll"
-  "host/harness/stream_engine.cpp|            if (j_.settings.count && d.seq + n >= j_.settings.count) break;||counts are exact.*epoll"
+  "host/harness/timing_rules.hpp|        const std::uint64_t slot = seq - seq % burst_;|        const std::uint64_t slot = seq;|bursts go back to back.*epoll"
+  "host/harness/stream_engine.cpp|            extend_batch(d, step.count, now);|            extend_batch(d, batch_, now);|counts are exact.*epoll"
+  "host/harness/timing_rules.hpp|        return pong_verdict::stale;|        return pong_verdict::mismatched;|a pong is matched, stale"
+  "host/harness/message_reassembly.hpp|            if (held_ < kept_) std::memcpy(bytes_.data() + held_, p, std::min(kept_ - held_, n));||reassembly: every cut"
   "host/harness/stream_set.cpp|            messages - last_messages_, (messages - last_messages_) * size_,|            messages, (messages - last_messages_) * size_,|interval reports add up.*threads"
   # The agent and local trust (issue 24).
   "host/remote/agent_policy.cpp|        if (host != policy.local_host)|        if (false)|creators listen only where"
@@ -73,6 +75,9 @@ mutations=(
   "host/plugin/plugin_loader.cpp|    if (!identity.empty() && platform::file_identity(file) != identity)|    if (false)|while it is the file the scan checked"
   "host/platform/private_file_posix.cpp|    else if (st.st_mode & 077)|    else if (false)|a token file others could read"
   "host/text/untrusted_json.cpp|    if (shape.depth > limits.depth)|    if (false)|too large or too deep"
+  # One timing core, settings kept, the default wait (issue 25).
+  "host/report/json_report.cpp|              {\"settings\", c}};|              {\"settings\", model::case_settings{}}};|keeps every case setting"
+  "plugins/shm/shm_ring.c|    return cpu >= 0 && atomic_load_explicit(&ep->ring->cpu[other], memory_order_relaxed) == cpu;|    return 0;|default wait sleeps at once"
 )
 
 echo "mutate: copying the tracked tree to $work"

@@ -9,6 +9,7 @@
 #include "harness/event_loop.hpp"
 #include "harness/message_header.hpp"
 #include "harness/stream_engine.hpp"
+#include "harness/timing_rules.hpp"
 #include "platform/monotonic_clock.hpp"
 #include "plugin/completion_queue.hpp"
 
@@ -48,7 +49,7 @@ private:
         }
         // Stays put while a receive is submitted. A stream receiver reads what the thread
         // engine's does, --batch messages' worth a call (within 32 MiB a thread).
-        if (d.in) d.recv.bytes.assign(reads_ahead(d) ? receive_bytes() : size_, 0);
+        if (d.in) d.recv.reserve(size_, reads_ahead(d) ? receive_bytes() / size_ : 1, 0);
     }
 
     bool reads_ahead(const driven &d) const {
@@ -97,9 +98,7 @@ private:
 
     void submit_recv(driven &d) {
         const std::uint64_t tag = 2 * static_cast<std::uint64_t>(&d - drivers_.data()) + 1;
-        const std::size_t held = d.recv.held;
-        const int32_t s =
-            queue_->submit_recv(*d.in, d.recv.bytes.data() + held, d.recv.bytes.size() - held, tag);
+        const int32_t s = queue_->submit_recv(*d.in, d.recv.room(), d.recv.room_bytes(), tag);
         if (s != IPCB_OK) return failed(d, *d.in, s, "submit_recv", queue_->last_error());
         d.recv_pending = true;
     }
@@ -159,24 +158,18 @@ private:
             return finish_receiver(d);
         }
         if (c.status == IPCB_E_CLOSED && d.task->part == job_kind::pong) return finish_ponger(d);
-        const std::size_t room = d.recv.bytes.size() - d.recv.held;
+        const std::size_t room = d.recv.room_bytes();
         if (c.status != IPCB_OK || c.len == 0 || c.len > room || (!j_.stream && c.len != room))
             return failed(d, *d.in, c.status == IPCB_OK ? IPCB_E_INTERNAL : c.status, "submit_recv",
                           c.status == IPCB_OK
                               ? "completed with " + std::to_string(c.len) + " bytes for " +
                                     std::to_string(room)
                               : "completed with " + std::string(ipcb_status_name(c.status)));
-        if (reads_ahead(d)) {
-            d.recv.hand_on(c.len, size_, [&](const unsigned char *m) {
-                whole_message(d, m);
-                return !d.done;
-            });
-            return;
-        }
-        d.recv.held += c.len;
-        if (d.recv.held < size_) return;  // part of a message: receive the rest
-        d.recv.held = 0;
-        whole_message(d, d.recv.bytes.data());
+        // One message's room when not reading ahead: the rest of it, then it is whole.
+        d.recv.arrived(c.len, [&](const unsigned char *m) {
+            whole_message(d, m);
+            return !d.done;
+        });
     }
 
     void whole_message(driven &d, const unsigned char *m) {
@@ -192,8 +185,9 @@ private:
             case job_kind::ping: return pong_arrived(d, m, now_ns());
             default: {
                 const std::uint64_t header = read_header(m);
-                if (header & flag_end) return finish_ponger(d);
-                if (!d.timed && !(header & flag_warmup)) {
+                const timing::pong_step step = timing::ponger_step(header, d.timed);
+                if (step == timing::pong_step::end) return finish_ponger(d);
+                if (step == timing::pong_step::echo_first_timed) {
                     d.timed = true;
                     d.first_ns = now_ns();
                 }

@@ -9,6 +9,7 @@
 
 #include "harness/message_header.hpp"
 #include "harness/stream_engine.hpp"
+#include "harness/timing_rules.hpp"
 #include "platform/monotonic_clock.hpp"
 #include "platform/readiness_poller.hpp"
 
@@ -134,11 +135,11 @@ private:
         }
         if (d.task->part == job_kind::receive && !j_.settings.verify)
             return read_counting(d, std::forward<OnMessage>(on_message));
-        incoming &r = d.recv;
-        if (r.bytes.empty()) r.bytes.resize(size_ * batch_);
-        if (r.held < size_) {  // otherwise a whole message is left from the last read: hand it on
-            const std::size_t cap = r.bytes.size() - r.held;
-            const int32_t s = d.in->try_recv_raw(r.bytes.data() + r.held, cap, &n);
+        message_reassembly &r = d.recv;
+        if (!r.reserved()) r.reserve(size_, batch_, 0);
+        if (!r.whole_message_held()) {  // otherwise one is left from the last read: hand it on
+            const std::size_t cap = r.room_bytes();
+            const int32_t s = d.in->try_recv_raw(r.room(), cap, &n);
             if (s != IPCB_OK) return s;
             if (n == 0 || n > cap)
                 return d.in->contract_violation("try_recv returned IPCB_OK with " +
@@ -146,7 +147,7 @@ private:
                                                 std::to_string(cap) + "-byte buffer");
             last_read_short_ = n < cap;
         }
-        r.hand_on(n, size_, on_message);
+        r.arrived(n, on_message);
         return IPCB_OK;
     }
 
@@ -163,28 +164,8 @@ private:
                                             " bytes for a " + std::to_string(scratch_.size()) +
                                             "-byte buffer");
         last_read_short_ = n < scratch_.size();
-        incoming &r = d.recv;
-        const std::size_t head_bytes = std::min(sizeof r.head, size_);
-        const unsigned char *p = scratch_.data();
-        while (n > 0) {
-            if (r.held == 0 && n >= size_) {  // a whole message in the buffer
-                if (!on_message(p)) return IPCB_OK;
-                p += size_;
-                n -= size_;
-                continue;
-            }
-            if (r.held < head_bytes) {
-                const std::size_t k = std::min(head_bytes - r.held, n);
-                std::memcpy(r.head + r.held, p, k);
-            }
-            const std::size_t take = std::min(size_ - r.held, n);
-            r.held += take;
-            p += take;
-            n -= take;
-            if (r.held < size_) break;
-            r.held = 0;
-            if (!on_message(r.head)) return IPCB_OK;
-        }
+        if (!d.recv.reserved()) d.recv.reserve(size_, 0, 16);
+        d.recv.arrived_at(scratch_.data(), n, on_message);
         return IPCB_OK;
     }
 
@@ -270,11 +251,12 @@ private:
             bool ended = false, got = false;
             const int32_t s = read_some(d, [&](const unsigned char *m) {
                 const std::uint64_t header = read_header(m);
-                if (header & flag_end) {
+                const timing::pong_step step = timing::ponger_step(header, d.timed);
+                if (step == timing::pong_step::end) {
                     ended = true;
                     return false;
                 }
-                if (!d.timed && !(header & flag_warmup)) {
+                if (step == timing::pong_step::echo_first_timed) {
                     d.timed = true;
                     d.first_ns = now_ns();
                 }

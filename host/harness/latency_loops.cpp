@@ -8,6 +8,7 @@
 #include "harness/receive_path.hpp"
 #include "harness/send_path.hpp"
 #include "harness/timed_loops.hpp"
+#include "harness/timing_rules.hpp"
 #include "platform/monotonic_clock.hpp"
 #include "platform/thread_placement.hpp"
 #include "stats/latency_histogram.hpp"
@@ -29,7 +30,7 @@ public:
           verify_(j.settings.verify),
           reliable_(j.reliable),
           // A lost ping or pong on an unreliable transport must not hang the run.
-          timeout_(j.reliable ? IPCB_WAIT_FOREVER : 200'000'000) {
+          timeout_(j.reliable ? IPCB_WAIT_FOREVER : timing::lost_ping_ns) {
         sender_.for_each_buffer([&](unsigned char *m) { pattern_.write(m, 0); });
         write_payload_ = verify_ || sender_.writes_in_place();
     }
@@ -49,7 +50,8 @@ public:
         for (;;) {
             s = receiver_.receive(
                 [&](const unsigned char *m) {
-                    pong_header = read_header(m);
+                    const std::uint64_t pong_header = read_header(m);
+                    verdict = timing::judge_pong(header, pong_header, reliable_);
                     pong_intact = !verify_ || pattern_.matches(m, pong_header & sequence_mask);
                     return true;
                 },
@@ -58,10 +60,7 @@ public:
                 failed = "recv";
                 return s;
             }
-            // On an unreliable transport a pong that came after its timeout is stale: skip it.
-            if (reliable_ || (pong_header & ~sequence_mask) != 0 ||
-                (pong_header & sequence_mask) >= (header & sequence_mask))
-                return s;
+            if (verdict != timing::pong_verdict::stale) return s;
             ++stale;
         }
     }
@@ -74,7 +73,7 @@ public:
     std::string path() const { return sender_.name() + " -> " + receiver_.name(); }
 
     const char *failed = "send";
-    std::uint64_t pong_header = 0;
+    timing::pong_verdict verdict = timing::pong_verdict::matched;
     bool pong_intact = true;
     std::uint64_t stale = 0;
 
@@ -126,14 +125,14 @@ loop_result run_pinger(plugin::transport_endpoint &out, plugin::transport_endpoi
             break;
         } else {
             histogram.record(static_cast<std::uint64_t>(t - t0));
-            if ((round_trip.pong_header & sequence_mask) != seq)
+            if (round_trip.verdict == timing::pong_verdict::mismatched)
                 ++mismatched;
             else if (!round_trip.pong_intact)
                 ++corrupted;
         }
         ++seq;
         p.messages.store(seq, std::memory_order_relaxed);
-        if (c.count ? seq >= c.count : t >= end) break;
+        if (timing::pings_done(c, seq, t, end)) break;
     }
     result.end_ns = now_ns();
     result.first_ns = start;
@@ -149,7 +148,7 @@ loop_result run_pinger(plugin::transport_endpoint &out, plugin::transport_endpoi
     if (status != IPCB_OK && status != IPCB_E_TIMEOUT)
         return loop_failure(std::string(round_trip.failed) == "send" ? out : in, status,
                             round_trip.failed, result);
-    for (int i = 0; i < (j.reliable ? 1 : 3); ++i) {
+    for (int i = 0; i < timing::end_markers(j.reliable); ++i) {
         status = round_trip.send_end_marker(seq);
         if (status != IPCB_OK) return loop_failure(out, status, "send (end marker)", result);
     }
@@ -166,8 +165,8 @@ loop_result run_ponger(plugin::transport_endpoint &in, plugin::transport_endpoin
     const bool direct = &in != &out || !receiver.reads_in_place();
     std::vector<unsigned char> held(direct ? 0 : size);
     std::uint64_t echoed = 0;
-    // Unreliable transports: the pinger's end marker may be lost; give up after 2 s of silence.
-    const std::int64_t timeout = j.reliable ? IPCB_WAIT_FOREVER : 2'000'000'000;
+    // Unreliable transports: the pinger's end markers may be lost; give up after a silence.
+    const std::int64_t timeout = j.reliable ? IPCB_WAIT_FOREVER : timing::ponger_silence_ns;
     auto usage_before = platform::sample_thread_usage();
     std::int64_t start = now_ns();
     bool timed = false, ended = false;
@@ -176,12 +175,12 @@ loop_result run_ponger(plugin::transport_endpoint &in, plugin::transport_endpoin
     for (;;) {
         status = receiver.receive(
             [&](const unsigned char *m) {
-                const std::uint64_t header = read_header(m);
-                if (header & flag_end) {
+                const timing::pong_step step = timing::ponger_step(read_header(m), timed);
+                if (step == timing::pong_step::end) {
                     ended = true;
                     return false;
                 }
-                if (!timed && !(header & flag_warmup)) {  // the ponger's figures exclude warm-up
+                if (step == timing::pong_step::echo_first_timed) {
                     timed = true;
                     usage_before = platform::sample_thread_usage();
                     start = now_ns();

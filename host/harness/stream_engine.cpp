@@ -17,13 +17,8 @@ using model::job_kind;
 using model::loop_result;
 using platform::now_ns;
 
-// How often timeouts of unreliable transports are looked at.
-constexpr std::int64_t housekeeping_ns = 20'000'000;
-// Unreliable transports: a ping without pong is lost after this; a ponger gives up after
-// silence this long (as the thread engine's loops).
-constexpr std::int64_t ping_timeout_ns = 200'000'000;
-constexpr std::int64_t pong_silence_ns = 2'000'000'000;
-constexpr std::int64_t quiet_ns = 20'000'000;  // receivers: the sender is done, nothing came
+// How often the timeouts of unreliable transports (timing_rules.hpp) are looked at.
+constexpr std::int64_t housekeeping_ns = timing::receiver_quiet_ns;
 
 }  // namespace
 
@@ -38,7 +33,8 @@ stream_engine::stream_engine(std::vector<stream_task *> tasks, const job &j,
       batch_(j.stream && !paced_ && j.kind != job_kind::ping && j.kind != job_kind::pong
                  ? static_cast<std::uint32_t>(std::max(1, j.settings.batch))
                  : 1),
-      period_ns_(paced_ ? 1e9 / j.settings.rate_per_s : 0) {
+      period_ns_(paced_ ? 1e9 / j.settings.rate_per_s : 0),
+      schedule_(j.settings, batch_) {
     drivers_.resize(tasks.size());
     for (std::size_t i = 0; i < tasks.size(); ++i) {
         drivers_[i].task = tasks[i];
@@ -112,24 +108,17 @@ std::string stream_engine::batch_name(const char *name) const {
     return batch_ > 1 ? std::string(name) + " x" + std::to_string(batch_) + " bytes" : name;
 }
 
-// Fills the rest of a batch behind its first message: more warm-up messages while the warm-up
-// lasts, or more timed ones up to --count (the window's end is seen at the next batch, as the
-// thread loops see it every 16 messages). End markers go alone.
-void stream_engine::extend_batch(driven &d, std::int64_t now) {
+// Fills the rest of a batch behind its first message, up to `limit` messages: more warm-up
+// messages while the warm-up lasts, or the timed ones the schedule gave (the window's end is
+// seen at the next batch, as the thread loops see it every 16 messages). End markers go alone.
+void stream_engine::extend_batch(driven &d, std::uint32_t limit, std::int64_t now) {
     const std::uint64_t first = d.send.header;
-    if (batch_ == 1 || (first & flag_end)) return;
+    if (limit <= 1 || (first & flag_end)) return;
     const bool warm = (first & flag_warmup) != 0;
     std::uint32_t n = 1;
-    for (; n < batch_; ++n) {
-        std::uint64_t header = 0;
-        if (warm) {
-            if (now >= warm_end_) break;
-            header = flag_warmup | (d.warm + n);
-        } else {
-            if (j_.settings.count && d.seq + n >= j_.settings.count) break;
-            header = d.seq + n;
-        }
-        write_message(d, n, header, 0);
+    for (; n < limit; ++n) {
+        if (warm && now >= warm_end_) break;
+        write_message(d, n, warm ? flag_warmup | (d.warm + n) : d.seq + n, 0);
     }
     d.send.count = n;
     d.send.length = std::size_t{n} * size_;
@@ -137,36 +126,26 @@ void stream_engine::extend_batch(driven &d, std::int64_t now) {
 
 // What the sender sends next; false when nothing now (paced: a timer is set; or done).
 bool stream_engine::next_to_send(driven &d, std::int64_t now) {
-    const auto &c = j_.settings;
     if (!window_begun_) {
         if (now < warm_end_) {
             start_message(d, flag_warmup | d.warm);
-            extend_batch(d, now);
+            extend_batch(d, batch_, now);
             return true;
         }
         begin_window(now);
     }
     if (!d.window_done) {
-        std::int64_t scheduled = 0;
-        if (paced_) {
-            const std::uint64_t slot = d.seq - d.seq % static_cast<std::uint64_t>(c.burst);
-            scheduled = window_start_ + d.slot_offset_ns +
-                        static_cast<std::int64_t>(static_cast<double>(slot) * period_ns_);
-            if (!c.count && scheduled >= window_end_) {
-                close_window(d, now);
-            } else if (scheduled > now) {
-                set_timer(d, scheduled);
-                return false;
-            }
-        } else if (c.count ? d.seq >= c.count : now >= window_end_) {
-            close_window(d, now);
+        const timing::send_step step = schedule_.next(d.seq, now, d.slot_offset_ns);
+        if (step.what == timing::send_step::wait) {
+            set_timer(d, step.due_ns);
+            return false;
         }
-        if (!d.window_done && c.count && d.seq >= c.count) close_window(d, now);
-        if (!d.window_done) {
-            start_message(d, d.seq, scheduled);
-            extend_batch(d, now);
+        if (step.what == timing::send_step::send) {
+            start_message(d, d.seq, step.due_ns);
+            extend_batch(d, step.count, now);
             return true;
         }
+        close_window(d, now);
     }
     if (d.end_markers == 0) {
         finish_sender(d);
@@ -215,8 +194,7 @@ void stream_engine::finish_receiver(driven &d) {
 // Starts the next ping, or the end marker; false when the pinger is done.
 bool stream_engine::next_ping(driven &d, std::int64_t now) {
     if (!window_begun_ && now >= warm_end_) begin_window(now);
-    const auto &c = j_.settings;
-    if (window_begun_ && !d.window_done && (c.count ? d.seq >= c.count : now >= window_end_))
+    if (window_begun_ && !d.window_done && timing::pings_done(j_.settings, d.seq, now, window_end_))
         close_window(d, now);
     if (d.window_done) {
         if (d.end_markers == 0) {
@@ -233,21 +211,21 @@ bool stream_engine::next_ping(driven &d, std::int64_t now) {
 
 // A whole pong arrived for the pending ping.
 void stream_engine::pong_arrived(driven &d, const unsigned char *m, std::int64_t now) {
-    const std::uint64_t header = read_header(m), sent = d.send.header;
-    if (!j_.reliable && (header & ~sequence_mask) == 0 && (sent & ~sequence_mask) == 0 &&
-        (header & sequence_mask) < (sent & sequence_mask)) {
+    const std::uint64_t header = read_header(m);
+    const timing::pong_verdict verdict = timing::judge_pong(d.send.header, header, j_.reliable);
+    if (verdict == timing::pong_verdict::stale) {
         ++d.stale;  // a pong that came after its ping was counted lost
         return;
     }
     const std::int64_t started = d.t0;
     d.t0 = 0;
-    if (sent & flag_warmup) {
+    if (verdict == timing::pong_verdict::warmup) {
         ++d.warm;
         return;
     }
     histogram_.record(static_cast<std::uint64_t>(now - started));
     ++d.round_trips;
-    if ((header & sequence_mask) != (sent & sequence_mask))
+    if (verdict == timing::pong_verdict::mismatched)
         ++d.mismatched;
     else if (j_.settings.verify && !pattern_.matches(m, header & sequence_mask))
         ++d.corrupted;
@@ -284,6 +262,7 @@ void stream_engine::begin_window(std::int64_t now) {
     window_begun_ = true;
     window_start_ = now;
     window_end_ = now + model::to_ns(j_.settings.duration_s);
+    schedule_.begin_window(now);
     usage_before_ = platform::sample_thread_usage();
 }
 
@@ -309,21 +288,21 @@ void stream_engine::housekeeping(std::int64_t now) {
         if (d.done) continue;
         if (d.task->part == job_kind::receive &&
             d.task->progress.peer_sent.load(std::memory_order_acquire) >= 0 &&
-            now - std::max(d.tally.last, d.tally.first) > quiet_ns) {
+            now - std::max(d.tally.last, d.tally.first) > timing::receiver_quiet_ns) {
             d.tally.ended_by = "sender-done";
             d.tally.end = d.tally.last;
             finish_receiver(d);
         } else if (d.task->part == job_kind::ping && d.t0 != 0 && !d.send.busy &&
-                   now - d.t0 > ping_timeout_ns) {
+                   now - d.t0 > timing::lost_ping_ns) {
             if (window_begun_ && !(d.send.header & flag_warmup)) {
                 ++d.lost;
                 ++d.seq;
             }
             d.t0 = 0;
-            d.recv.held = 0;
+            d.recv.drop();
             enqueue(d);
         } else if (d.task->part == job_kind::pong && d.last_activity != 0 &&
-                   now - d.last_activity > pong_silence_ns) {
+                   now - d.last_activity > timing::ponger_silence_ns) {
             finish_ponger(d);
         }
     }
@@ -384,7 +363,7 @@ void stream_engine::attach(driven &d, const endpoint_lookup &endpoint_for) {
             d.out = &endpoint_for(d.task->stream, IPCB_DIR_SEND);
             d.in = &endpoint_for(d.task->stream, IPCB_DIR_RECV);
     }
-    d.end_markers = j_.reliable ? 1 : 3;
+    d.end_markers = timing::end_markers(j_.reliable);
     if (d.out) {
         const std::uint32_t slots = d.task->part == job_kind::send ? batch_ : 1;
         d.send.bytes.assign(size_ * slots, 0);

@@ -11,10 +11,12 @@
 #include <utility>
 #include <vector>
 
+#include "harness/message_reassembly.hpp"
 #include "harness/payload_pattern.hpp"
 #include "harness/receive_tally.hpp"
 #include "harness/stream_set.hpp"
 #include "harness/stream_task.hpp"
+#include "harness/timing_rules.hpp"
 #include "model/job.hpp"
 #include "platform/resource_usage.hpp"
 #include "stats/latency_histogram.hpp"
@@ -40,33 +42,12 @@ struct outgoing {
     }
 };
 
-// One message coming in, reassembled across reads on a stream transport: whole in bytes, or
-// (a receiver that need not look at the payload) only its first bytes in head.
-struct incoming {
-    std::vector<unsigned char> bytes;
-    std::size_t held = 0;         // bytes of the current message read so far
-    unsigned char head[16] = {};  // its header and send time
-
-    // A stream read added `added` bytes behind the `held` ones in bytes: hands each whole
-    // message to on_message (false: stop), then moves what is left to the front.
-    template <class OnMessage>
-    void hand_on(std::size_t added, std::size_t message_bytes, OnMessage &&on_message) {
-        unsigned char *first = bytes.data(), *p = first;
-        std::size_t have = held + added;
-        bool go_on = true;
-        for (; go_on && have >= message_bytes; p += message_bytes, have -= message_bytes)
-            go_on = on_message(p);
-        if (have > 0 && p != first) std::memmove(first, p, have);
-        held = have;
-    }
-};
-
 // One task's state machine, as the event engines drive it.
 struct driven {
     stream_task *task = nullptr;
     plugin::transport_endpoint *out = nullptr, *in = nullptr;
     outgoing send;
-    incoming recv;
+    message_reassembly recv;   // a stream transport's bytes cut into messages
     receive_tally tally;       // receive
     std::uint64_t seq = 0;     // send: timed messages sent; ping: pings sent
     std::uint64_t warm = 0;    // warm-up messages (round trips) done
@@ -83,12 +64,12 @@ struct driven {
     std::uint64_t echoed = 0, round_trips = 0, mismatched = 0, lost = 0, stale = 0, corrupted = 0;
 };
 
-// What the event engines share: one thread's streams as state machines with the semantics of
-// the thread engine's loops (harness/timed_loops.hpp): warm-up, the timed window or --count,
-// pacing with --rate (each stream's slot offset by its index), end markers, ping-pong with
-// lost-ping timeouts, results and CPU. An engine supplies how messages move: prepare (before
-// the first turn), drive (one turn of a stream; true when it could go on at once), wait_io
-// (waits at most timeout_ns and enqueues what became ready) and teardown.
+// What the event engines share: one thread's streams as state machines that ask the timed
+// side's rules (harness/timing_rules.hpp, as the thread loops do) what comes next: warm-up,
+// the timed window or --count, pacing with --rate (each stream's slot offset by its index), end
+// markers, ping-pong with lost-ping timeouts; and results and CPU. An engine supplies how messages
+// move: prepare (before the first turn), drive (one turn of a stream; true when it could go on at
+// once), wait_io (waits at most timeout_ns and enqueues what became ready) and teardown.
 class stream_engine {
 public:
     stream_engine(std::vector<stream_task *> tasks, const model::job &j,
@@ -144,7 +125,7 @@ private:
     void close_window(driven &d, std::int64_t now);
     void write_message(driven &d, std::uint32_t index, std::uint64_t header,
                        std::int64_t scheduled);
-    void extend_batch(driven &d, std::int64_t now);
+    void extend_batch(driven &d, std::uint32_t limit, std::int64_t now);
     void finish_sender(driven &d);
     void finish_pinger(driven &d);
     void begin_window(std::int64_t now);
@@ -154,6 +135,7 @@ private:
     void finish_usage();
 
     const double period_ns_;
+    timing::send_schedule schedule_;  // senders'; its window is the thread's
     std::vector<driven *> ready_;
     using timer = std::pair<std::int64_t, driven *>;
     std::priority_queue<timer, std::vector<timer>, std::greater<>> timers_;

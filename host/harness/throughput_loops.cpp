@@ -9,6 +9,7 @@
 #include "harness/receive_tally.hpp"
 #include "harness/send_path.hpp"
 #include "harness/timed_loops.hpp"
+#include "harness/timing_rules.hpp"
 #include "platform/monotonic_clock.hpp"
 #include "platform/thread_placement.hpp"
 #include "stats/latency_histogram.hpp"
@@ -18,11 +19,6 @@ namespace ipcbench::harness {
 namespace {
 
 using platform::now_ns;
-
-// Reading the clock costs ~20 ns; small unpaced messages check it every few sends only.
-std::uint64_t clock_stride(std::size_t size) {
-    return size >= 4096 ? 1 : 16;
-}
 
 // Waits until `when` (now_ns time): the system's sleep for the bulk, a spin for the last stretch
 // (50 us on Linux), so the pacing error stays well below a microsecond when the CPU is free.
@@ -38,7 +34,7 @@ int32_t send_warmup(send_path &path, const job &j, const payload_pattern &patter
                     bool write_payload, std::uint64_t &warm) {
     const std::int64_t warmup_ns = model::to_ns(j.settings.warmup_s);
     if (warmup_ns <= 0) return IPCB_OK;
-    const std::uint64_t stride = clock_stride(j.settings.size_bytes);
+    const std::uint64_t stride = timing::clock_stride(j.settings.size_bytes);
     const std::int64_t warm_end = now_ns() + warmup_ns;
     std::uint64_t next_check = stride;
     std::uint32_t n = 0;
@@ -64,7 +60,7 @@ int32_t send_warmup(send_path &path, const job &j, const payload_pattern &patter
 int32_t send_end_markers(send_path &path, const job &j, const payload_pattern &pattern,
                          bool write_payload, std::uint64_t seq) {
     std::uint32_t n = 0;
-    for (int i = 0; i < (j.reliable ? 1 : 3); ++i) {
+    for (int i = 0; i < timing::end_markers(j.reliable); ++i) {
         const int32_t status = path.send(
             1,
             [&](unsigned char *m, std::uint32_t) {
@@ -95,41 +91,36 @@ loop_result run_sender(plugin::transport_endpoint &out, const job &j, stream_pro
     int32_t status = send_warmup(path, j, pattern, write_payload, result.warmup_messages);
     if (status != IPCB_OK) return loop_failure(out, status, "send", result);
 
-    const std::uint64_t stride = clock_stride(c.size_bytes);
-    const double period_ns = paced ? 1e9 / c.rate_per_s : 0;
+    timing::send_schedule schedule(c, path.batch());
+    const std::uint64_t stride = timing::clock_stride(c.size_bytes);
     auto usage_before = platform::sample_thread_usage();
     const std::int64_t start = now_ns();
-    const std::int64_t end = start + model::to_ns(c.duration_s);
+    schedule.begin_window(start);
+    std::int64_t now = start;
     std::uint64_t seq = 0, next_check = stride;
     std::uint32_t n = 0;
     for (;;) {
-        std::uint32_t want = path.batch();
-        if (c.count && c.count - seq < want) want = static_cast<std::uint32_t>(c.count - seq);
-        std::int64_t scheduled = 0;
-        if (paced) {
-            // The schedule, not the actual send time, goes into the message: a stall delays
-            // every later message and the receiver sees it (no coordinated omission). A burst's
-            // messages share its first one's slot.
-            const std::uint64_t slot = seq - seq % static_cast<std::uint64_t>(c.burst);
-            scheduled = start + static_cast<std::int64_t>(static_cast<double>(slot) * period_ns);
-            if (!c.count && scheduled >= end) break;  // the next slot is past the window
-            wait_until(scheduled);
+        const timing::send_step step = schedule.next(seq, now);
+        if (step.what == timing::send_step::end) break;
+        if (step.what == timing::send_step::wait) {
+            wait_until(step.due_ns);
+            now = now_ns();
+            continue;
         }
+        // Paced, the slot, not the actual send time, goes into the message.
         status = path.send(
-            want,
+            step.count,
             [&](unsigned char *m, std::uint32_t i) {
                 write_header(m, seq + i);
                 if (write_payload) pattern.write(m, seq + i);
-                if (paced) write_u64(m + timestamp_offset, static_cast<std::uint64_t>(scheduled));
+                if (paced) write_u64(m + timestamp_offset, static_cast<std::uint64_t>(step.due_ns));
             },
             &n, IPCB_WAIT_FOREVER);
         seq += n;
         if (status != IPCB_OK) break;
         p.messages.store(seq, std::memory_order_relaxed);
-        if (c.count) {
-            if (seq >= c.count) break;
-        } else if (paced || seq >= next_check) {
-            if (now_ns() >= end) break;
+        if (paced || (!c.count && seq >= next_check)) {  // a count needs no clock to end
+            now = now_ns();
             next_check = seq + stride;
         }
     }
@@ -151,7 +142,7 @@ loop_result run_receiver(plugin::transport_endpoint &in, const job &j, stream_pr
                       c.zero_copy, j.stream);
     const payload_pattern pattern(c.size_bytes, pattern_offset(j));
     // Unreliable transports are polled, so a lost end marker cannot hang the run.
-    const std::int64_t timeout = j.reliable ? IPCB_WAIT_FOREVER : 20'000'000;
+    const std::int64_t timeout = j.reliable ? IPCB_WAIT_FOREVER : timing::receiver_quiet_ns;
     receive_tally t;
     stats::latency_histogram one_way;  // paced runs: arrival minus scheduled send time
     platform::resource_usage usage_before;

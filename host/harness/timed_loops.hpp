@@ -10,8 +10,10 @@ namespace ipcbench::harness {
 using model::job;
 using model::loop_result;
 
-// The timed loops: the only code that runs between the clock reads of a measurement. One call
-// is one stream, on its own thread. Each returns that stream's figures (with `error` set if the
+// The thread engine's timed loops: one call is one stream, on its own thread, with blocking
+// calls. What they do next (warm-up, a timed message due, the end marker; what a pong means)
+// they ask the timed side's rules (harness/timing_rules.hpp), as the event engines do
+// (harness/stream_engine.hpp). Each returns that stream's figures (with `error` set if the
 // transport failed), including the CPU its thread spent in the timed phase.
 
 // Sends warm-up messages, then the timed ones (paced when the case has a rate), then an end

@@ -193,8 +193,9 @@ Enum enum_from(const json &j, const char *key, std::optional<Enum> (*parse)(cons
                              name + "'");
 }
 
-// Files written before results carried "settings" (the case_settings field list, as on the
-// control channel) keep the per-result fields they had; the rest stay the run's.
+// The fields of a result's row that are settings. Files written before results carried
+// "settings" (the case_settings field list, as on the control channel) have only these; the
+// rest stay the run's.
 void flat_settings_from(const json &j, case_result &r) {
     auto &c = r.settings;
     c.transport_id = j.at("transport");
@@ -212,10 +213,11 @@ void identity_from(const json &j, case_result &r) {
     r.plugin = j.at("plugin");
     r.direction = j.contains("direction") ? enum_from(j, "direction", model::traffic_direction_from)
                                           : model::traffic_direction::forward;
+    // Every setting from "settings", checked by name; the row's own fields (what tables and
+    // older readers use, written from the same settings) are checked too and stand for theirs.
     if (const auto settings = j.find("settings"); settings != j.end())
-        r.settings = settings->get<model::case_settings>();  // every field checked, by name
-    else
-        flat_settings_from(j, r);
+        r.settings = settings->get<model::case_settings>();
+    flat_settings_from(j, r);
     r.status = enum_from(j, "status", case_status_from);
     r.error = j.value("error", "");
     r.warnings = j.value("warnings", std::vector<std::string>{});
