@@ -238,11 +238,11 @@ TEST_CASE("shm.ring's default wait sleeps at once when the two sides share a CPU
     // millisecond of user CPU per round trip; one that slept costs a few microseconds. wait=spin
     // is the positive control: the same bound fails there.
     auto round_trip_cpu_us = [](const std::string &wait) {
-        auto run = run_ipchost({"--plugin", "shm.ring", "--mode", "latency", "--size", "32",
-                                "--affinity", "0,0", "--count", wait == "spin" ? "20" : "2000",
-                                "--warmup", "0", "--opt", "wait=" + wait, "--opt",
-                                "spin_us=1000", "--format", "json"},
-                               {}, 120);
+        auto run =
+            run_ipchost({"--plugin", "shm.ring", "--mode", "latency", "--size", "32", "--affinity",
+                         "0,0", "--count", wait == "spin" ? "20" : "2000", "--warmup", "0", "--opt",
+                         "wait=" + wait, "--opt", "spin_us=1000", "--format", "json"},
+                        {}, 120);
         INFO(wait << ": " << run.err);
         REQUIRE(run.exit_code == 0);
         const json r = json::parse(run.out).at("results").at(0);
@@ -441,14 +441,15 @@ TEST_CASE("compare: a run against itself shows no difference, a slower one is fl
     CHECK(same_gate.exit_code == 0);
 }
 
-TEST_CASE("report and compare keep every setting a run had, and compare names the ones that "
-          "differ",
-          "[measurement]") {
+TEST_CASE(
+    "report and compare keep every setting a run had, and compare names the ones that "
+    "differ",
+    "[measurement]") {
     ipcbench::test::temp_dir tmp;
     const std::string checked = tmp.path() + "/checked.json", plain = tmp.path() + "/plain.json";
     const std::vector<std::string> common = {
-        "--plugin", "pipe.fifo", "--mode", "throughput", "--size", "64", "--count", "200",
-        "--rate", "4000", "--warmup", "0", "--affinity", "0,1", "--format", "json"};
+        "--plugin", "pipe.fifo", "--mode",   "throughput", "--size",     "64",  "--count",  "200",
+        "--rate",   "4000",      "--warmup", "0",          "--affinity", "0,1", "--format", "json"};
     auto with = [&](std::vector<std::string> extra, const std::string &out) {
         std::vector<std::string> args = common;
         args.insert(args.end(), extra.begin(), extra.end());
