@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <algorithm>
 
+#include "conformance/check_jobs.hpp"
 #include "conformance/shared_memory_objects.hpp"
 #include "harness/worker_pair.hpp"
 
@@ -101,8 +102,8 @@ private:
                          {"stream", stream},
                          {"pace_us", reliable ? 0 : 2000}};
             json send = plan, receive = plan;
-            send["kind"] = "check_payload_send";
-            receive["kind"] = "check_payload_receive";
+            send = check_job_message(check_job::payload_send, std::move(send));
+            receive = check_job_message(check_job::payload_receive, std::move(receive));
             auto [got, sent] = pair.run(receive, send, watch(60));
             std::string size_list;
             for (auto s : sizes) size_list += (size_list.empty() ? "" : ", ") + std::to_string(s);
@@ -125,10 +126,10 @@ private:
 
             if (!stream && max >= 64) {
                 stage = "truncation";
-                json t_send = {{"kind", "check_truncation_send"},
-                               {"size", std::min<std::uint64_t>(max, 256)}};
-                json t_recv = {{"kind", "check_truncation_receive"},
-                               {"size", std::min<std::uint64_t>(max, 256)}};
+                json t_send = check_job_message(check_job::truncation_send,
+                                                {{"size", std::min<std::uint64_t>(max, 256)}});
+                json t_recv = check_job_message(check_job::truncation_receive,
+                                                {{"size", std::min<std::uint64_t>(max, 256)}});
                 auto [tr, ts] = pair.run(t_recv, t_send, watch(30));
                 add("truncation", tr.value("ok", false) && ts.value("ok", false),
                     tr.value("detail", ""));
@@ -155,8 +156,8 @@ private:
                    std::string &stage) {
         stage = "timeout";
         auto [timed, idle] =
-            pair.run({{"kind", "check_timeout_receive"}, {"timeout_ns", 100'000'000}},
-                     {{"kind", "check_idle"}}, watch(30));
+            pair.run(check_job_message(check_job::timeout_receive, {{"timeout_ns", 100'000'000}}),
+                     check_job_message(check_job::idle), watch(30));
         add("timeout", timed.value("ok", false), timed.value("detail", ""));
 
         if (reliable) {
@@ -165,12 +166,14 @@ private:
         }
 
         stage = "peer-close";
-        auto [waited, closed] = pair.run(
-            {{"kind", "check_close_wait"},
-             // Without close-notify a clean timeout is the expected end.
-             {"timeout_ns", transport_.has(IPCB_CAP_CLOSE_NOTIFY) ? 5'000'000'000 : 1'500'000'000},
-             {"close_notify", transport_.has(IPCB_CAP_CLOSE_NOTIFY)}},
-            {{"kind", "check_close_endpoints"}, {"delay_ms", 200}}, watch(30));
+        // Without close-notify a clean timeout is the expected end.
+        auto [waited, closed] =
+            pair.run(check_job_message(
+                         check_job::close_wait,
+                         {{"timeout_ns",
+                           transport_.has(IPCB_CAP_CLOSE_NOTIFY) ? 5'000'000'000 : 1'500'000'000},
+                          {"close_notify", transport_.has(IPCB_CAP_CLOSE_NOTIFY)}}),
+                     check_job_message(check_job::close_endpoints, {{"delay_ms", 200}}), watch(30));
         add("peer-close", waited.value("ok", false), waited.value("detail", ""));
     }
 
@@ -181,20 +184,20 @@ private:
     // quickly (a socket's last write may go in part: IPCB_E_SYSTEM, which transport.h allows).
     void run_send_timeout(harness::worker_pair &pair, std::uint64_t max, bool stream) {
         const std::uint64_t size = stream ? 1024 : std::min<std::uint64_t>(max, 4096);
-        auto [idle, filled] = pair.run({{"kind", "check_idle"}},
-                                       {{"kind", "check_send_timeout"},
-                                        {"size", size},
-                                        {"timeout_ns", 100'000'000},
-                                        {"max_bytes", std::uint64_t{64} << 20},
-                                        {"max_seconds", 20.0},
-                                        {"stream", stream}},
-                                       watch(60));
-        auto [drained, idle_again] = pair.run({{"kind", "check_drain"},
-                                               {"size", size},
-                                               {"stream", stream},
-                                               {"quiet_ns", 500'000'000},
-                                               {"max_seconds", 60.0}},
-                                              {{"kind", "check_idle"}}, watch(90));
+        auto [idle, filled] = pair.run(
+            check_job_message(check_job::idle),
+            check_job_message(check_job::send_timeout, {{"size", size},
+                                                        {"timeout_ns", 100'000'000},
+                                                        {"max_bytes", std::uint64_t{64} << 20},
+                                                        {"max_seconds", 20.0},
+                                                        {"stream", stream}}),
+            watch(60));
+        auto [drained, idle_again] =
+            pair.run(check_job_message(check_job::drain, {{"size", size},
+                                                          {"stream", stream},
+                                                          {"quiet_ns", 500'000'000},
+                                                          {"max_seconds", 60.0}}),
+                     check_job_message(check_job::idle), watch(90));
         std::string detail = filled.value("detail", "");
         bool ok = filled.value("ok", false) && drained.value("ok", false);
         if (!drained.value("ok", false)) detail += "; " + drained.value("detail", "");
@@ -223,10 +226,9 @@ private:
         for (std::uint64_t s : {1, 251, 4096, 65536})
             if (s <= max) sizes.push_back(s);
         const json plan = {{"sizes", sizes}, {"per_size", 6}, {"stream", stream}};
-        auto check = [&](const char *name, const char *send_kind, const char *receive_kind) {
-            json send = plan, receive = plan;
-            send["kind"] = send_kind;
-            receive["kind"] = receive_kind;
+        auto check = [&](const char *name, check_job send_kind, check_job receive_kind) {
+            const json send = check_job_message(send_kind, plan);
+            const json receive = check_job_message(receive_kind, plan);
             try {
                 auto [got, sent] = pair.run(receive, send, watch(60));
                 if (!sent.value("ok", false))
@@ -240,9 +242,9 @@ private:
             }
         };
         if (calls.zero_copy_send || calls.zero_copy_recv)
-            check("zero-copy", "check_zero_copy_send", "check_zero_copy_receive");
+            check("zero-copy", check_job::zero_copy_send, check_job::zero_copy_receive);
         if (calls.send_batch || calls.recv_batch)
-            check("batch", "check_batch_send", "check_batch_receive");
+            check("batch", check_job::batch_send, check_job::batch_receive);
     }
 
     // ABI 1.2 completion: one completion per submission, none for a receive with nothing to
@@ -254,8 +256,8 @@ private:
         const std::uint64_t size = std::min<std::uint64_t>(max, 65536);
         const json job = {{"size", size}, {"count", 50}, {"stream", stream}};
         json send = job, receive = job;
-        send["kind"] = "check_completion_send";
-        receive["kind"] = "check_completion_receive";
+        send = check_job_message(check_job::completion_send, std::move(send));
+        receive = check_job_message(check_job::completion_receive, std::move(receive));
         auto [got, sent] = pair.run(receive, send, watch(60));
         add("completion", sent.value("ok", false) && got.value("ok", false),
             "sender: " + sent.value("detail", "") + "; receiver: " + got.value("detail", ""));
@@ -271,8 +273,8 @@ private:
         const std::uint64_t size = stream ? 1024 : std::min<std::uint64_t>(max, 4096);
         const json job = {{"size", size}, {"max_bytes", std::uint64_t{64} << 20}};
         json send = job, receive = job;
-        send["kind"] = "check_readiness_send";
-        receive["kind"] = "check_readiness_receive";
+        send = check_job_message(check_job::readiness_send, std::move(send));
+        receive = check_job_message(check_job::readiness_receive, std::move(receive));
         auto [got, sent] = pair.run(receive, send, watch(60));
         std::string detail =
             "sender: " + sent.value("detail", "") + "; receiver: " + got.value("detail", "");
@@ -295,14 +297,12 @@ private:
         try {
             harness::worker_pair pair(transport_, {IPCB_DIR_RECV}, "receiver", "sender");
             pair.connect(options_, 4096, connect_timeout_ns);
-            const json crash = {{"kind", "check_crash"}, {"side", side}, {"size", 64}};
+            const json crash = check_job_message(check_job::crash, {{"side", side}, {"size", 64}});
             if (side == "sender") {
-                pair.run({{"kind", "check_idle"}}, crash, watch(30));
+                pair.run(check_job_message(check_job::idle), crash, watch(30));
             } else {  // one message for the receiver to hold when it dies
-                const json one = {{"kind", "check_payload_send"},
-                                  {"sizes", {64}},
-                                  {"per_size", 1},
-                                  {"pace_us", 0}};
+                const json one = check_job_message(
+                    check_job::payload_send, {{"sizes", {64}}, {"per_size", 1}, {"pace_us", 0}});
                 pair.run(crash, one, watch(30));
             }
             add(name, false, "the " + side + " was killed, yet the run reported no failure");

@@ -53,12 +53,14 @@ std::optional<nlohmann::json> control_channel::receive(std::int64_t deadline_ns)
     }
 }
 
-const nlohmann::json &expect_type(const nlohmann::json &message, const std::string &type) {
-    const auto &got = message.at("type").get_ref<const std::string &>();
-    if (got == "error")
+const nlohmann::json &expect_kind(const nlohmann::json &message, message_kind kind) {
+    const message_kind got = kind_of(message);
+    if (got == message_kind::error)
         throw peer_error(message.value("stage", "?"), message.value("status", 0),
                          message.value("message", "unknown error"));
-    if (got != type) throw protocol_error("expected a '" + type + "' message, got '" + got + "'");
+    if (got != kind)
+        throw protocol_error(std::string("expected a '") + name_of(kind) + "' message, got '" +
+                             name_of(got) + "'");
     return message;
 }
 

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "control/frame_codec.hpp"
+#include "control/message_kind.hpp"
 #include "platform/stream_socket.hpp"
 
 namespace ipcbench::control {
@@ -53,6 +54,6 @@ struct peer_error : std::runtime_error {
     int status;
 };
 
-const nlohmann::json &expect_type(const nlohmann::json &message, const std::string &type);
+const nlohmann::json &expect_kind(const nlohmann::json &message, message_kind kind);
 
 }  // namespace ipcbench::control

@@ -1,5 +1,6 @@
 #include "harness/orchestrator.hpp"
 
+#include "control/message_kind.hpp"
 #include "harness/case_figures.hpp"
 #include "harness/io_engine_choice.hpp"
 #include "harness/placement_sampler.hpp"
@@ -141,9 +142,10 @@ void measure(const plugin::transport_info &transport, const model::case_settings
     auto [server_answer, client_answer] = pair.run(
         server_job, client_job, model::watchdog_seconds(c),
         [&](bool from_client, const json &event) {
-            if (event["type"] == "sent") {
+            if (control::is(event, control::message_kind::sent)) {
                 // An unreliable receiver needs the sender's count to know when to stop.
-                pair.notify(!from_client, {{"type", "sender_done"}, {"streams", event["streams"]}});
+                pair.notify(!from_client, control::message(control::message_kind::sender_done,
+                                                           {{"streams", event["streams"]}}));
                 return;
             }
             // Intervals come from the receiving side (the pinger for latency); with bidir the

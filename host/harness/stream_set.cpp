@@ -7,6 +7,7 @@
 #include <thread>
 #include <vector>
 
+#include "control/message_kind.hpp"
 #include "harness/event_loop.hpp"
 #include "harness/stream_progress.hpp"
 #include "harness/stream_task.hpp"
@@ -88,7 +89,7 @@ private:
             messages - last_messages_, (messages - last_messages_) * size_,
             lost > last_lost_ ? lost - last_lost_ : 0};
         json event = figures;
-        event["type"] = "interval";
+        event = control::message(control::message_kind::interval, std::move(event));
         channel_.send(event);
         last_messages_ = messages;
         last_lost_ = lost;
@@ -109,7 +110,7 @@ private:
 [[noreturn]] void report_failure_and_wait(const loop_result &failure,
                                           control::control_channel &channel) {
     json result = model::worker_result{{failure}};
-    result["type"] = "result";
+    result = control::message(control::message_kind::result, std::move(result));
     channel.send(result);
     try {
         for (;;) channel.receive(-1);  // until the orchestrator closes the channel or kills us
@@ -158,7 +159,7 @@ void run_task(stream_task &t, const job &j, const endpoint_lookup &endpoint_for)
 
 // The peer's senders are done: receivers of unreliable transports now know what to expect.
 void pass_sender_counts(std::deque<stream_task> &tasks, const json &message) {
-    if (message["type"] != "sender_done") return;
+    if (!control::is(message, control::message_kind::sender_done)) return;
     const auto counts = message.at("streams").get<std::vector<std::int64_t>>();
     for (auto &t : tasks)
         if (t.part == job_kind::receive && t.stream < static_cast<int>(counts.size()))
@@ -181,7 +182,7 @@ void serve_until_done(const job &j, std::deque<stream_task> &tasks,
             json counts = json::array();
             for (auto &t : tasks)
                 if (t.part == job_kind::send) counts.push_back(t.result.messages_sent);
-            channel.send({{"type", "sent"}, {"streams", counts}});
+            channel.send(control::message(control::message_kind::sent, {{"streams", counts}}));
             sent_reported = true;
         }
         if (all_done) {

@@ -112,7 +112,8 @@ bool died_within(Process &w, int timeout_ms) {
 // The next buffered message of worker i: an event (passed on, nullopt), the awaited reply, or
 // a failure (thrown, naming the side).
 std::optional<json> worker_pair::next_reply(const std::vector<process *> &workers, std::size_t i,
-                                            const std::string &type, const std::vector<bool> &done,
+                                            control::message_kind type,
+                                            const std::vector<bool> &done,
                                             const event_callback &on_event, bool &progressed) {
     std::optional<json> message;
     try {
@@ -120,12 +121,13 @@ std::optional<json> worker_pair::next_reply(const std::vector<process *> &worker
         if (!message) return std::nullopt;
         progressed = true;
         // Reports during a run are events, not the awaited reply.
-        const auto &kind = (*message)["type"];
-        if (type == "result" && on_event && (kind == "sent" || kind == "interval")) {
+        if (type == control::message_kind::result && on_event &&
+            (control::is(*message, control::message_kind::sent) ||
+             control::is(*message, control::message_kind::interval))) {
             on_event(*workers[i], *message);
             return std::nullopt;
         }
-        control::expect_type(*message, type);
+        control::expect_kind(*message, type);
     } catch (const control::peer_error &e) {
         throw pair_failure(std::string(e.what()) + " [" + workers[i]->side + "]", e.status,
                            e.stage);
@@ -135,7 +137,7 @@ std::optional<json> worker_pair::next_reply(const std::vector<process *> &worker
     }
     // A side that failed ends the exchange at once: its peer may be blocked on it. When the
     // peer died, that death is the cause and this error only its echo.
-    if (type == "result" && message->contains("error")) {
+    if (type == control::message_kind::result && message->contains("error")) {
         const std::string echo =
             (*message)["error"].get<std::string>() + " [" + workers[i]->side + "]";
         for (std::size_t j = 0; j < workers.size(); ++j)
@@ -150,7 +152,7 @@ std::optional<json> worker_pair::next_reply(const std::vector<process *> &worker
 // Waits for input from a worker that has not answered, at most until the deadline (10 ms with
 // a tick to serve); throws when the deadline passed, a signal came or a worker died.
 void worker_pair::wait_for_input(const std::vector<process *> &workers,
-                                 const std::vector<bool> &done, const std::string &type,
+                                 const std::vector<bool> &done, control::message_kind type,
                                  std::int64_t deadline, bool ticking) {
     std::int64_t left = deadline - now_ns();
     if (left <= 0) {
@@ -158,10 +160,13 @@ void worker_pair::wait_for_input(const std::vector<process *> &workers,
         int count = 0;
         for (std::size_t i = 0; i < workers.size(); ++i)
             if (!done[i]) late += (count++ ? " and " : "") + workers[i]->side;
-        const bool setting_up = type == "opened" || type == "connected" || type == "hello";
+        const bool setting_up = type == control::message_kind::opened ||
+                                type == control::message_kind::connected ||
+                                type == control::message_kind::hello;
         throw pair_failure(
             "timed out: the " + late + (count > 1 ? " processes" : " process") +
-            " did not answer '" + type + "' in time (a hung plugin or peer?); killed. " +
+            " did not answer '" + control::name_of(type) +
+            "' in time (a hung plugin or peer?); killed. " +
             (setting_up ? "Opening and connecting get 10 s plus 5 ms per endpoint; thousands of "
                           "TCP endpoints beside thousands of TIME_WAIT sockets (ss -s) can take "
                           "longer: wait a minute, or use fewer --streams"
@@ -191,13 +196,13 @@ void worker_pair::wait_for_input(const std::vector<process *> &workers,
         if ((!open || exited) && !workers[i]->channel.has_buffered()) {
             workers[i]->wait(1000);
             throw pair_failure("the " + workers[i]->side + " process died (" + workers[i]->ended() +
-                               ") while it should answer '" + type + "'");
+                               ") while it should answer '" + control::name_of(type) + "'");
         }
     }
 }
 
 std::vector<json> worker_pair::collect(const std::vector<process *> &workers,
-                                       const std::string &type, std::int64_t deadline,
+                                       control::message_kind type, std::int64_t deadline,
                                        const event_callback &on_event,
                                        const std::function<void()> &on_tick) {
     std::vector<json> replies(workers.size());
@@ -230,15 +235,15 @@ json worker_pair::setup_message(const std::string &role, const std::vector<std::
         if (i < addresses.size()) e["address"] = addresses[i];
         endpoints.push_back(e);
     }
-    return {{"type", "setup"},
-            {"library", transport_.library.string()},
-            {"library_identity", transport_.library_identity},
-            {"transport", transport_.id},
-            {"role", role},
-            {"endpoints", endpoints},
-            {"options", options},
-            {"runtime_dir", run_dir_.path().string()},
-            {"max_message_size", max_message_size}};
+    return control::message(control::message_kind::setup,
+                            {{"library", transport_.library.string()},
+                             {"library_identity", transport_.library_identity},
+                             {"transport", transport_.id},
+                             {"role", role},
+                             {"endpoints", endpoints},
+                             {"options", options},
+                             {"runtime_dir", run_dir_.path().string()},
+                             {"max_message_size", max_message_size}});
 }
 
 std::pair<json, json> worker_pair::connect(const std::map<std::string, std::string> &options,
@@ -247,19 +252,21 @@ std::pair<json, json> worker_pair::connect(const std::map<std::string, std::stri
     start();
     send_to(*server_,
             setup_message("creator", server_dirs_, creator_addresses(), options, max_message_size));
-    auto opened = collect({server_.get()}, "opened", setup_deadline(server_dirs_.size()));
+    auto opened = collect({server_.get()}, control::message_kind::opened,
+                          setup_deadline(server_dirs_.size()));
     addresses_ = opened[0].at("addresses").get<std::vector<std::string>>();
     if (!remote_) write_run_manifest(run_dir_.path(), transport_.id, addresses_);
     spdlog::debug("{}: the creator's {} addresses, first: {}", transport_.id, addresses_.size(),
                   addresses_.empty() ? "-" : addresses_.front());
     send_to(*client_,
             setup_message("connector", client_dirs_, addresses_, options, max_message_size));
-    collect({client_.get()}, "opened", setup_deadline(client_dirs_.size()));
+    collect({client_.get()}, control::message_kind::opened, setup_deadline(client_dirs_.size()));
 
-    json connect = {{"type", "connect"}, {"timeout_ns", connect_timeout_ns}};
+    json connect =
+        control::message(control::message_kind::connect, {{"timeout_ns", connect_timeout_ns}});
     send_to(*server_, connect);
     send_to(*client_, connect);
-    auto connected = collect({server_.get(), client_.get()}, "connected",
+    auto connected = collect({server_.get(), client_.get()}, control::message_kind::connected,
                              setup_deadline(server_dirs_.size()) + connect_timeout_ns);
     setups_ = {connected[0].value("setup", json()), connected[1].value("setup", json())};
     return {connected[0].at("settings"), connected[1].at("settings")};
@@ -274,10 +281,12 @@ std::pair<json, json> worker_pair::run(const model::job &server_job, const model
 std::pair<json, json> worker_pair::run(const json &server_job, const json &client_job,
                                        double watchdog_s, const event_handler &on_event,
                                        const std::function<void()> &on_tick) {
-    send_to(*server_, {{"type", "run"}, {"job", server_job}, {"directions", server_dirs_}});
-    send_to(*client_, {{"type", "run"}, {"job", client_job}, {"directions", client_dirs_}});
+    send_to(*server_, control::message(control::message_kind::run,
+                                       {{"job", server_job}, {"directions", server_dirs_}}));
+    send_to(*client_, control::message(control::message_kind::run,
+                                       {{"job", client_job}, {"directions", client_dirs_}}));
     auto results = collect(
-        {server_.get(), client_.get()}, "result",
+        {server_.get(), client_.get()}, control::message_kind::result,
         now_ns() + static_cast<std::int64_t>(watchdog_s * 1e9),
         [&](process &w, const json &event) {
             if (on_event) on_event(&w == client_.get(), event);
@@ -319,18 +328,19 @@ void worker_pair::start() {
     server_ = remote_ ? std::make_unique<process>(server_side_, remote::connect_agent(*remote_, 10))
                       : std::make_unique<process>(server_side_, keep(server_side_));
     client_ = std::make_unique<process>(client_side_, keep(client_side_));
-    collect({server_.get(), client_.get()}, "hello", now_ns() + setup_timeout_ns);
+    collect({server_.get(), client_.get()}, control::message_kind::hello,
+            now_ns() + setup_timeout_ns);
 }
 
 json worker_pair::probe(const json &job, double watchdog_s) {
     start();
-    send_to(*server_, {{"type", "probe"},
-                       {"library", transport_.library.string()},
-                       {"library_identity", transport_.library_identity},
-                       {"transport", transport_.id},
-                       {"runtime_dir", run_dir_.path().string()},
-                       {"job", job}});
-    return collect({server_.get()}, "result",
+    send_to(*server_, control::message(control::message_kind::probe,
+                                       {{"library", transport_.library.string()},
+                                        {"library_identity", transport_.library_identity},
+                                        {"transport", transport_.id},
+                                        {"runtime_dir", run_dir_.path().string()},
+                                        {"job", job}}));
+    return collect({server_.get()}, control::message_kind::result,
                    now_ns() + static_cast<std::int64_t>(watchdog_s * 1e9))[0];
 }
 
@@ -345,7 +355,7 @@ void worker_pair::send_to(process &w, const json &message) {
         // Its end of the channel closed because it died: that is the news, not the write.
         w.wait(1000);
         throw pair_failure("the " + w.side + " process died (" + w.ended() + ") before it got '" +
-                           message.value("type", "?") + "'");
+                           control::type_text(message) + "'");
     }
 }
 
@@ -360,8 +370,8 @@ void worker_pair::shut_down(bool polite) {
     bool clean = false;
     if (polite && !alive.empty()) {
         try {
-            for (auto *w : alive) w->channel.send({{"type", "close"}});
-            collect(alive, "closed", now_ns() + 2'000'000'000);
+            for (auto *w : alive) w->channel.send(control::message(control::message_kind::close));
+            collect(alive, control::message_kind::closed, now_ns() + 2'000'000'000);
             clean = true;
         } catch (const std::exception &e) {
             spdlog::debug("closing workers: {}", e.what());

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "control/message_kind.hpp"
 #include "model/job.hpp"
 #include "platform/output_capture.hpp"
 #include "platform/run_directory.hpp"
@@ -100,16 +101,16 @@ private:
     using event_callback = std::function<void(process &, const nlohmann::json &)>;
     // Waits for one message of `type` from each worker, until the deadline.
     std::vector<nlohmann::json> collect(const std::vector<process *> &workers,
-                                        const std::string &type, std::int64_t deadline,
+                                        control::message_kind type, std::int64_t deadline,
                                         const event_callback &on_event = nullptr,
                                         const std::function<void()> &on_tick = nullptr);
     static std::optional<nlohmann::json> next_reply(const std::vector<process *> &workers,
-                                                    std::size_t i, const std::string &type,
+                                                    std::size_t i, control::message_kind type,
                                                     const std::vector<bool> &done,
                                                     const event_callback &on_event,
                                                     bool &progressed);
     static void wait_for_input(const std::vector<process *> &workers, const std::vector<bool> &done,
-                               const std::string &type, std::int64_t deadline, bool ticking);
+                               control::message_kind type, std::int64_t deadline, bool ticking);
     nlohmann::json setup_message(const std::string &role, const std::vector<std::uint32_t> &dirs,
                                  const std::vector<std::string> &addresses,
                                  const std::map<std::string, std::string> &options,

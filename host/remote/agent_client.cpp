@@ -15,10 +15,9 @@ void say_goodbye(const agent_address &agent) {
     try {
         fd = connect_tcp(agent.address, 5);
         control::control_channel channel(fd);
-        channel.send({{"type", "hello"},
-                      {"protocol", agent_protocol_version},
-                      {"token", agent.token},
-                      {"done", true}});
+        channel.send(control::message(
+            control::message_kind::hello,
+            {{"protocol", agent_protocol_version}, {"token", agent.token}, {"done", true}}));
         channel.receive(platform::now_ns() + 5'000'000'000);
     } catch (const std::exception &e) {
         spdlog::debug("goodbye to the agent at {}: {}", agent.address.text(), e.what());
@@ -55,10 +54,10 @@ platform::socket_handle connect_agent(const agent_address &agent, double timeout
     const platform::socket_handle fd = connect_tcp(agent.address, timeout_s);
     try {
         control::control_channel channel(fd);
-        channel.send({{"type", "hello"},
-                      {"protocol", agent_protocol_version},
-                      {"token", agent.token},
-                      {"client", std::string("ipchost ") + IPCBENCH_VERSION}});
+        channel.send(control::message(control::message_kind::hello,
+                                      {{"protocol", agent_protocol_version},
+                                       {"token", agent.token},
+                                       {"client", std::string("ipchost ") + IPCBENCH_VERSION}}));
         const std::int64_t deadline =
             platform::now_ns() + static_cast<std::int64_t>(timeout_s * 1e9);
         char header[4];
@@ -80,13 +79,13 @@ platform::socket_handle connect_agent(const agent_address &agent, double timeout
         const std::string frame = std::string(header, 4) + body;
         decoder.feed(frame.data(), frame.size());
         auto reply = decoder.next();
-        if ((*reply)["type"] == "error")
+        if (control::is(*reply, control::message_kind::error))
             throw std::runtime_error("the agent at " + agent.address.text() +
                                      " refused: " + reply->value("message", "no reason given"));
-        if ((*reply)["type"] != "welcome")
+        if (!control::is(*reply, control::message_kind::welcome))
             throw std::runtime_error("the agent at " + agent.address.text() +
-                                     " answered the handshake with '" +
-                                     (*reply)["type"].get<std::string>() + "'");
+                                     " answered the handshake with '" + control::type_text(*reply) +
+                                     "'");
     } catch (const control::channel_closed &) {
         platform::close_socket(fd);
         throw std::runtime_error("the agent at " + agent.address.text() +

@@ -1,5 +1,6 @@
 #include "remote/agent_hello.hpp"
 
+#include "control/message_kind.hpp"
 #include "text/printable_text.hpp"
 
 namespace ipcbench::remote {
@@ -21,12 +22,10 @@ std::string wrong_type(const char *field, const char *expected, const json &valu
 
 std::variant<agent_hello, std::string> parse_hello(const json &frame) {
     if (!frame.is_object()) return "malformed hello: expected a JSON object, got " + type_of(frame);
-    const auto type = frame.find("type");
-    if (type == frame.end() || !type->is_string())
+    if (control::type_text(frame) == "?")
         return std::string("malformed hello: 'type' must be a string");
-    if (type->get_ref<const std::string &>() != "hello")
-        return "expected a hello, got '" +
-               text::printable(type->get_ref<const std::string &>(), 64) + "'";
+    if (!control::is(frame, control::message_kind::hello))
+        return "expected a hello, got '" + control::type_text(frame) + "'";
     agent_hello hello;
     const auto protocol = frame.find("protocol");
     if (protocol == frame.end()) return std::string("malformed hello: 'protocol' is missing");

@@ -1,5 +1,6 @@
 #include "remote/agent_server.hpp"
 
+#include <fmt/ranges.h>
 #include <spdlog/spdlog.h>
 #include <algorithm>
 #include <limits>
@@ -7,6 +8,7 @@
 #include <optional>
 
 #include "control/frame_codec.hpp"
+#include "control/message_kind.hpp"
 #include "platform/child_process.hpp"
 #include "platform/monotonic_clock.hpp"
 #include "platform/open_file_limit.hpp"
@@ -43,17 +45,18 @@ void send_now(socket_handle s, const json &message) {
 
 void refuse(socket_handle s, const std::string &peer, const std::string &why) {
     spdlog::warn("client {}: refused: {}", peer, why);
-    send_now(s, {{"type", "error"}, {"message", why}});
+    send_now(s, control::message(control::message_kind::error, {{"message", why}}));
     platform::close_socket(s);
 }
 
-// The messages a client may send a session's worker, and which of them the worker answers
-// exactly once; everything else ends the session.
-bool is_request(const std::string &type) {
-    return type == "setup" || type == "connect" || type == "run" || type == "close";
+// The messages a client may send a session's worker (control::message_kind_info::agent_relays),
+// and which of them the worker answers exactly once (requests); everything else ends the
+// session.
+bool is_request(control::message_kind kind) {
+    return control::info(kind).request;
 }
-bool client_may_send(const std::string &type) {
-    return is_request(type) || type == "sender_done";
+bool client_may_send(const std::optional<control::message_kind> &kind) {
+    return kind && control::info(*kind).agent_relays;
 }
 // What is readable on s now, without waiting; a reset connection reads as closed.
 platform::io_result receive_now(socket_handle s, char *buf, std::size_t n) {
@@ -64,9 +67,8 @@ platform::io_result receive_now(socket_handle s, char *buf, std::size_t n) {
     }
 }
 
-bool is_answer(const std::string &type) {
-    return type == "opened" || type == "connected" || type == "result" || type == "error" ||
-           type == "closed";
+bool is_answer(const std::optional<control::message_kind> &kind) {
+    return kind && control::info(*kind).answer;
 }
 
 // One authenticated client and its worker. Every frame is decoded on the way through, checked
@@ -236,7 +238,7 @@ private:
             return refuse(client.fd, client.peer, "wrong token");
         if (hello.done) {
             // The client's run is over: no worker; --once stops here.
-            send_now(client.fd, {{"type", "goodbye"}});
+            send_now(client.fd, control::message(control::message_kind::goodbye));
             platform::close_socket(client.fd);
             spdlog::info("client {}: run finished", client.peer);
             stop_ = options_.once;
@@ -272,7 +274,8 @@ private:
         // poll first and writes are send_some, which never waits.
         s->worker_fd = s->worker->control_socket();
         s->to_client.push(control::encode_frame(
-            {{"type", "welcome"}, {"agent", std::string("ipchost ") + IPCBENCH_VERSION}}));
+            control::message(control::message_kind::welcome,
+                             {{"agent", std::string("ipchost ") + IPCBENCH_VERSION}})));
         spdlog::info("client {}: session started ({}); its endpoints listen on {}, connect to {}",
                      s->peer, hello.client.empty() ? "?" : hello.client, s->policy.local_host,
                      s->policy.client_host);
@@ -310,21 +313,22 @@ private:
     // "" when the frame went on to the worker, else why the session must end.
     std::string from_client(json &frame) {
         session &s = *active_;
-        const std::string type = frame["type"].get<std::string>();
-        if (!client_may_send(type))
-            return "the client sent a '" + text::printable(type, 40) +
-                   "' message; an agent takes only setup, connect, run, sender_done and close";
+        const auto kind = control::known_kind(frame);
+        if (!client_may_send(kind))
+            return fmt::format(
+                "the client sent a '{}' message; an agent takes only {}", control::type_text(frame),
+                fmt::join(control::names_where(&control::message_kind_info::agent_relays), ", "));
         std::string refused;
-        if (type == "setup") {
+        if (kind == control::message_kind::setup) {
             refused = refuse_setup(frame, s.policy);
             s.creator_setup = refused.empty() && frame["role"] == "creator";
             frame.erase("library");  // the worker finds the transport by id in its own folders
             frame.erase("runtime_dir");
-        } else if (type == "run") {
+        } else if (kind == control::message_kind::run) {
             refused = refuse_run(frame, s.policy);
         }
         if (!refused.empty()) return refused;
-        if (is_request(type) && ++s.outstanding > max_outstanding)
+        if (is_request(*kind) && ++s.outstanding > max_outstanding)
             return fmt::format(
                 "the client sent more than {} requests without reading the answers; an agent "
                 "serves one request at a time",
@@ -374,9 +378,9 @@ private:
 
     std::string from_worker(json &frame) {
         session &s = *active_;
-        const std::string &type = frame["type"].get_ref<const std::string &>();
-        if (is_answer(type)) s.outstanding = std::max(0, s.outstanding - 1);
-        if (type == "opened" && s.creator_setup) {
+        const auto kind = control::known_kind(frame);
+        if (is_answer(kind)) s.outstanding = std::max(0, s.outstanding - 1);
+        if (kind == control::message_kind::opened && s.creator_setup) {
             if (std::string why = refuse_opened(frame, s.policy); !why.empty()) return why;
         }
         if (!s.to_client.push(control::encode_frame(frame)))
@@ -390,7 +394,8 @@ private:
     void end_session(const std::string &why, bool tell_client) {
         if (!active_) return;
         session &s = *active_;
-        if (tell_client) send_now(s.fd, {{"type", "error"}, {"message", why}});
+        if (tell_client)
+            send_now(s.fd, control::message(control::message_kind::error, {{"message", why}}));
         platform::shutdown_socket(s.fd);
         platform::close_socket(s.fd);
         // The worker sees its control channel close and stops (closing its endpoints); one

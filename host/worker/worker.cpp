@@ -7,6 +7,7 @@
 #include <thread>
 #include <vector>
 
+#include "conformance/check_jobs.hpp"
 #include "conformance/conformance_jobs.hpp"
 #include "control/control_channel.hpp"
 #include "harness/stream_set.hpp"
@@ -62,9 +63,9 @@ public:
         : channel_(fd), runtime_dir_(std::move(runtime_dir)), agent_mode_(agent_mode) {}
 
     int run() {
-        channel_.send({{"type", "hello"},
-                       {"protocol", control::protocol_version},
-                       {"pid", platform::current_process_id()}});
+        channel_.send(control::message(
+            control::message_kind::hello,
+            {{"protocol", control::protocol_version}, {"pid", platform::current_process_id()}}));
         for (;;) {
             nlohmann::json message;
             try {
@@ -79,34 +80,35 @@ public:
                              std::string("control channel: ") + e.what());
                 return 2;
             }
-            const std::string type = message["type"];
-            const std::string &stage = type;
+            const std::string stage = control::type_text(message);
             try {
-                if (type == "setup") {
+                const control::message_kind kind = control::kind_of(message);
+                if (kind == control::message_kind::setup) {
                     setup(message);
-                } else if (type == "connect") {
+                } else if (kind == control::message_kind::connect) {
                     connect(message);
-                } else if (type == "run") {
+                } else if (kind == control::message_kind::run) {
                     run_job(message);
-                } else if (type == "probe") {
+                } else if (kind == control::message_kind::probe) {
                     if (agent_mode_)
                         throw std::runtime_error("an agent does not run conformance probes");
                     load(message);
                     nlohmann::json result = conformance::probe(
                         *transport_, message.at("job"),
                         runtime_dir_.empty() ? message.value("runtime_dir", "") : runtime_dir_);
-                    result["type"] = "result";
-                    channel_.send(result);
-                } else if (type == "close") {
+                    channel_.send(
+                        control::message(control::message_kind::result, std::move(result)));
+                } else if (kind == control::message_kind::close) {
                     endpoints_.clear();
                     endpoint_addresses_.clear();
                     created = {};  // closed: a later id of the same number is someone else's
-                    channel_.send({{"type", "closed"}});
+                    channel_.send(control::message(control::message_kind::closed));
                     return 0;
-                } else if (type == "sender_done") {
+                } else if (kind == control::message_kind::sender_done) {
                     // Arrived after the receive loop ended on its own: nothing to do.
                 } else {
-                    throw control::protocol_error("unknown control message '" + type + "'");
+                    throw control::protocol_error(std::string("a worker takes no '") +
+                                                  control::name_of(kind) + "' message");
                 }
             } catch (const plugin::transport_error &e) {
                 report_error(stage, e.status, e.what());
@@ -118,7 +120,8 @@ public:
 
 private:
     void report_error(const std::string &stage, int status, const std::string &text) {
-        channel_.send({{"type", "error"}, {"stage", stage}, {"status", status}, {"message", text}});
+        channel_.send(control::message(control::message_kind::error,
+                                       {{"stage", stage}, {"status", status}, {"message", text}}));
     }
 
     void load(const nlohmann::json &m) {
@@ -175,7 +178,7 @@ private:
             created_objects next{transport_->table, std::move(made)};
             std::swap(created, next);  // complete before the handler could see it
         }
-        channel_.send({{"type", "opened"}, {"addresses", addresses}});
+        channel_.send(control::message(control::message_kind::opened, {{"addresses", addresses}}));
     }
 
     void connect(const nlohmann::json &m) {
@@ -193,13 +196,13 @@ private:
         for (std::size_t i = 0; i < endpoints_.size() && i < 2; ++i)
             for (const auto &[key, value] : endpoints_[i]->settings())
                 if (!settings.contains(key)) settings[key] = value;
-        channel_.send({{"type", "connected"},
-                       {"settings", settings},
-                       {"setup",
-                        {{"connections", endpoints_.size()},
-                         {"total_ns", total},
-                         {"histogram", each.to_json()},
-                         {"rss_before_kib", rss_before_kib_}}}});
+        channel_.send(control::message(control::message_kind::connected,
+                                       {{"settings", settings},
+                                        {"setup",
+                                         {{"connections", endpoints_.size()},
+                                          {"total_ns", total},
+                                          {"histogram", each.to_json()},
+                                          {"rss_before_kib", rss_before_kib_}}}}));
     }
 
     // An agent's connector says that it could not reach an address, never why: "refused" for a
@@ -233,7 +236,7 @@ private:
         directions_ = m.at("directions").get<std::vector<std::uint32_t>>();
         const std::string kind = m.at("job").at("kind");
         nlohmann::json result;
-        if (kind.rfind("check_", 0) == 0) {
+        if (conformance::check_job_from(kind)) {
             // The conformance suite runs both of its workers on this host, never on an agent.
             if (agent_mode_) throw std::runtime_error("an agent does not run conformance checks");
             streams_ = 1;
@@ -256,53 +259,26 @@ private:
                 },
                 channel_);
         }
-        result["type"] = "result";
-        channel_.send(result);
+        channel_.send(control::message(control::message_kind::result, std::move(result)));
     }
 
-    // The worker halves of `ipchost check`.
+    // The worker halves of `ipchost check`, from the one table (conformance/check_jobs.cpp).
     nlohmann::json run_check_job(const std::string &kind, const nlohmann::json &job) {
-        namespace c = conformance;
-        if (kind == "check_payload_send") return c::payload_send(endpoint_for(IPCB_DIR_SEND), job);
-        if (kind == "check_payload_receive")
-            return c::payload_receive(endpoint_for(IPCB_DIR_RECV), job);
-        if (kind == "check_truncation_send")
-            return c::truncation_send(endpoint_for(IPCB_DIR_SEND), job);
-        if (kind == "check_truncation_receive")
-            return c::truncation_receive(endpoint_for(IPCB_DIR_RECV), job);
-        if (kind == "check_timeout_receive")
-            return c::timeout_receive(endpoint_for(IPCB_DIR_RECV), job);
-        if (kind == "check_close_wait") return c::close_wait(endpoint_for(IPCB_DIR_RECV), job);
-        if (kind == "check_idle") return {{"ok", true}, {"detail", "idle"}};
-        if (kind == "check_send_timeout")
-            return c::send_timeout_fill(endpoint_for(IPCB_DIR_SEND), job);
-        if (kind == "check_drain") return c::drain_count(endpoint_for(IPCB_DIR_RECV), job);
-        if (kind == "check_zero_copy_send")
-            return c::zero_copy_send(endpoint_for(IPCB_DIR_SEND), job);
-        if (kind == "check_zero_copy_receive")
-            return c::zero_copy_receive(endpoint_for(IPCB_DIR_RECV), job);
-        if (kind == "check_batch_send") return c::batch_send(endpoint_for(IPCB_DIR_SEND), job);
-        if (kind == "check_completion_send")
-            return c::completion_send(endpoint_for(IPCB_DIR_SEND), job);
-        if (kind == "check_completion_receive")
-            return c::completion_receive(endpoint_for(IPCB_DIR_RECV), job);
-        if (kind == "check_readiness_send")
-            return c::readiness_send(endpoint_for(IPCB_DIR_SEND), job);
-        if (kind == "check_readiness_receive")
-            return c::readiness_receive(endpoint_for(IPCB_DIR_RECV), job);
-        if (kind == "check_batch_receive")
-            return c::batch_receive(endpoint_for(IPCB_DIR_RECV), job);
-        if (kind == "check_crash")
-            c::crash_holding(
+        using conformance::check_job;
+        const auto found = conformance::check_job_from(kind);
+        if (!found) throw control::protocol_error("unknown check job '" + kind + "'");
+        const conformance::check_job_info &check = conformance::info(*found);
+        if (check.run) return check.run(endpoint_for(check.endpoint), job);
+        if (*found == check_job::idle) return {{"ok", true}, {"detail", "idle"}};
+        if (*found == check_job::crash)
+            conformance::crash_holding(
                 endpoint_for(job.at("side") == "sender" ? IPCB_DIR_SEND : IPCB_DIR_RECV), job);
-        if (kind == "check_close_endpoints") {
-            std::this_thread::sleep_for(std::chrono::milliseconds(job.at("delay_ms").get<long>()));
-            endpoints_.clear();
-            endpoint_addresses_.clear();
-            created = {};
-            return {{"ok", true}, {"detail", "closed"}};
-        }
-        throw control::protocol_error("unknown check job '" + kind + "'");
+        // close_endpoints
+        std::this_thread::sleep_for(std::chrono::milliseconds(job.at("delay_ms").get<long>()));
+        endpoints_.clear();
+        endpoint_addresses_.clear();
+        created = {};
+        return {{"ok", true}, {"detail", "closed"}};
     }
 
     control::control_channel channel_;

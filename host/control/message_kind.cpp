@@ -1,0 +1,91 @@
+#include "control/message_kind.hpp"
+
+#include <array>
+
+#include "control/frame_codec.hpp"
+#include "text/printable_text.hpp"
+
+namespace ipcbench::control {
+namespace {
+
+using k = message_kind;
+
+// kind, name, request, answer, agent_relays
+constexpr std::array<message_kind_info, 16> kinds = {{
+    {k::hello, "hello", false, false, false},
+    {k::welcome, "welcome", false, false, false},
+    {k::goodbye, "goodbye", false, false, false},
+    {k::setup, "setup", true, false, true},
+    {k::opened, "opened", false, true, false},
+    {k::connect, "connect", true, false, true},
+    {k::connected, "connected", false, true, false},
+    {k::run, "run", true, false, true},
+    {k::interval, "interval", false, false, false},
+    {k::sent, "sent", false, false, false},
+    {k::sender_done, "sender_done", false, false, true},
+    {k::probe, "probe", true, false, false},
+    {k::result, "result", false, true, false},
+    {k::close, "close", true, false, true},
+    {k::closed, "closed", false, true, false},
+    {k::error, "error", false, true, false},
+}};
+
+constexpr bool in_enum_order() {
+    for (std::size_t i = 0; i < kinds.size(); ++i)
+        if (static_cast<std::size_t>(kinds[i].kind) != i) return false;
+    return true;
+}
+static_assert(in_enum_order(), "one row per message_kind, in the enum's order");
+
+}  // namespace
+
+const message_kind_info &info(message_kind kind) {
+    return kinds[static_cast<std::size_t>(kind)];
+}
+
+const char *name_of(message_kind kind) {
+    return info(kind).name;
+}
+
+std::optional<message_kind> message_kind_from(const std::string &name) {
+    for (const auto &row : kinds)
+        if (name == row.name) return row.kind;
+    return std::nullopt;
+}
+
+std::vector<std::string> names_where(bool message_kind_info::*property) {
+    std::vector<std::string> out;
+    for (const auto &row : kinds)
+        if (row.*property) out.emplace_back(row.name);
+    return out;
+}
+
+nlohmann::json message(message_kind kind, nlohmann::json fields) {
+    fields["type"] = name_of(kind);
+    return fields;
+}
+
+message_kind kind_of(const nlohmann::json &m) {
+    const auto &type = m.at("type").get_ref<const std::string &>();
+    if (auto kind = message_kind_from(type)) return *kind;
+    throw protocol_error("unknown control message '" + text::printable(type, 40) + "'");
+}
+
+std::string type_text(const nlohmann::json &m) {
+    const auto type = m.is_object() ? m.find("type") : m.end();
+    return m.is_object() && type != m.end() && type->is_string()
+               ? text::printable(type->get<std::string>(), 40)
+               : std::string("?");
+}
+
+std::optional<message_kind> known_kind(const nlohmann::json &m) {
+    const auto type = m.is_object() ? m.find("type") : m.end();
+    if (!m.is_object() || type == m.end() || !type->is_string()) return std::nullopt;
+    return message_kind_from(type->get_ref<const std::string &>());
+}
+
+bool is(const nlohmann::json &m, message_kind kind) {
+    return known_kind(m) == kind;
+}
+
+}  // namespace ipcbench::control

@@ -1,0 +1,60 @@
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace ipcbench::control {
+
+// Every kind of control message, in one list (message_kind.cpp holds its table: the wire name,
+// who sends it, whether it is a request that is answered once). A worker's control channel
+// carries all but welcome and goodbye; a client talks to an agent with hello first, then, once
+// welcomed, with what the agent relays to its worker. docs/architecture.md, "Control messages".
+enum class message_kind {
+    hello,        // worker -> orchestrator, first; client -> agent, first (token)
+    welcome,      // agent -> client: the token was right
+    goodbye,      // agent -> client: it is stopping
+    setup,        // -> worker: load the transport, open the endpoints (answer: opened)
+    opened,       // worker ->: the endpoints and their addresses
+    connect,      // -> worker: connect the endpoints (answer: connected)
+    connected,    // worker ->: connected, with the connections' set-up figures
+    run,          // -> worker: run this job (answer: result)
+    interval,     // worker ->: a live --interval report while it runs
+    sent,         // worker ->: its senders are done, with each stream's count
+    sender_done,  // -> worker: the peer's senders are done (an unreliable receiver may stop)
+    probe,        // -> worker: one conformance probe (answer: result); never through an agent
+    result,       // worker ->: a run's or a probe's result
+    close,        // -> worker: close everything and stop (answer: closed)
+    closed,       // worker ->: closed
+    error,        // any side: why a request failed, or why a session ended
+};
+
+struct message_kind_info {
+    message_kind kind;
+    const char *name;   // the "type" on the wire
+    bool request;       // sent to a worker, answered exactly once (an answer, below)
+    bool answer;        // a worker's answer to a request
+    bool agent_relays;  // an agent passes it from a client to the client's worker
+};
+
+const message_kind_info &info(message_kind k);
+const char *name_of(message_kind k);
+std::optional<message_kind> message_kind_from(const std::string &name);
+// The names of the kinds with `property` (e.g. &message_kind_info::agent_relays), in order.
+std::vector<std::string> names_where(bool message_kind_info::*property);
+
+// A message of kind k: {"type": name} and the given fields.
+nlohmann::json message(message_kind k, nlohmann::json fields = nlohmann::json::object());
+// The kind of a received message (one whose "type" the frame decoder found to be a string);
+// throws protocol_error naming the type when it is no kind of this list.
+message_kind kind_of(const nlohmann::json &m);
+// The type a message names, for an error text ("?" when it names none).
+std::string type_text(const nlohmann::json &m);
+// The kind of m, or nothing when its type is none of the list.
+std::optional<message_kind> known_kind(const nlohmann::json &m);
+// Whether m is of kind k (an unknown type is no kind).
+bool is(const nlohmann::json &m, message_kind k);
+
+}  // namespace ipcbench::control
