@@ -20,9 +20,9 @@ enum class check_job {
     truncation_receive,
     timeout_receive,
     close_wait,
-    idle,             // does nothing (the other side's job is the check)
-    send_timeout,     // fills a transport nobody reads
-    drain,            // then drains it
+    idle,          // does nothing (the other side's job is the check)
+    send_timeout,  // fills a transport nobody reads
+    drain,         // then drains it
     zero_copy_send,
     zero_copy_receive,
     batch_send,

@@ -9,9 +9,9 @@
 
 #include "conformance/check_verdict.hpp"
 #include "conformance/conformance_jobs.hpp"
-#include "harness/message_header.hpp"
 #include "platform/monotonic_clock.hpp"
 #include "plugin/completion_queue.hpp"
+#include "timed/message_header.hpp"
 
 namespace ipcbench::conformance {
 namespace {

@@ -12,8 +12,8 @@
 #include <thread>
 #include <vector>
 
-#include "harness/message_header.hpp"
 #include "platform/monotonic_clock.hpp"
+#include "timed/message_header.hpp"
 
 namespace ipcbench::conformance {
 namespace {
@@ -283,7 +283,7 @@ json probe(const plugin::transport_info &transport, const json &job,
 
 std::vector<unsigned char> numbered_message(std::size_t size, std::uint64_t seq) {
     std::vector<unsigned char> m(size);
-    harness::write_header(m.data(), seq);
+    timed::write_header(m.data(), seq);
     for (std::size_t i = 8; i < size; ++i) m[i] = static_cast<unsigned char>(seq * 31 + i);
     return m;
 }

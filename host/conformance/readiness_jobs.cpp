@@ -11,9 +11,9 @@
 
 #include "conformance/check_verdict.hpp"
 #include "conformance/conformance_jobs.hpp"
-#include "harness/message_header.hpp"
 #include "platform/monotonic_clock.hpp"
 #include "platform/readiness_poller.hpp"
+#include "timed/message_header.hpp"
 
 namespace ipcbench::conformance {
 namespace {
@@ -197,11 +197,11 @@ json readiness_receive(plugin::transport_endpoint &in, const json &job) {
         if (s != IPCB_OK)
             return verdict(false, fmt::format("draining at message {}: {} ({})", seq,
                                               ipcb_status_name(s), in.last_error()));
-        if (harness::read_header(m.data()) == end_marker) break;
+        if (timed::read_header(m.data()) == end_marker) break;
         if (m != numbered_message(size, seq))
             return verdict(false, fmt::format("message {} has other bytes (header {}): "
                                               "something was lost, repeated or torn",
-                                              seq, harness::read_header(m.data())));
+                                              seq, timed::read_header(m.data())));
         ++seq;
     }
     json v = verdict(true, fmt::format("try_recv said would-block on the empty transport; the "

@@ -5,7 +5,7 @@
 
 namespace ipcbench::model {
 
-// How the timed loops hand messages to a transport (harness/send_path.hpp picks one per stream).
+// How the timed loops hand messages to a transport (timed/send_path.hpp picks one per stream).
 enum class send_call {
     send,            // one message per call
     send_batch,      // N messages per call (writev, sendmmsg)
@@ -13,7 +13,7 @@ enum class send_call {
     borrow_publish,  // written in the transport's memory (zero-copy)
 };
 
-// How they take messages from it (harness/receive_path.hpp).
+// How they take messages from it (timed/receive_path.hpp).
 enum class receive_call {
     recv,          // one message per call (a stream reassembled from partial reads)
     recv_batch,    // N messages per call (recvmmsg, one ring pass)

@@ -13,7 +13,7 @@
 namespace ipcbench::model {
 
 // What one timed loop counted: one stream in one part (send, receive, ping or pong). Summed over
-// a worker's streams of one part (harness/stream_set.cpp) it is what that worker counted, with
+// a worker's streams of one part (timed/stream_set.cpp) it is what that worker counted, with
 // each stream's own under `streams`. Counted where the messages move (harness/*_loops.cpp),
 // read by the orchestrator; one (de)serialiser (loop_result.cpp), which type-checks every field
 // (an agent's worker answers over a network).

@@ -10,7 +10,6 @@
 #include "conformance/check_jobs.hpp"
 #include "conformance/conformance_jobs.hpp"
 #include "control/control_channel.hpp"
-#include "harness/stream_set.hpp"
 #include "model/case_settings.hpp"
 #include "model/job.hpp"
 #include "model/loop_result.hpp"
@@ -26,6 +25,7 @@
 #include "remote/agent_policy.hpp"
 #include "stats/latency_histogram.hpp"
 #include "text/printable_text.hpp"
+#include "timed/stream_set.hpp"
 
 namespace ipcbench::worker {
 namespace {
@@ -252,7 +252,7 @@ private:
                 endpoints_.size() % static_cast<std::size_t>(j.settings.streams) != 0)
                 throw control::protocol_error("endpoint layout does not match the job");
             streams_ = j.settings.streams;
-            result = harness::run_streams(
+            result = timed::run_streams(
                 j,
                 [this](int stream, std::uint32_t dir) -> plugin::transport_endpoint & {
                     return endpoint_for(stream, dir);

@@ -131,6 +131,12 @@ TEST_CASE("host folders include each other without cycles", "[layering]") {
     const graph g = folder_includes(HOST_SOURCE_DIR);
     REQUIRE(g.size() >= 10);  // cli, conformance, control, harness, platform, plugin, ...
     CHECK(g.at("harness").count("conformance") == 0);
+    // The two processes of a case: the orchestrating side (harness, the main process) and the
+    // timed side (timed, in each worker) share nothing but the model and the control channel.
+    CHECK(g.at("harness").count("timed") == 0);
+    CHECK(g.at("timed").count("harness") == 0);
+    CHECK(g.at("timed").count("worker") == 0);
+    CHECK(g.at("worker").count("timed") == 1);
     CHECK(g.at("stats").empty());
     CHECK(g.at("text").empty());
     INFO("cycle: " << find_cycle(g));

@@ -1,5 +1,5 @@
-// The timed side's rules (host/harness/timing_rules.hpp) and the one reassembly of a byte
-// stream into messages (host/harness/message_reassembly.hpp), without processes or clocks: tables
+// The timed side's rules (host/timed/timing_rules.hpp) and the one reassembly of a byte
+// stream into messages (host/timed/message_reassembly.hpp), without processes or clocks: tables
 // of inputs and the decisions the thread loops and both event engines act on.
 #include <catch2/catch.hpp>
 
@@ -8,12 +8,12 @@
 #include <string>
 #include <vector>
 
-#include "harness/message_header.hpp"
-#include "harness/message_reassembly.hpp"
-#include "harness/timing_rules.hpp"
+#include "timed/message_header.hpp"
+#include "timed/message_reassembly.hpp"
+#include "timed/timing_rules.hpp"
 
 using namespace ipcbench;
-using namespace ipcbench::harness;
+using namespace ipcbench::timed;
 using timing::send_step;
 
 namespace {

@@ -5,12 +5,12 @@
 #include <string>
 #include <vector>
 
-#include "harness/message_io.hpp"
 #include "model/case_settings.hpp"
 #include "model/data_path.hpp"
 #include "plugin/transport_endpoint.hpp"
+#include "timed/message_io.hpp"
 
-namespace ipcbench::harness {
+namespace ipcbench::timed {
 
 // How the timed loops take messages from a transport, chosen once per stream before timing:
 //   "take/release"  zero-copy (message transports): the loop reads messages where they arrived
@@ -133,4 +133,4 @@ private:
     std::size_t held_ = 0;
 };
 
-}  // namespace ipcbench::harness
+}  // namespace ipcbench::timed

@@ -8,7 +8,7 @@
 #include "model/loop_result.hpp"
 #include "plugin/transport_endpoint.hpp"
 
-namespace ipcbench::harness {
+namespace ipcbench::timed {
 
 using endpoint_lookup = std::function<plugin::transport_endpoint &(int stream, std::uint32_t dir)>;
 
@@ -20,4 +20,4 @@ using endpoint_lookup = std::function<plugin::transport_endpoint &(int stream, s
 model::worker_result run_streams(const model::job &j, const endpoint_lookup &endpoint_for,
                                  control::control_channel &channel);
 
-}  // namespace ipcbench::harness
+}  // namespace ipcbench::timed

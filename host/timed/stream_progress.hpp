@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <functional>
 
-namespace ipcbench::harness {
+namespace ipcbench::timed {
 
 // Shared by one stream's thread and the worker's main thread: live counts for interval reports,
 // and what the peer's sender reported (for receivers of unreliable transports).
@@ -18,4 +18,4 @@ struct stream_progress {
     std::function<void()> poll_control;
 };
 
-}  // namespace ipcbench::harness
+}  // namespace ipcbench::timed

@@ -5,7 +5,7 @@
 #include <cstring>
 #include <vector>
 
-namespace ipcbench::harness {
+namespace ipcbench::timed {
 
 // Cuts one stream's bytes into messages of `message_bytes`, wherever the reads cut them: the
 // one reassembly of the event engines (readiness and completion). Two ways to feed it:
@@ -72,4 +72,4 @@ private:
     std::vector<unsigned char> bytes_;
 };
 
-}  // namespace ipcbench::harness
+}  // namespace ipcbench::timed

@@ -5,7 +5,7 @@
 #include <cstring>
 #include <vector>
 
-namespace ipcbench::harness {
+namespace ipcbench::timed {
 
 // The payload after the header: a fixed byte sequence shifted by the sequence number, so a
 // message's content depends on which message it is. Writing or checking it is one memcpy or
@@ -33,4 +33,4 @@ private:
     std::vector<unsigned char> table_;
 };
 
-}  // namespace ipcbench::harness
+}  // namespace ipcbench::timed

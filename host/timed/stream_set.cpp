@@ -1,4 +1,4 @@
-#include "harness/stream_set.hpp"
+#include "timed/stream_set.hpp"
 
 #include <cstdlib>
 
@@ -8,16 +8,16 @@
 #include <vector>
 
 #include "control/message_kind.hpp"
-#include "harness/event_loop.hpp"
-#include "harness/stream_progress.hpp"
-#include "harness/stream_task.hpp"
-#include "harness/timed_loops.hpp"
 #include "model/interval_figures.hpp"
 #include "platform/cpu_affinity.hpp"
 #include "platform/monotonic_clock.hpp"
 #include "platform/resource_usage.hpp"
+#include "timed/event_engines.hpp"
+#include "timed/stream_progress.hpp"
+#include "timed/stream_task.hpp"
+#include "timed/timed_loops.hpp"
 
-namespace ipcbench::harness {
+namespace ipcbench::timed {
 namespace {
 
 using model::job_kind;
@@ -256,4 +256,4 @@ model::worker_result run_streams(const job &j, const endpoint_lookup &endpoint_f
     return summed(tasks);
 }
 
-}  // namespace ipcbench::harness
+}  // namespace ipcbench::timed

@@ -11,17 +11,17 @@
 #include <utility>
 #include <vector>
 
-#include "harness/message_reassembly.hpp"
-#include "harness/payload_pattern.hpp"
-#include "harness/receive_tally.hpp"
-#include "harness/stream_set.hpp"
-#include "harness/stream_task.hpp"
-#include "harness/timing_rules.hpp"
 #include "model/job.hpp"
 #include "platform/resource_usage.hpp"
 #include "stats/latency_histogram.hpp"
+#include "timed/message_reassembly.hpp"
+#include "timed/payload_pattern.hpp"
+#include "timed/receive_tally.hpp"
+#include "timed/stream_set.hpp"
+#include "timed/stream_task.hpp"
+#include "timed/timing_rules.hpp"
 
-namespace ipcbench::harness {
+namespace ipcbench::timed {
 
 // What goes out in one call: one message, or on a stream transport with --batch N up to N
 // messages back to back (as writev would send them), possibly in parts (a stream's try_send
@@ -65,7 +65,7 @@ struct driven {
 };
 
 // What the event engines share: one thread's streams as state machines that ask the timed
-// side's rules (harness/timing_rules.hpp, as the thread loops do) what comes next: warm-up,
+// side's rules (timed/timing_rules.hpp, as the thread loops do) what comes next: warm-up,
 // the timed window or --count, pacing with --rate (each stream's slot offset by its index), end
 // markers, ping-pong with lost-ping timeouts; and results and CPU. An engine supplies how messages
 // move: prepare (before the first turn), drive (one turn of a stream; true when it could go on at
@@ -165,4 +165,4 @@ private:
     std::vector<std::thread> threads_;
 };
 
-}  // namespace ipcbench::harness
+}  // namespace ipcbench::timed

@@ -1,15 +1,15 @@
 // What the event engines share: streams as state machines, the timed window, pacing, results.
-#include "harness/stream_engine.hpp"
+#include "timed/stream_engine.hpp"
 
 #include <algorithm>
 #include <cstring>
 
-#include "harness/loop_failure.hpp"
-#include "harness/message_header.hpp"
 #include "platform/monotonic_clock.hpp"
 #include "platform/thread_placement.hpp"
+#include "timed/loop_failure.hpp"
+#include "timed/message_header.hpp"
 
-namespace ipcbench::harness {
+namespace ipcbench::timed {
 namespace {
 
 using model::job;
@@ -409,4 +409,4 @@ void engine_threads::join() {
         if (t.joinable()) t.join();
 }
 
-}  // namespace ipcbench::harness
+}  // namespace ipcbench::timed

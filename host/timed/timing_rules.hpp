@@ -10,10 +10,10 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "harness/message_header.hpp"
 #include "model/case_settings.hpp"
+#include "timed/message_header.hpp"
 
-namespace ipcbench::harness::timing {
+namespace ipcbench::timed::timing {
 
 // Unreliable transports: a ping without its pong for this long is lost; a ponger that hears
 // nothing for this long gives up (the pinger's end markers may all be lost); a receiver polls at
@@ -126,4 +126,4 @@ inline pong_step ponger_step(std::uint64_t header, bool timed_already) {
     return pong_step::echo;
 }
 
-}  // namespace ipcbench::harness::timing
+}  // namespace ipcbench::timed::timing

@@ -5,7 +5,7 @@
 #include "model/loop_result.hpp"
 #include "plugin/transport_endpoint.hpp"
 
-namespace ipcbench::harness {
+namespace ipcbench::timed {
 
 // Marks a loop's partial result failed, naming the call that failed and the plugin's words.
 inline model::loop_result loop_failure(plugin::transport_endpoint &ep, int32_t status,
@@ -19,4 +19,4 @@ inline model::loop_result loop_failure(plugin::transport_endpoint &ep, int32_t s
     return partial;
 }
 
-}  // namespace ipcbench::harness
+}  // namespace ipcbench::timed

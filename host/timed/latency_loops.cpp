@@ -2,18 +2,18 @@
 #include <cstring>
 #include <vector>
 
-#include "harness/loop_failure.hpp"
-#include "harness/message_header.hpp"
-#include "harness/payload_pattern.hpp"
-#include "harness/receive_path.hpp"
-#include "harness/send_path.hpp"
-#include "harness/timed_loops.hpp"
-#include "harness/timing_rules.hpp"
 #include "platform/monotonic_clock.hpp"
 #include "platform/thread_placement.hpp"
 #include "stats/latency_histogram.hpp"
+#include "timed/loop_failure.hpp"
+#include "timed/message_header.hpp"
+#include "timed/payload_pattern.hpp"
+#include "timed/receive_path.hpp"
+#include "timed/send_path.hpp"
+#include "timed/timed_loops.hpp"
+#include "timed/timing_rules.hpp"
 
-namespace ipcbench::harness {
+namespace ipcbench::timed {
 
 using platform::now_ns;
 
@@ -212,4 +212,4 @@ loop_result run_ponger(plugin::transport_endpoint &in, plugin::transport_endpoin
     return result;
 }
 
-}  // namespace ipcbench::harness
+}  // namespace ipcbench::timed

@@ -2,20 +2,20 @@
 #include <ctime>
 #include <vector>
 
-#include "harness/loop_failure.hpp"
-#include "harness/message_header.hpp"
-#include "harness/payload_pattern.hpp"
-#include "harness/receive_path.hpp"
-#include "harness/receive_tally.hpp"
-#include "harness/send_path.hpp"
-#include "harness/timed_loops.hpp"
-#include "harness/timing_rules.hpp"
 #include "platform/monotonic_clock.hpp"
 #include "platform/thread_placement.hpp"
 #include "stats/latency_histogram.hpp"
 #include "stats/sequence_tracker.hpp"
+#include "timed/loop_failure.hpp"
+#include "timed/message_header.hpp"
+#include "timed/payload_pattern.hpp"
+#include "timed/receive_path.hpp"
+#include "timed/receive_tally.hpp"
+#include "timed/send_path.hpp"
+#include "timed/timed_loops.hpp"
+#include "timed/timing_rules.hpp"
 
-namespace ipcbench::harness {
+namespace ipcbench::timed {
 namespace {
 
 using platform::now_ns;
@@ -188,4 +188,4 @@ loop_result run_receiver(plugin::transport_endpoint &in, const job &j, stream_pr
     return result;
 }
 
-}  // namespace ipcbench::harness
+}  // namespace ipcbench::timed

@@ -1,10 +1,10 @@
 #pragma once
 
-#include "harness/stream_progress.hpp"
 #include "model/job.hpp"
 #include "model/loop_result.hpp"
+#include "timed/stream_progress.hpp"
 
-namespace ipcbench::harness {
+namespace ipcbench::timed {
 
 // One stream's part in a worker (send, receive, ping or pong), whichever engine runs it: its
 // live progress for the control thread, and its figures once finished.
@@ -16,4 +16,4 @@ struct stream_task {
     model::loop_result result;
 };
 
-}  // namespace ipcbench::harness
+}  // namespace ipcbench::timed

@@ -1,19 +1,19 @@
 // The readiness engine (--io epoll): where the harness times messages when few threads drive
 // many streams through event_source, try_send and try_recv.
-#include "harness/event_loop.hpp"
+#include "timed/event_engines.hpp"
 
 #include <algorithm>
 #include <cstring>
 #include <string>
 #include <utility>
 
-#include "harness/message_header.hpp"
-#include "harness/stream_engine.hpp"
-#include "harness/timing_rules.hpp"
 #include "platform/monotonic_clock.hpp"
 #include "platform/readiness_poller.hpp"
+#include "timed/message_header.hpp"
+#include "timed/stream_engine.hpp"
+#include "timed/timing_rules.hpp"
 
-namespace ipcbench::harness {
+namespace ipcbench::timed {
 namespace {
 
 using model::job;
@@ -301,4 +301,4 @@ std::unique_ptr<stream_engine> make_readiness_engine(std::vector<stream_task *> 
     return std::make_unique<readiness_engine>(std::move(tasks), j, endpoint_for);
 }
 
-}  // namespace ipcbench::harness
+}  // namespace ipcbench::timed

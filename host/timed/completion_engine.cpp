@@ -6,14 +6,14 @@
 #include <optional>
 #include <string>
 
-#include "harness/event_loop.hpp"
-#include "harness/message_header.hpp"
-#include "harness/stream_engine.hpp"
-#include "harness/timing_rules.hpp"
 #include "platform/monotonic_clock.hpp"
 #include "plugin/completion_queue.hpp"
+#include "timed/event_engines.hpp"
+#include "timed/message_header.hpp"
+#include "timed/stream_engine.hpp"
+#include "timed/timing_rules.hpp"
 
-namespace ipcbench::harness {
+namespace ipcbench::timed {
 namespace {
 
 using model::job;
@@ -219,4 +219,4 @@ std::unique_ptr<stream_engine> make_completion_engine(std::vector<stream_task *>
     return std::make_unique<completion_engine>(std::move(tasks), j, endpoint_for);
 }
 
-}  // namespace ipcbench::harness
+}  // namespace ipcbench::timed

@@ -3,16 +3,16 @@
 #include <cstdint>
 #include <string>
 
-#include "harness/message_header.hpp"
-#include "harness/payload_pattern.hpp"
 #include "model/job.hpp"
 #include "model/loop_result.hpp"
 #include "platform/monotonic_clock.hpp"
 #include "platform/resource_usage.hpp"
 #include "stats/latency_histogram.hpp"
 #include "stats/sequence_tracker.hpp"
+#include "timed/message_header.hpp"
+#include "timed/payload_pattern.hpp"
 
-namespace ipcbench::harness {
+namespace ipcbench::timed {
 
 // What a throughput receiver counts of the messages it is handed, whichever engine moves them
 // (a stream's thread, or an event loop). count() sees one whole message and returns false at
@@ -83,4 +83,4 @@ inline std::size_t pattern_offset(const model::job &j) {
     return j.settings.rate_per_s > 0 ? timestamp_offset + 8 : header_bytes;
 }
 
-}  // namespace ipcbench::harness
+}  // namespace ipcbench::timed

@@ -5,7 +5,7 @@
 
 #include "plugin/transport_endpoint.hpp"
 
-namespace ipcbench::harness {
+namespace ipcbench::timed {
 
 // Receives exactly `size` bytes as one message. On a stream transport it reassembles partial
 // reads; on a message transport one recv must deliver exactly `size` bytes, otherwise the result
@@ -39,4 +39,4 @@ inline int32_t receive_message(plugin::transport_endpoint &endpoint, bool stream
     return IPCB_OK;
 }
 
-}  // namespace ipcbench::harness
+}  // namespace ipcbench::timed

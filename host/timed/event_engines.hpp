@@ -3,9 +3,9 @@
 #include <memory>
 #include <vector>
 
-#include "harness/stream_engine.hpp"
+#include "timed/stream_engine.hpp"
 
-namespace ipcbench::harness {
+namespace ipcbench::timed {
 
 // The readiness engine (--io epoll, Linux): one epoll set per engine thread over its streams'
 // handles (ABI 1.2 event_source), messages moved with try_send and try_recv.
@@ -19,4 +19,4 @@ std::unique_ptr<stream_engine> make_completion_engine(std::vector<stream_task *>
                                                       const model::job &j,
                                                       const endpoint_lookup &endpoint_for);
 
-}  // namespace ipcbench::harness
+}  // namespace ipcbench::timed

@@ -10,7 +10,7 @@
 #include "model/data_path.hpp"
 #include "plugin/transport_endpoint.hpp"
 
-namespace ipcbench::harness {
+namespace ipcbench::timed {
 
 // How the timed loops hand messages to a transport, chosen once per stream before timing:
 //   "borrow/publish"  zero-copy: the loop writes each message in the transport's memory
@@ -119,4 +119,4 @@ private:
     std::vector<ipcb_msg> msgs_, slots_;
 };
 
-}  // namespace ipcbench::harness
+}  // namespace ipcbench::timed

@@ -1,19 +1,19 @@
 #pragma once
 
-#include "harness/stream_progress.hpp"
 #include "model/job.hpp"
 #include "model/loop_result.hpp"
 #include "plugin/transport_endpoint.hpp"
+#include "timed/stream_progress.hpp"
 
-namespace ipcbench::harness {
+namespace ipcbench::timed {
 
 using model::job;
 using model::loop_result;
 
 // The thread engine's timed loops: one call is one stream, on its own thread, with blocking
 // calls. What they do next (warm-up, a timed message due, the end marker; what a pong means)
-// they ask the timed side's rules (harness/timing_rules.hpp), as the event engines do
-// (harness/stream_engine.hpp). Each returns that stream's figures (with `error` set if the
+// they ask the timed side's rules (timed/timing_rules.hpp), as the event engines do
+// (timed/stream_engine.hpp). Each returns that stream's figures (with `error` set if the
 // transport failed), including the CPU its thread spent in the timed phase.
 
 // Sends warm-up messages, then the timed ones (paced when the case has a rate), then an end
@@ -30,4 +30,4 @@ loop_result run_pinger(plugin::transport_endpoint &out, plugin::transport_endpoi
 loop_result run_ponger(plugin::transport_endpoint &in, plugin::transport_endpoint &out,
                        const job &j, stream_progress &p);
 
-}  // namespace ipcbench::harness
+}  // namespace ipcbench::timed

@@ -3,7 +3,7 @@
 #include <cstdint>
 #include <cstring>
 
-namespace ipcbench::harness {
+namespace ipcbench::timed {
 
 // Message layout:
 //   [0, 8)   sequence number (low 56 bits) and flags (top bits), little-endian
@@ -41,4 +41,4 @@ inline std::uint64_t read_header(const unsigned char *message) {
     return read_u64(message);
 }
 
-}  // namespace ipcbench::harness
+}  // namespace ipcbench::timed
