@@ -39,13 +39,62 @@ static void IPCB_CALL sysv_close(ipcb_endpoint *ep) {
     free(ep);
 }
 
+/* The connector attaches to the creator's live queue, named sysv:<msqid>. */
+static int32_t attach_queue(const ipcb_open_params *p, ipcb_endpoint *ep, ipcb_error *error) {
+    struct msqid_ds ds;
+    if (p->address == NULL || sscanf(p->address, "sysv:%d", &ep->qid) != 1 ||
+        msgctl(ep->qid, IPC_STAT, &ds) != 0) {
+        const int e = errno;
+        ep->qid = -1;
+        return ipcb_fail(error, IPCB_E_BAD_ADDRESS, e,
+                         "mq.sysv address '%s' is not a live queue (expected sysv:<msqid>)",
+                         p->address ? p->address : "(null)");
+    }
+    return IPCB_OK;
+}
+
+/* The creator's private queue (IPC_PRIVATE, 0600), sized by queue_bytes, and room in it for
+ * the largest message. */
+static int32_t create_queue(const ipcb_open_params *p, ipcb_endpoint *ep, uint64_t queue_bytes,
+                            ipcb_error *error) {
+    struct msqid_ds ds;
+    ep->qid = msgget(IPC_PRIVATE, IPC_CREAT | 0600);
+    if (ep->qid < 0) {
+        const int e = errno;
+        if (e == ENOSPC)
+            return ipcb_fail(error, IPCB_E_SYSTEM, e,
+                             "msgget: the system has kernel.msgmni queues already; remove stale "
+                             "ones (ipcs -q, ipcrm) or raise kernel.msgmni");
+        return ipcb_fail_errno(error, e, "msgget");
+    }
+    if (queue_bytes) {
+        msgctl(ep->qid, IPC_STAT, &ds);
+        ds.msg_qbytes = (msglen_t)queue_bytes;
+        if (msgctl(ep->qid, IPC_SET, &ds) != 0) {
+            const int e = errno;
+            return ipcb_fail(error, IPCB_E_BAD_OPTION, e,
+                             "option queue_bytes=%llu: above kernel.msgmnb=%ld needs root "
+                             "(CAP_SYS_RESOURCE) or sysctl -w kernel.msgmnb=%llu",
+                             (unsigned long long)queue_bytes, msgmnb(),
+                             (unsigned long long)queue_bytes);
+        }
+    }
+    if (msgctl(ep->qid, IPC_STAT, &ds) == 0 && p->max_message_size > ds.msg_qbytes)
+        return ipcb_fail(error, IPCB_E_TOO_BIG, EINVAL,
+                         "mq.sysv: a message of %llu B exceeds the queue's capacity of %lu B "
+                         "(kernel.msgmnb); use --opt queue_bytes=%llu or raise kernel.msgmnb",
+                         (unsigned long long)p->max_message_size, (unsigned long)ds.msg_qbytes,
+                         (unsigned long long)p->max_message_size * 2);
+    return IPCB_OK;
+}
+
 static int32_t IPCB_CALL sysv_open(const ipcb_open_params *p, ipcb_endpoint **out,
                                    ipcb_error *error) {
     ipcb_endpoint *ep;
     int32_t status;
     uint64_t queue_bytes = 0;
     const char *v;
-    long limit_msg = msgmax(), limit_queue = msgmnb();
+    const long limit_msg = msgmax();
     if (p == NULL || out == NULL) return ipcb_fail(error, IPCB_E_INVALID, 0, "NULL argument");
     *out = NULL;
     if ((status = plugin_check_option_keys(p, mq_sysv_options, MQ_SYSV_OPTION_COUNT, "mq.sysv",
@@ -72,61 +121,14 @@ static int32_t IPCB_CALL sysv_open(const ipcb_open_params *p, ipcb_endpoint **ou
     ep->max = (size_t)p->max_message_size;
     if (ep->max == 0) ep->max = limit_msg > 0 ? (size_t)limit_msg : 8192;
     ep->scratch = (struct sysv_message *)malloc(sizeof(long) + ep->max);
-    if (ep->scratch == NULL) {
-        sysv_close(ep);
-        return ipcb_fail(error, IPCB_E_NO_MEMORY, ENOMEM, "out of memory");
+    status = ep->scratch == NULL ? ipcb_fail(error, IPCB_E_NO_MEMORY, ENOMEM, "out of memory")
+             : p->role == IPCB_ROLE_CONNECTOR ? attach_queue(p, ep, error)
+                                              : create_queue(p, ep, queue_bytes, error);
+    if (status != IPCB_OK) {
+        sysv_close(ep); /* the creator's queue goes with it */
+        return status;
     }
     ep->scratch->mtype = 1;
-
-    if (p->role == IPCB_ROLE_CONNECTOR) {
-        struct msqid_ds ds;
-        if (p->address == NULL || sscanf(p->address, "sysv:%d", &ep->qid) != 1 ||
-            msgctl(ep->qid, IPC_STAT, &ds) != 0) {
-            int e = errno;
-            sysv_close(ep);
-            return ipcb_fail(error, IPCB_E_BAD_ADDRESS, e,
-                             "mq.sysv address '%s' is not a live queue (expected sysv:<msqid>)",
-                             p->address ? p->address : "(null)");
-        }
-        *out = ep;
-        return IPCB_OK;
-    }
-    ep->qid = msgget(IPC_PRIVATE, IPC_CREAT | 0600);
-    if (ep->qid < 0) {
-        int e = errno;
-        sysv_close(ep);
-        if (e == ENOSPC)
-            return ipcb_fail(error, IPCB_E_SYSTEM, e,
-                             "msgget: the system has kernel.msgmni queues already; remove stale "
-                             "ones (ipcs -q, ipcrm) or raise kernel.msgmni");
-        return ipcb_fail_errno(error, e, "msgget");
-    }
-    if (queue_bytes) {
-        struct msqid_ds ds;
-        msgctl(ep->qid, IPC_STAT, &ds);
-        ds.msg_qbytes = (msglen_t)queue_bytes;
-        if (msgctl(ep->qid, IPC_SET, &ds) != 0) {
-            int e = errno;
-            sysv_close(ep);
-            return ipcb_fail(error, IPCB_E_BAD_OPTION, e,
-                             "option queue_bytes=%llu: above kernel.msgmnb=%ld needs root "
-                             "(CAP_SYS_RESOURCE) or sysctl -w kernel.msgmnb=%llu",
-                             (unsigned long long)queue_bytes, limit_queue,
-                             (unsigned long long)queue_bytes);
-        }
-    }
-    {
-        struct msqid_ds ds;
-        if (msgctl(ep->qid, IPC_STAT, &ds) == 0 && p->max_message_size > ds.msg_qbytes) {
-            unsigned long have = (unsigned long)ds.msg_qbytes;
-            sysv_close(ep);
-            return ipcb_fail(error, IPCB_E_TOO_BIG, EINVAL,
-                             "mq.sysv: a message of %llu B exceeds the queue's capacity of %lu B "
-                             "(kernel.msgmnb); use --opt queue_bytes=%llu or raise kernel.msgmnb",
-                             (unsigned long long)p->max_message_size, have,
-                             (unsigned long long)p->max_message_size * 2);
-        }
-    }
     *out = ep;
     return IPCB_OK;
 }

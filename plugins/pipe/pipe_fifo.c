@@ -12,22 +12,9 @@
 #include "ipcbench/error_format.h"
 #include "pipe_endpoint.h"
 #include "posix_io.h"
+#include "private_path.h"
 
 static unsigned fifo_counter;
-
-static int32_t make_private_dir(ipcb_endpoint *ep, ipcb_error *error) {
-    const char *tmp = getenv("TMPDIR");
-    if (tmp == NULL || tmp[0] == '\0') tmp = "/tmp";
-    if ((size_t)snprintf(ep->owned_dir, sizeof ep->owned_dir, "%s/ipcbench-fifo-XXXXXX", tmp) >=
-        sizeof ep->owned_dir)
-        return ipcb_fail(error, IPCB_E_INVALID, 0, "TMPDIR is too long");
-    if (mkdtemp(ep->owned_dir) == NULL) {
-        int e = errno;
-        ep->owned_dir[0] = '\0';
-        return ipcb_fail_errno(error, e, "mkdtemp in %s", tmp);
-    }
-    return IPCB_OK;
-}
 
 static int32_t IPCB_CALL fifo_open(const ipcb_open_params *params, ipcb_endpoint **out,
                                    ipcb_error *error) {
@@ -39,20 +26,18 @@ static int32_t IPCB_CALL fifo_open(const ipcb_open_params *params, ipcb_endpoint
     if (status != IPCB_OK) return status;
 
     if (ep->role == IPCB_ROLE_CREATOR) {
-        const char *dir = params->runtime_dir;
-        unsigned n = __atomic_fetch_add(&fifo_counter, 1u, __ATOMIC_RELAXED);
-        if (dir == NULL || dir[0] == '\0') {
-            status = make_private_dir(ep, error);
-            if (status != IPCB_OK) {
-                pipe_close(ep);
-                return status;
-            }
-            dir = ep->owned_dir;
-        }
-        if ((size_t)snprintf(ep->path, sizeof ep->path, "%s/fifo-%ld-%u-%lx", dir, (long)getpid(),
-                             n, (unsigned long)(posix_now_ns() & 0xffffff)) >= sizeof ep->path) {
+        /* The time too: a FIFO a crashed worker left in a run folder never meets a new one. */
+        const char *dir = NULL;
+        char prefix[32];
+        snprintf(prefix, sizeof prefix, "fifo-%lx", (unsigned long)(posix_now_ns() & 0xffffff));
+        status = private_folder(params->runtime_dir, "fifo", ep->owned_dir, sizeof ep->owned_dir,
+                                &dir, error);
+        if (status == IPCB_OK)
+            status = private_object_path(dir, prefix, &fifo_counter, ep->path, sizeof ep->path,
+                                         "the room for a FIFO's path", error);
+        if (status != IPCB_OK) {
             pipe_close(ep);
-            return ipcb_fail(error, IPCB_E_INVALID, 0, "runtime directory path is too long");
+            return status;
         }
         if (mkfifo(ep->path, 0600) != 0) {
             int e = errno;

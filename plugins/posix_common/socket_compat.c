@@ -39,6 +39,15 @@ void sock_set_nonblocking(int fd, int on) {
 #endif
 }
 
+void sock_allow_rebind(int fd) {
+    int one = 1;
+#ifdef _WIN32
+    setsockopt((SOCKET)fd, SOL_SOCKET, SO_EXCLUSIVEADDRUSE, (const char *)&one, sizeof one);
+#else
+    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+#endif
+}
+
 const char *sock_strerror(int code) {
 #ifdef _WIN32
     static __thread char text[160];

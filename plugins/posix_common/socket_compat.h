@@ -52,6 +52,10 @@ typedef ssize_t sock_ssize_t;
 int32_t sock_startup(ipcb_error *error);
 /* Clears or sets non-blocking mode (fcntl O_NONBLOCK / ioctlsocket FIONBIO). */
 void sock_set_nonblocking(int fd, int on);
+/* Lets a listening socket bind a port in TIME_WAIT again (SO_REUSEADDR), and on Windows also
+ * keeps every other socket off its port (SO_EXCLUSIVEADDRUSE: there SO_REUSEADDR would let
+ * another process bind the same port). */
+void sock_allow_rebind(int fd);
 /* The system's words for a socket error code (strerror / FormatMessage). */
 const char *sock_strerror(int code);
 /* Like ipcb_fail_errno for a socket error code: "<message>: <reason>", IPCB_E_SYSTEM. */

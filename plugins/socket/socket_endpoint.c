@@ -14,6 +14,9 @@
 #include "inet_address.h"
 #include "ipcbench/error_format.h"
 #include "posix_io.h"
+#ifndef _WIN32
+#include "private_path.h"
+#endif
 #include "socket_buffers.h"
 #include "socket_compat.h"
 
@@ -57,28 +60,94 @@ static int32_t fit_message(ipcb_endpoint *ep, int fd, ipcb_error *error) {
 
 #ifndef _WIN32
 static int32_t make_unix_path(ipcb_endpoint *ep, const char *runtime_dir, ipcb_error *error) {
-    const char *dir = runtime_dir;
-    unsigned n = __atomic_fetch_add(&socket_counter, 1u, __ATOMIC_RELAXED);
-    if (dir == NULL || dir[0] == '\0') {
-        const char *tmp = getenv("TMPDIR");
-        snprintf(ep->owned_dir, sizeof ep->owned_dir, "%s/ipcbench-sock-XXXXXX",
-                 tmp && tmp[0] ? tmp : "/tmp");
-        if (mkdtemp(ep->owned_dir) == NULL) {
-            int e = errno;
-            ep->owned_dir[0] = '\0';
-            return ipcb_fail_errno(error, e, "mkdtemp for the socket file");
-        }
-        dir = ep->owned_dir;
+    const char *dir;
+    int32_t status =
+        private_folder(runtime_dir, "sock", ep->owned_dir, sizeof ep->owned_dir, &dir, error);
+    if (status != IPCB_OK) return status;
+    return private_object_path(dir, "s", &socket_counter, ep->path, sizeof ep->path,
+                               "the sun_path limit of a socket", error);
+}
+#endif
+
+/* A connector only learns where to connect here; connect() does the rest. */
+static int32_t open_connector(const ipcb_open_params *p, ipcb_endpoint *ep, int is_tcp,
+                              ipcb_error *error) {
+    if (is_tcp) {
+        if (inet_address_parse(p->address, &ep->address, &ep->address_len) != 0)
+            return ipcb_fail(error, IPCB_E_BAD_ADDRESS, 0,
+                             "%s address '%s' is not HOST:PORT with a numeric host "
+                             "(127.0.0.1:5000, [::1]:5000)",
+                             ep->id, p->address ? p->address : "(null)");
+        ep->family = ep->address.ss_family;
+        return IPCB_OK;
     }
-    if ((size_t)snprintf(ep->path, sizeof ep->path, "%s/s-%ld-%u", dir, (long)getpid(), n) >=
-        sizeof ep->path)
-        return ipcb_fail(error, IPCB_E_INVALID, 0,
-                         "socket path in '%s' exceeds the %zu-byte sun_path limit; set TMPDIR "
-                         "to a shorter directory",
-                         dir, sizeof ep->path - 1);
+#ifndef _WIN32
+    return unix_address_parse(ep->id, p->address, &ep->address, &ep->address_len, error);
+#else
+    return IPCB_OK;
+#endif
+}
+
+/* The TCP creator's listening socket, on the option bind, else the address the host gave, else
+ * loopback with a port of the system's choice. */
+static int32_t make_tcp_listener(const ipcb_open_params *p, ipcb_endpoint *ep, ipcb_error *error) {
+    const char *bind_to = plugin_option(p, "bind");
+    if (bind_to == NULL || bind_to[0] == '\0') bind_to = p->address;
+    if (bind_to == NULL || bind_to[0] == '\0') bind_to = "127.0.0.1:0";
+    if (inet_address_parse(bind_to, &ep->address, &ep->address_len) != 0)
+        return ipcb_fail(error, IPCB_E_BAD_OPTION, 0,
+                         "option bind=%s: expected HOST:PORT with a numeric host, e.g. "
+                         "127.0.0.1:0 or [::1]:0",
+                         bind_to);
+    ep->family = ep->address.ss_family;
+    ep->listen_fd = (int)socket(ep->family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (ep->listen_fd < 0) return sock_fail(error, sock_errno(), "socket");
+    sock_allow_rebind(ep->listen_fd);
+    return IPCB_OK;
+}
+
+#ifndef _WIN32
+/* A Unix creator's listening socket, on a private path (private_path.h). */
+static int32_t make_unix_listener(const ipcb_open_params *p, ipcb_endpoint *ep, int type,
+                                  ipcb_error *error) {
+    struct sockaddr_un *un = (struct sockaddr_un *)&ep->address;
+    const int32_t status = make_unix_path(ep, p->runtime_dir, error);
+    if (status != IPCB_OK) return status;
+    un->sun_family = AF_UNIX;
+    strcpy(un->sun_path, ep->path);
+    ep->address_len = sizeof *un;
+    ep->listen_fd = socket(AF_UNIX, type | SOCK_CLOEXEC, 0);
+    if (ep->listen_fd < 0) return ipcb_fail_errno(error, errno, "socket");
     return IPCB_OK;
 }
 #endif
+
+/* A creator binds and listens now and accepts in connect(). */
+static int32_t open_creator(const ipcb_open_params *p, ipcb_endpoint *ep, int type, int is_tcp,
+                            ipcb_error *error) {
+#ifndef _WIN32
+    int32_t status =
+        is_tcp ? make_tcp_listener(p, ep, error) : make_unix_listener(p, ep, type, error);
+#else
+    int32_t status = make_tcp_listener(p, ep, error);
+    (void)type;
+#endif
+    if (status != IPCB_OK) return status;
+    if ((status = apply_buffers(ep, ep->listen_fd, error)) != IPCB_OK) return status;
+    if ((status = fit_message(ep, ep->listen_fd, error)) != IPCB_OK) return status;
+    if (bind(ep->listen_fd, (struct sockaddr *)&ep->address, ep->address_len) != 0) {
+        const int e = sock_errno();
+        if (ep->family == AF_UNIX) ep->path[0] = '\0';
+        return sock_fail(error, e, "bind");
+    }
+#ifndef _WIN32
+    if (ep->family == AF_UNIX) chmod(ep->path, 0600);
+#endif
+    if (listen(ep->listen_fd, 4) != 0) return sock_fail(error, sock_errno(), "listen");
+    ep->address_len = sizeof ep->address;
+    getsockname(ep->listen_fd, (struct sockaddr *)&ep->address, &ep->address_len);
+    return IPCB_OK;
+}
 
 int32_t socket_open(const ipcb_open_params *p, const char *id, int type, int is_tcp,
                     const ipcb_option_desc *options, uint32_t option_count, ipcb_endpoint **out,
@@ -103,91 +172,16 @@ int32_t socket_open(const ipcb_open_params *p, const char *id, int type, int is_
     ep->max_message = p->max_message_size;
     ep->host = p->host;
     ep->family = is_tcp ? AF_INET : AF_UNIX;
-    if ((status = parse_options(p, ep, is_tcp, error)) != IPCB_OK) goto fail;
-
-    if (p->role == IPCB_ROLE_CONNECTOR) {
-        if (is_tcp) {
-            if (inet_address_parse(p->address, &ep->address, &ep->address_len) != 0) {
-                status = ipcb_fail(error, IPCB_E_BAD_ADDRESS, 0,
-                                   "%s address '%s' is not HOST:PORT with a numeric host "
-                                   "(127.0.0.1:5000, [::1]:5000)",
-                                   id, p->address ? p->address : "(null)");
-                goto fail;
-            }
-            ep->family = ep->address.ss_family;
-        }
-#ifndef _WIN32
-        else if ((status = unix_address_parse(id, p->address, &ep->address, &ep->address_len,
-                                              error)) != IPCB_OK) {
-            goto fail;
-        }
-#endif
-        *out = ep;
-        return IPCB_OK;
+    status = parse_options(p, ep, is_tcp, error);
+    if (status == IPCB_OK)
+        status = p->role == IPCB_ROLE_CONNECTOR ? open_connector(p, ep, is_tcp, error)
+                                                : open_creator(p, ep, type, is_tcp, error);
+    if (status != IPCB_OK) {
+        socket_close(ep);
+        return status;
     }
-
-    /* Creator: bind and listen now, accept in connect(). */
-    if (is_tcp) {
-        const char *bind_to = plugin_option(p, "bind");
-        int one = 1;
-        if (bind_to == NULL || bind_to[0] == '\0') bind_to = p->address;
-        if (bind_to == NULL || bind_to[0] == '\0') bind_to = "127.0.0.1:0";
-        if (inet_address_parse(bind_to, &ep->address, &ep->address_len) != 0) {
-            status = ipcb_fail(error, IPCB_E_BAD_OPTION, 0,
-                               "option bind=%s: expected HOST:PORT with a numeric host, e.g. "
-                               "127.0.0.1:0 or [::1]:0",
-                               bind_to);
-            goto fail;
-        }
-        ep->family = ep->address.ss_family;
-        ep->listen_fd = (int)socket(ep->family, SOCK_STREAM | SOCK_CLOEXEC, 0);
-        if (ep->listen_fd < 0) {
-            status = sock_fail(error, sock_errno(), "socket");
-            goto fail;
-        }
-#ifdef _WIN32
-        /* Windows' SO_REUSEADDR would let another process bind the same port: forbid that. */
-        setsockopt(ep->listen_fd, SOL_SOCKET, SO_EXCLUSIVEADDRUSE, (const char *)&one, sizeof one);
-#else
-        setsockopt(ep->listen_fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-#endif
-    }
-#ifndef _WIN32
-    else {
-        struct sockaddr_un *un = (struct sockaddr_un *)&ep->address;
-        if ((status = make_unix_path(ep, p->runtime_dir, error)) != IPCB_OK) goto fail;
-        un->sun_family = AF_UNIX;
-        strcpy(un->sun_path, ep->path);
-        ep->address_len = sizeof *un;
-        ep->listen_fd = socket(AF_UNIX, type | SOCK_CLOEXEC, 0);
-        if (ep->listen_fd < 0) {
-            status = ipcb_fail_errno(error, errno, "socket");
-            goto fail;
-        }
-    }
-#endif
-    if ((status = apply_buffers(ep, ep->listen_fd, error)) != IPCB_OK) goto fail;
-    if ((status = fit_message(ep, ep->listen_fd, error)) != IPCB_OK) goto fail;
-    if (bind(ep->listen_fd, (struct sockaddr *)&ep->address, ep->address_len) != 0) {
-        int e = sock_errno();
-        if (ep->family == AF_UNIX) ep->path[0] = '\0';
-        status = sock_fail(error, e, "bind");
-        goto fail;
-    }
-#ifndef _WIN32
-    if (ep->family == AF_UNIX) chmod(ep->path, 0600);
-#endif
-    if (listen(ep->listen_fd, 4) != 0) {
-        status = sock_fail(error, sock_errno(), "listen");
-        goto fail;
-    }
-    ep->address_len = sizeof ep->address;
-    getsockname(ep->listen_fd, (struct sockaddr *)&ep->address, &ep->address_len);
     *out = ep;
     return IPCB_OK;
-fail:
-    socket_close(ep);
-    return status;
 }
 
 int32_t IPCB_CALL socket_export_address(ipcb_endpoint *ep, char *buf, size_t cap,

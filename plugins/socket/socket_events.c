@@ -5,6 +5,7 @@
 
 #include "ipcbench/error_format.h"
 #include "socket_endpoint.h"
+#include "socket_readiness.h"
 
 int32_t IPCB_CALL socket_event_source(ipcb_endpoint *ep, ipcb_event_source *out,
                                       ipcb_error *error) {
@@ -15,10 +16,7 @@ int32_t IPCB_CALL socket_event_source(ipcb_endpoint *ep, ipcb_event_source *out,
                          "%s: zerocopy=1 waits for MSG_ZEROCOPY completions inside send; "
                          "drop the option to drive this socket from an event loop",
                          ep->id);
-    out->kind = IPCB_HANDLE_FD;
-    out->handle = ep->fd;
-    out->recv_events = IPCB_EVENT_READABLE;
-    out->send_events = IPCB_EVENT_WRITABLE;
+    socket_event_source_of(ep->fd, out);
     return IPCB_OK;
 }
 
@@ -27,18 +25,12 @@ int32_t IPCB_CALL socket_try_send(ipcb_endpoint *ep, const void *buf, size_t len
     if (sent != NULL) *sent = 0;
     if (ep == NULL || buf == NULL || len == 0 || sent == NULL || ep->fd < 0)
         return ipcb_fail(error, IPCB_E_INVALID, 0, "try_send needs a connected endpoint and data");
-    for (;;) {
-        const ssize_t n =
-            send(ep->fd, buf, len > 0x40000000u ? 0x40000000u : len, MSG_DONTWAIT | MSG_NOSIGNAL);
-        if (n > 0) {
-            *sent = (size_t)n;
-            return IPCB_OK;
-        }
-        if (n < 0 && errno == EINTR) continue;
-        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
-            return IPCB_E_TIMEOUT; /* would block: the hot path of an event loop, no message */
-        return socket_failed(ep, n < 0 ? errno : EPIPE, "send", error);
-    }
+    const int e =
+        socket_send_now(ep->fd, buf, len > 0x40000000u ? 0x40000000u : len, MSG_NOSIGNAL, sent);
+    if (e == 0 && *sent > 0) return IPCB_OK;
+    if (e == EAGAIN || e == EWOULDBLOCK)
+        return IPCB_E_TIMEOUT; /* would block: the hot path of an event loop, no message */
+    return socket_failed(ep, e ? e : EPIPE, "send", error);
 }
 
 int32_t IPCB_CALL socket_try_recv(ipcb_endpoint *ep, void *buf, size_t cap, size_t *len,

@@ -28,6 +28,8 @@
 #include <sys/un.h>
 
 #include "batch_io.h"
+#include "private_path.h"
+#include "socket_readiness.h"
 #define UDP_PEER_GONE(e) ((e) == ECONNREFUSED || (e) == ENOTCONN)
 #define UDP_PATH_CAP sizeof(((struct sockaddr_un *)0)->sun_path)
 #endif
@@ -64,27 +66,13 @@ static int32_t apply_buffers(ipcb_endpoint *ep, ipcb_error *error) {
 static int32_t bind_unix(ipcb_endpoint *ep, const char *runtime_dir, const char *prefix,
                          ipcb_error *error) {
     struct sockaddr_un un;
-    const char *dir = runtime_dir;
-    unsigned n = __atomic_fetch_add(&udp_counter, 1u, __ATOMIC_RELAXED);
-    if (dir == NULL || dir[0] == '\0') {
-        const char *tmp = getenv("TMPDIR");
-        snprintf(ep->owned_dir, sizeof ep->owned_dir, "%s/ipcbench-udp-XXXXXX",
-                 tmp && tmp[0] ? tmp : "/tmp");
-        if (mkdtemp(ep->owned_dir) == NULL) {
-            int e = errno;
-            ep->owned_dir[0] = '\0';
-            return ipcb_fail_errno(error, e, "mkdtemp for the socket file");
-        }
-        dir = ep->owned_dir;
-    }
-    if ((size_t)snprintf(ep->path, sizeof ep->path, "%s/%s-%ld-%u", dir, prefix, (long)getpid(),
-                         n) >= sizeof ep->path) {
-        ep->path[0] = '\0';
-        return ipcb_fail(error, IPCB_E_INVALID, 0,
-                         "socket path in '%s' exceeds the sun_path limit; set TMPDIR to a "
-                         "shorter directory",
-                         dir);
-    }
+    const char *dir;
+    int32_t status =
+        private_folder(runtime_dir, "udp", ep->owned_dir, sizeof ep->owned_dir, &dir, error);
+    if (status != IPCB_OK) return status;
+    status = private_object_path(dir, prefix, &udp_counter, ep->path, sizeof ep->path,
+                                 "the sun_path limit of a socket", error);
+    if (status != IPCB_OK) return status;
     memset(&un, 0, sizeof un);
     un.sun_family = AF_UNIX;
     strcpy(un.sun_path, ep->path);
@@ -98,12 +86,83 @@ static int32_t bind_unix(ipcb_endpoint *ep, const char *runtime_dir, const char 
 }
 #endif
 
+static int32_t parse_buffers(const ipcb_open_params *p, ipcb_endpoint *ep, ipcb_error *error) {
+    const char *v;
+    if ((v = plugin_option(p, "sndbuf")) != NULL && v[0] &&
+        plugin_parse_bytes(v, (uint64_t)1 << 30, &ep->sndbuf) != 0)
+        return ipcb_fail(error, IPCB_E_BAD_OPTION, 0, "option sndbuf=%s: expected bytes", v);
+    if ((v = plugin_option(p, "rcvbuf")) != NULL && v[0] &&
+        plugin_parse_bytes(v, (uint64_t)1 << 30, &ep->rcvbuf) != 0)
+        return ipcb_fail(error, IPCB_E_BAD_OPTION, 0, "option rcvbuf=%s: expected bytes", v);
+    return IPCB_OK;
+}
+
+/* Where the connector's datagrams go: a socket path (udp.unix) or HOST:PORT. */
+static int32_t parse_peer(const ipcb_open_params *p, ipcb_endpoint *ep, int is_unix,
+                          ipcb_error *error) {
+#ifndef _WIN32
+    if (is_unix) return unix_address_parse(ep->id, p->address, &ep->peer, &ep->peer_len, error);
+#else
+    (void)is_unix;
+#endif
+    if (inet_address_parse(p->address, &ep->peer, &ep->peer_len) != 0)
+        return ipcb_fail(error, IPCB_E_BAD_ADDRESS, 0,
+                         "%s address '%s' is not HOST:PORT with a numeric host", ep->id,
+                         p->address ? p->address : "(null)");
+    ep->family = ep->peer.ss_family;
+    return IPCB_OK;
+}
+
+/* The connector's socket, aimed at the creator once the handshake in connect() has run. */
+static int32_t open_connector(const ipcb_open_params *p, ipcb_endpoint *ep, int is_unix,
+                              ipcb_error *error) {
+    int32_t status = parse_peer(p, ep, is_unix, error);
+    if (status != IPCB_OK) return status;
+    ep->fd = (int)socket(ep->family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    if (ep->fd < 0) return sock_fail(error, sock_errno(), "socket");
+#ifndef _WIN32
+    /* A Unix datagram socket needs a name of its own to be answered. */
+    if (is_unix && (status = bind_unix(ep, p->runtime_dir, "dc", error)) != IPCB_OK) return status;
+#endif
+    return apply_buffers(ep, error);
+}
+
+/* The creator's socket, bound on the option bind, else the address the host gave, else
+ * loopback with a port of the system's choice (udp.unix: a private path). */
+static int32_t open_creator(const ipcb_open_params *p, ipcb_endpoint *ep, int is_unix,
+                            ipcb_error *error) {
+    struct sockaddr_storage local;
+    socklen_t local_len = 0;
+    const char *bind_to = plugin_option(p, "bind");
+#ifndef _WIN32
+    if (is_unix) {
+        int32_t status;
+        ep->fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+        if (ep->fd < 0) return ipcb_fail_errno(error, errno, "socket");
+        if ((status = bind_unix(ep, p->runtime_dir, "d", error)) != IPCB_OK) return status;
+        return apply_buffers(ep, error);
+    }
+#else
+    (void)is_unix;
+#endif
+    if (bind_to == NULL || bind_to[0] == '\0') bind_to = p->address;
+    if (bind_to == NULL || bind_to[0] == '\0') bind_to = "127.0.0.1:0";
+    if (inet_address_parse(bind_to, &local, &local_len) != 0)
+        return ipcb_fail(error, IPCB_E_BAD_OPTION, 0,
+                         "option bind=%s: expected HOST:PORT with a numeric host", bind_to);
+    ep->family = local.ss_family;
+    ep->fd = (int)socket(ep->family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    if (ep->fd < 0) return sock_fail(error, sock_errno(), "socket");
+    if (bind(ep->fd, (struct sockaddr *)&local, local_len) != 0)
+        return sock_fail(error, sock_errno(), "bind %s", bind_to);
+    return apply_buffers(ep, error);
+}
+
 int32_t udp_open(const ipcb_open_params *p, const char *id, int is_unix,
                  const ipcb_option_desc *options, uint32_t option_count, uint64_t max_size,
                  ipcb_endpoint **out, ipcb_error *error) {
     ipcb_endpoint *ep;
     int32_t status;
-    const char *v;
     if (p == NULL || out == NULL) return ipcb_fail(error, IPCB_E_INVALID, 0, "NULL argument");
     *out = NULL;
     if ((status = plugin_check_option_keys(p, options, option_count, id, error)) != IPCB_OK)
@@ -120,85 +179,16 @@ int32_t udp_open(const ipcb_open_params *p, const char *id, int is_unix,
     ep->fd = -1;
     ep->max_message = p->max_message_size;
     ep->family = is_unix ? AF_UNIX : AF_INET;
-    if ((v = plugin_option(p, "sndbuf")) != NULL && v[0] &&
-        plugin_parse_bytes(v, (uint64_t)1 << 30, &ep->sndbuf) != 0) {
-        status = ipcb_fail(error, IPCB_E_BAD_OPTION, 0, "option sndbuf=%s: expected bytes", v);
-        goto fail;
+    status = parse_buffers(p, ep, error);
+    if (status == IPCB_OK)
+        status = p->role == IPCB_ROLE_CONNECTOR ? open_connector(p, ep, is_unix, error)
+                                                : open_creator(p, ep, is_unix, error);
+    if (status != IPCB_OK) {
+        udp_close(ep);
+        return status;
     }
-    if ((v = plugin_option(p, "rcvbuf")) != NULL && v[0] &&
-        plugin_parse_bytes(v, (uint64_t)1 << 30, &ep->rcvbuf) != 0) {
-        status = ipcb_fail(error, IPCB_E_BAD_OPTION, 0, "option rcvbuf=%s: expected bytes", v);
-        goto fail;
-    }
-
-    if (p->role == IPCB_ROLE_CONNECTOR) {
-#ifndef _WIN32
-        if (is_unix) {
-            if ((status = unix_address_parse(id, p->address, &ep->peer, &ep->peer_len, error)) !=
-                IPCB_OK)
-                goto fail;
-        } else
-#endif
-            if (inet_address_parse(p->address, &ep->peer, &ep->peer_len) != 0) {
-            status = ipcb_fail(error, IPCB_E_BAD_ADDRESS, 0,
-                               "%s address '%s' is not HOST:PORT with a numeric host", id,
-                               p->address ? p->address : "(null)");
-            goto fail;
-        } else {
-            ep->family = ep->peer.ss_family;
-        }
-        ep->fd = (int)socket(ep->family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-        if (ep->fd < 0) {
-            status = sock_fail(error, sock_errno(), "socket");
-            goto fail;
-        }
-#ifndef _WIN32
-        /* A Unix datagram socket needs a name of its own to be answered. */
-        if (is_unix && (status = bind_unix(ep, p->runtime_dir, "dc", error)) != IPCB_OK) goto fail;
-#endif
-        if ((status = apply_buffers(ep, error)) != IPCB_OK) goto fail;
-        *out = ep;
-        return IPCB_OK;
-    }
-
-#ifndef _WIN32
-    if (is_unix) {
-        ep->fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-        if (ep->fd < 0) {
-            status = ipcb_fail_errno(error, errno, "socket");
-            goto fail;
-        }
-        if ((status = bind_unix(ep, p->runtime_dir, "d", error)) != IPCB_OK) goto fail;
-    } else
-#endif
-    {
-        struct sockaddr_storage local;
-        socklen_t local_len = 0;
-        const char *bind_to = plugin_option(p, "bind");
-        if (bind_to == NULL || bind_to[0] == '\0') bind_to = p->address;
-        if (bind_to == NULL || bind_to[0] == '\0') bind_to = "127.0.0.1:0";
-        if (inet_address_parse(bind_to, &local, &local_len) != 0) {
-            status = ipcb_fail(error, IPCB_E_BAD_OPTION, 0,
-                               "option bind=%s: expected HOST:PORT with a numeric host", bind_to);
-            goto fail;
-        }
-        ep->family = local.ss_family;
-        ep->fd = (int)socket(ep->family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-        if (ep->fd < 0) {
-            status = sock_fail(error, sock_errno(), "socket");
-            goto fail;
-        }
-        if (bind(ep->fd, (struct sockaddr *)&local, local_len) != 0) {
-            status = sock_fail(error, sock_errno(), "bind %s", bind_to);
-            goto fail;
-        }
-    }
-    if ((status = apply_buffers(ep, error)) != IPCB_OK) goto fail;
     *out = ep;
     return IPCB_OK;
-fail:
-    udp_close(ep);
-    return status;
 }
 
 int32_t IPCB_CALL udp_export_address(ipcb_endpoint *ep, char *buf, size_t cap, ipcb_error *error) {
@@ -373,10 +363,7 @@ int32_t IPCB_CALL udp_recv(ipcb_endpoint *ep, void *buf, size_t cap, size_t *len
 int32_t IPCB_CALL udp_event_source(ipcb_endpoint *ep, ipcb_event_source *out, ipcb_error *error) {
     if (ep == NULL || out == NULL || !ep->connected)
         return ipcb_fail(error, IPCB_E_INVALID, 0, "event_source needs a connected endpoint");
-    out->kind = IPCB_HANDLE_FD;
-    out->handle = ep->fd;
-    out->recv_events = IPCB_EVENT_READABLE;
-    out->send_events = IPCB_EVENT_WRITABLE;
+    socket_event_source_of(ep->fd, out);
     return IPCB_OK;
 }
 
@@ -385,23 +372,20 @@ int32_t IPCB_CALL udp_try_send(ipcb_endpoint *ep, const void *buf, size_t len, s
     if (sent != NULL) *sent = 0;
     if (ep == NULL || buf == NULL || len == 0 || sent == NULL || !ep->connected)
         return ipcb_fail(error, IPCB_E_INVALID, 0, "try_send needs a connected endpoint and data");
-    for (;;) {
-        const ssize_t n = send(ep->fd, buf, len, MSG_DONTWAIT);
-        if (n == (ssize_t)len) {
-            *sent = len;
-            return IPCB_OK;
-        }
-        if (n >= 0) return ipcb_fail(error, IPCB_E_SYSTEM, 0, "%s: short datagram send", ep->id);
-        if (errno == EINTR) continue;
-        /* ENOBUFS: transient on a busy host; the socket stays writable, so the host retries. */
-        if (errno == EAGAIN || errno == EWOULDBLOCK || errno == ENOBUFS) return IPCB_E_TIMEOUT;
-        if (UDP_PEER_GONE(errno))
-            return ipcb_fail(error, IPCB_E_CLOSED, errno, "%s: the peer socket is gone", ep->id);
-        if (errno == EMSGSIZE)
-            return ipcb_fail(error, IPCB_E_TOO_BIG, errno, "%s: datagram of %llu B too large",
-                             ep->id, (unsigned long long)len);
-        return sock_fail(error, errno, "%s: send", ep->id);
+    const int e = socket_send_now(ep->fd, buf, len, 0, sent);
+    if (e == 0 && *sent == len) return IPCB_OK;
+    if (e == 0) {
+        *sent = 0;
+        return ipcb_fail(error, IPCB_E_SYSTEM, 0, "%s: short datagram send", ep->id);
     }
+    /* ENOBUFS: transient on a busy host; the socket stays writable, so the host retries. */
+    if (e == EAGAIN || e == EWOULDBLOCK || e == ENOBUFS) return IPCB_E_TIMEOUT;
+    if (UDP_PEER_GONE(e))
+        return ipcb_fail(error, IPCB_E_CLOSED, e, "%s: the peer socket is gone", ep->id);
+    if (e == EMSGSIZE)
+        return ipcb_fail(error, IPCB_E_TOO_BIG, e, "%s: datagram of %llu B too large", ep->id,
+                         (unsigned long long)len);
+    return sock_fail(error, e, "%s: send", ep->id);
 }
 
 int32_t IPCB_CALL udp_try_recv(ipcb_endpoint *ep, void *buf, size_t cap, size_t *len,
