@@ -121,9 +121,12 @@ static int32_t IPCB_CALL sysv_open(const ipcb_open_params *p, ipcb_endpoint **ou
     ep->max = (size_t)p->max_message_size;
     if (ep->max == 0) ep->max = limit_msg > 0 ? (size_t)limit_msg : 8192;
     ep->scratch = (struct sysv_message *)malloc(sizeof(long) + ep->max);
-    status = ep->scratch == NULL ? ipcb_fail(error, IPCB_E_NO_MEMORY, ENOMEM, "out of memory")
-             : p->role == IPCB_ROLE_CONNECTOR ? attach_queue(p, ep, error)
-                                              : create_queue(p, ep, queue_bytes, error);
+    if (ep->scratch == NULL) {
+        sysv_close(ep);
+        return ipcb_fail(error, IPCB_E_NO_MEMORY, ENOMEM, "out of memory");
+    }
+    status = p->role == IPCB_ROLE_CONNECTOR ? attach_queue(p, ep, error)
+                                            : create_queue(p, ep, queue_bytes, error);
     if (status != IPCB_OK) {
         sysv_close(ep); /* the creator's queue goes with it */
         return status;

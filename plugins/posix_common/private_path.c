@@ -8,8 +8,8 @@
 
 #include "ipcbench/error_format.h"
 
-int32_t private_folder(const char *runtime_dir, const char *kind, char *owned_dir,
-                       size_t owned_cap, const char **dir, ipcb_error *error) {
+int32_t private_folder(const char *runtime_dir, const char *kind, char *owned_dir, size_t owned_cap,
+                       const char **dir, ipcb_error *error) {
     const char *tmp = getenv("TMPDIR");
     owned_dir[0] = '\0';
     if (runtime_dir != NULL && runtime_dir[0] != '\0') {
@@ -34,8 +34,7 @@ int32_t private_folder(const char *runtime_dir, const char *kind, char *owned_di
 int32_t private_object_path(const char *dir, const char *prefix, unsigned *counter, char *path,
                             size_t path_cap, const char *limit, ipcb_error *error) {
     const unsigned n = __atomic_fetch_add(counter, 1u, __ATOMIC_RELAXED);
-    if ((size_t)snprintf(path, path_cap, "%s/%s-%ld-%u", dir, prefix, (long)getpid(), n) <
-        path_cap)
+    if ((size_t)snprintf(path, path_cap, "%s/%s-%ld-%u", dir, prefix, (long)getpid(), n) < path_cap)
         return IPCB_OK;
     path[0] = '\0';
     return ipcb_fail(error, IPCB_E_INVALID, 0,

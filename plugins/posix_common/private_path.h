@@ -11,8 +11,8 @@
  * run folder, 0700), otherwise a fresh folder that mkdtemp makes (0700) under $TMPDIR or /tmp,
  * named ipcbench-KIND-XXXXXX, written to owned_dir (else owned_dir[0] is 0): the caller removes
  * it with rmdir once its object is unlinked. *dir points at the folder to use. */
-int32_t private_folder(const char *runtime_dir, const char *kind, char *owned_dir,
-                       size_t owned_cap, const char **dir, ipcb_error *error);
+int32_t private_folder(const char *runtime_dir, const char *kind, char *owned_dir, size_t owned_cap,
+                       const char **dir, ipcb_error *error);
 
 /* DIR/PREFIX-PID-N (N from *counter, atomically), failing with a message that names `limit`
  * (e.g. "the 107-byte sun_path limit") and TMPDIR when it does not fit path_cap. */
