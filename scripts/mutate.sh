@@ -28,7 +28,7 @@ mutations=(
   "host/cli/compare_command.cpp|std::fabs(ratio - 1) * 100 > cmd.fail_on_regression|std::fabs(ratio - 1) * 100 >= 0|compare: a run against itself"
   "host/report/repetition_summary.cpp|it->second.first.cv > cv_warning|it->second.first.cv > 1e9|cv-warn: warns"
   "host/conformance/conformance_suite.cpp|if (!stream && max >= 64) {|if (false) {|conformance.udp.inet"
-  "host/report/json_report.cpp|{\"messages_received\", i.messages_received},||deliver every message"
+  "host/model/case_result.hpp|    v(\"messages_received\", i.messages_received, true);||deliver every message"
   "host/stats/sequence_tracker.hpp|            ++duplicates_;||duplicates and reordering"
   "host/stats/sequence_tracker.hpp|bits_[(s / 64) % words] &= ~(std::uint64_t{1} << (s % 64));||a gap clears the window"
   "host/remote/agent_policy.cpp|if (!transport.has(IPCB_CAP_CROSS_HOST))|if (false)|only cross-host transports"

@@ -1,8 +1,8 @@
 #pragma once
 
 #include "harness/placement_sampler.hpp"
+#include "model/case_result.hpp"
 #include "model/loop_result.hpp"
-#include "report/case_result.hpp"
 
 namespace ipcbench::harness {
 

@@ -3,9 +3,9 @@
 #include <functional>
 #include <vector>
 
+#include "model/case_result.hpp"
 #include "model/case_settings.hpp"
 #include "plugin/transport_info.hpp"
-#include "report/case_result.hpp"
 
 namespace ipcbench::remote {
 struct agent_address;

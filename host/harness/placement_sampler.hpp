@@ -4,8 +4,8 @@
 #include <optional>
 #include <vector>
 
+#include "model/case_result.hpp"
 #include "platform/thread_placement.hpp"
-#include "report/case_result.hpp"
 
 namespace ipcbench::harness {
 

@@ -2,7 +2,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
-#include "report/case_result.hpp"
+#include "model/case_result.hpp"
 
 namespace ipcbench::harness {
 

@@ -9,32 +9,52 @@ namespace {
 
 using nlohmann::json;
 
-json process_json(const process_figures &p) {
-    return {{"cpu_user_s", p.cpu_user_s},
-            {"cpu_sys_s", p.cpu_sys_s},
-            {"cpu_percent", p.cpu_percent},
-            {"cpu_us_per_mb", p.cpu_us_per_mb},
-            {"cpu_us_per_message", p.cpu_us_per_message},
-            {"max_rss_kib", p.max_rss_kib},
-            {"voluntary_ctx_switches", p.voluntary_ctx_switches},
-            {"involuntary_ctx_switches", p.involuntary_ctx_switches},
-            {"cpus", p.cpus},
-            {"rss_per_stream_kib", p.rss_per_stream_kib}};
+// A figure group to JSON and back, by its one field list (model/case_result.hpp).
+struct figure_writer {
+    json &out;
+    template <class T>
+    void operator()(const char *name, const T &field, bool) {
+        out[name] = field;
+    }
+};
+
+// Type-checked: a result file is untrusted input. A field that is missing but not required
+// (added after 1.0) reads as its default.
+struct figure_reader {
+    const json &in;
+    const char *group;
+    template <class T>
+    void operator()(const char *name, T &field, bool required) {
+        const auto it = in.find(name);
+        if (it == in.end()) {
+            if (required)
+                throw std::runtime_error(std::string("result field '") + group + "." + name +
+                                         "' is missing");
+            return;
+        }
+        try {
+            field = it->get<T>();
+        } catch (const json::exception &) {
+            throw std::runtime_error(std::string("result field '") + group + "." + name +
+                                     "' has the wrong type (" + it->type_name() + ")");
+        }
+    }
+};
+
+template <class S>
+json figures_json(const S &figures) {
+    json out = json::object();
+    model::figure_fields(figures, figure_writer{out});
+    return out;
 }
 
-process_figures process_from(const json &j) {
-    process_figures p;
-    p.rss_per_stream_kib = j.value("rss_per_stream_kib", 0.0);
-    p.cpu_user_s = j.value("cpu_user_s", 0.0);
-    p.cpu_sys_s = j.value("cpu_sys_s", 0.0);
-    p.cpu_percent = j.value("cpu_percent", 0.0);
-    p.cpu_us_per_mb = j.value("cpu_us_per_mb", 0.0);
-    p.cpu_us_per_message = j.value("cpu_us_per_message", 0.0);
-    p.max_rss_kib = j.value("max_rss_kib", std::int64_t{0});
-    p.voluntary_ctx_switches = j.value("voluntary_ctx_switches", std::int64_t{0});
-    p.involuntary_ctx_switches = j.value("involuntary_ctx_switches", std::int64_t{0});
-    p.cpus = j.value("cpus", std::vector<int>{});
-    return p;
+template <class S>
+S figures_from(const json &in, const char *group) {
+    if (!in.is_object())
+        throw std::runtime_error(std::string("result field '") + group + "' must be an object");
+    S figures;
+    model::figure_fields(figures, figure_reader{in, group});
+    return figures;
 }
 
 // Only sides that printed: {"receiver": {"bytes": 4194304, "text": "first 4 KiB..."}}.
@@ -46,37 +66,20 @@ json worker_output_json(const case_result &r) {
 }
 
 json placement_json(const std::optional<placement_figures> &p) {
-    if (!p) return nullptr;
-    return {{"samples", p->samples},
-            {"same_cpu_share", p->same_cpu_share},
-            {"sender_migrations", p->sender_migrations},
-            {"receiver_migrations", p->receiver_migrations}};
+    return p ? figures_json(*p) : json(nullptr);
 }
 
 std::optional<placement_figures> placement_from(const json &j) {
     if (j.is_null()) return std::nullopt;
-    return placement_figures{j.at("samples"), j.at("same_cpu_share"), j.at("sender_migrations"),
-                             j.at("receiver_migrations")};
+    return figures_from<placement_figures>(j, "placement");
 }
 
 json integrity_json(const integrity_figures &i) {
-    return {{"messages_sent", i.messages_sent},
-            {"messages_received", i.messages_received},
-            {"lost", i.lost},
-            {"out_of_order", i.out_of_order},
-            {"duplicated", i.duplicated},
-            {"corrupted", i.corrupted},
-            {"beyond_window", i.beyond_window}};
+    return figures_json(i);
 }
 
 integrity_figures integrity_from(const json &i) {
-    return {i.at("messages_sent"),
-            i.at("messages_received"),
-            i.at("lost"),
-            i.at("out_of_order"),
-            i.value("duplicated", std::uint64_t{0}),
-            i.value("corrupted", std::uint64_t{0}),
-            i.value("beyond_window", std::uint64_t{0})};
+    return figures_from<integrity_figures>(i, "integrity");
 }
 
 // What every result says of itself, measured or not.
@@ -123,21 +126,16 @@ json result_json(const case_result &r, bool per_stream_list) {
     j["placement"] = placement_json(r.placement);
     j["throughput"] = nullptr;
     j["latency_ns"] = nullptr;
-    if (r.throughput)
-        j["throughput"] = {{"bytes_per_sec", r.throughput->bytes_per_sec},
-                           {"messages_per_sec", r.throughput->messages_per_sec},
-                           {"mb_per_sec", model::megabytes(r.throughput->bytes_per_sec)},
-                           {"mib_per_sec", model::mebibytes(r.throughput->bytes_per_sec)},
-                           {"mbit_per_sec", model::megabits(r.throughput->bytes_per_sec)}};
-    if (r.latency)
-        j["latency_ns"] = {{"kind", r.latency->kind},       {"p50", r.latency->p50},
-                           {"p90", r.latency->p90},         {"p99", r.latency->p99},
-                           {"p999", r.latency->p999},       {"p9999", r.latency->p9999},
-                           {"max", r.latency->max},         {"mean", r.latency->mean},
-                           {"samples", r.latency->samples}, {"min", r.latency->min}};
+    if (r.throughput) {
+        json &t = j["throughput"] = figures_json(*r.throughput);
+        t["mb_per_sec"] = model::megabytes(r.throughput->bytes_per_sec);  // derived, for reading
+        t["mib_per_sec"] = model::mebibytes(r.throughput->bytes_per_sec);
+        t["mbit_per_sec"] = model::megabits(r.throughput->bytes_per_sec);
+    }
+    if (r.latency) j["latency_ns"] = figures_json(*r.latency);
     j["integrity"] = integrity_json(r.integrity);
-    j["sender"] = process_json(r.sender);
-    j["receiver"] = process_json(r.receiver);
+    j["sender"] = figures_json(r.sender);
+    j["receiver"] = figures_json(r.receiver);
     if (r.spread)
         j["stream_spread"] = {{"streams", r.spread->n},
                               {"bytes_per_sec",
@@ -228,28 +226,19 @@ void identity_from(const json &j, case_result &r) {
 }
 
 latency_figures latency_from(const json &l) {
-    latency_figures f;
-    f.kind = l.value("kind", "round_trip");
-    f.p50 = l.at("p50");
-    f.p90 = l.at("p90");
-    f.p99 = l.at("p99");
-    f.p999 = l.at("p999");
-    f.p9999 = l.value("p9999", l.at("p999").get<std::uint64_t>());
-    f.max = l.at("max");
-    f.min = l.value("min", std::uint64_t{0});
-    f.mean = l.at("mean");
-    f.samples = l.value("samples", std::uint64_t{0});
+    latency_figures f = figures_from<latency_figures>(l, "latency_ns");
+    if (!l.contains("p9999")) f.p9999 = f.p999;  // before 1.1: the tail ended at p99.9
+    if (f.kind.empty()) f.kind = "round_trip";
     return f;
 }
 
-void figures_from(const json &j, case_result &r) {
+void result_figures_from(const json &j, case_result &r) {
     r.data_path = j.value("data_path", "");
     r.duration_s = j.value("duration_s", 0.0);
     r.options = j.value("options", std::map<std::string, std::string>{});
     r.placement = placement_from(j.value("placement", json(nullptr)));
     if (j.contains("throughput") && !j["throughput"].is_null())
-        r.throughput = throughput_figures{j["throughput"].at("bytes_per_sec"),
-                                          j["throughput"].at("messages_per_sec")};
+        r.throughput = figures_from<throughput_figures>(j["throughput"], "throughput");
     if (j.contains("latency_ns") && !j["latency_ns"].is_null())
         r.latency = latency_from(j["latency_ns"]);
     r.integrity = integrity_from(j.at("integrity"));
@@ -263,8 +252,8 @@ void figures_from(const json &j, case_result &r) {
         r.setup = setup_figures{s->at("connections"), s->at("seconds"), s->at("per_second"),
                                 l.at("p50"),          l.at("p99"),      l.at("max")};
     }
-    r.sender = process_from(j.at("sender"));
-    r.receiver = process_from(j.at("receiver"));
+    r.sender = figures_from<process_figures>(j.at("sender"), "sender");
+    r.receiver = figures_from<process_figures>(j.at("receiver"), "receiver");
     for (const auto &s : j.value("per_stream", json::array()))
         r.per_stream.push_back({s.value("messages", std::uint64_t{0}),
                                 s.value("messages_per_sec", 0.0), s.value("bytes_per_sec", 0.0),
@@ -281,7 +270,7 @@ case_result result_from(const json &j) {
     identity_from(j, r);
     r.repeat_count = j.value("repetitions", 1);
     if (!r.ok()) return r;
-    figures_from(j, r);
+    result_figures_from(j, r);
     r.median_repetition = j.value("median_repetition", 0);
     if (const auto t = j.find("totals"); t != j.end())
         r.totals = repetition_totals{t->at("duration_s"), integrity_from(t->at("integrity")),

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "report/case_result.hpp"
+#include "model/case_result.hpp"
 
 namespace ipcbench::report {
 

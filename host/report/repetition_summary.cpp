@@ -1,6 +1,6 @@
 #include <fmt/format.h>
 
-#include "report/case_result.hpp"
+#include "model/case_result.hpp"
 
 #include <algorithm>
 #include <set>

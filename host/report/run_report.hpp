@@ -3,9 +3,9 @@
 #include <string>
 #include <vector>
 
+#include "model/case_result.hpp"
 #include "model/case_settings.hpp"
 #include "platform/system_info.hpp"
-#include "report/case_result.hpp"
 
 namespace ipcbench::report {
 

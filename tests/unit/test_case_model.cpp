@@ -114,6 +114,44 @@ TEST_CASE("a result file keeps every case setting: written, read back, each one 
     CHECK_THROWS_WITH(report::run_report_from_json(tampered), Catch::Contains("zero_copy"));
 }
 
+TEST_CASE("every figure of a result reads back as written, and a mistyped one is refused by name",
+          "[model]") {
+    report::run_report run;
+    run.results.resize(1);
+    auto &r = run.results[0];
+    r.plugin = "shm";
+    r.settings = sample_case();
+    r.throughput = report::throughput_figures{1.5e9, 2.5e6};
+    r.latency = report::latency_figures{"one_way_from_schedule", 1, 2, 3, 4, 5, 6, 7, 8.5, 9};
+    r.integrity = {10, 9, 1, 2, 3, 4, 5};
+    r.sender = {0.1, 0.2, 30, 40, 0.5, 600, 7, 8, {0, 1}, 9.5};
+    r.receiver = {1.1, 1.2, 130, 140, 1.5, 1600, 17, 18, {1}, 19.5};
+    r.placement = report::placement_figures{21, 0.25, 3, 4};
+    const json written = report::to_json(run);
+    const auto back = report::run_report_from_json(json::parse(written.dump()));
+    // Written again from what was read, every figure is where it was, under the same name.
+    CHECK(report::to_json(back).at("results") == written.at("results"));
+    const auto &b = back.results.at(0);
+    CHECK(b.latency->kind == "one_way_from_schedule");
+    CHECK(b.latency->p9999 == 6);
+    CHECK(b.integrity.beyond_window == 5);
+    CHECK(b.sender.cpus == std::vector<int>{0, 1});
+    CHECK(b.receiver.rss_per_stream_kib == 19.5);
+    CHECK(b.placement->same_cpu_share == 0.25);
+
+    json tampered = written;
+    tampered["results"][0]["sender"]["cpu_percent"] = "lots";
+    CHECK_THROWS_WITH(report::run_report_from_json(tampered),
+                      Catch::Contains("'sender.cpu_percent' has the wrong type"));
+    tampered = written;
+    tampered["results"][0]["integrity"].erase("lost");
+    CHECK_THROWS_WITH(report::run_report_from_json(tampered),
+                      Catch::Contains("'integrity.lost' is missing"));
+    tampered = written;  // a figure added after 1.0 may be missing: it reads as 0
+    tampered["results"][0]["integrity"].erase("beyond_window");
+    CHECK(report::run_report_from_json(tampered).results.at(0).integrity.beyond_window == 0);
+}
+
 TEST_CASE("a case field that is missing, mistyped, out of range or unnamed is refused by name",
           "[model]") {
     const json good = sample_case();

@@ -4,7 +4,7 @@
 
 #include <sstream>
 
-#include "report/case_result.hpp"
+#include "model/case_result.hpp"
 #include "report/csv_report.hpp"
 #include "report/placement_warning.hpp"
 #include "report/run_report.hpp"

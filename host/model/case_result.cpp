@@ -1,6 +1,6 @@
-#include "report/case_result.hpp"
+#include "model/case_result.hpp"
 
-namespace ipcbench::report {
+namespace ipcbench::model {
 namespace {
 
 const char *const status_names[] = {"ok", "failed", "skipped", "interrupted"};
@@ -40,4 +40,4 @@ bool higher_is_better(const std::string &figure) {
     return figure == "bytes_per_sec" || figure == "messages_per_sec";
 }
 
-}  // namespace ipcbench::report
+}  // namespace ipcbench::model

@@ -4,6 +4,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "model/case_settings.hpp"
@@ -12,7 +13,7 @@
 #include "stats/stream_spread.hpp"
 #include "stats/summary_statistics.hpp"
 
-namespace ipcbench::report {
+namespace ipcbench::model {
 
 // CPU and memory of one process over the timed phase (its stream threads' CPU).
 struct process_figures {
@@ -72,8 +73,6 @@ struct integrity_figures {
     std::uint64_t beyond_window = 0;
 };
 
-using model::interval_figures;
-
 // Where the two processes ran during the timed window: the orchestrator samples the CPU of each
 // local worker's loop threads every few milliseconds (host/harness/placement_sampler.cpp).
 // Only for pairs on this host; a stream's figures are those of its two threads.
@@ -94,6 +93,68 @@ struct stream_figures {
     std::optional<placement_figures> placement;
 };
 
+// Each figure group's field list, written once: the result file's writer and reader
+// (report/json_report.cpp) walk it, so a figure has one name there and in the schema. `v` is
+// called as v(name, field, required): a field that is not required was added after 1.0, and a
+// file without it reads as 0. `S` is the struct, const or not.
+template <class S, class V>
+auto figure_fields(S &p, V &&v)
+    -> std::enable_if_t<std::is_same_v<std::remove_const_t<S>, process_figures>> {
+    v("cpu_user_s", p.cpu_user_s, false);
+    v("cpu_sys_s", p.cpu_sys_s, false);
+    v("cpu_percent", p.cpu_percent, false);
+    v("cpu_us_per_mb", p.cpu_us_per_mb, false);
+    v("cpu_us_per_message", p.cpu_us_per_message, false);
+    v("max_rss_kib", p.max_rss_kib, false);
+    v("voluntary_ctx_switches", p.voluntary_ctx_switches, false);
+    v("involuntary_ctx_switches", p.involuntary_ctx_switches, false);
+    v("cpus", p.cpus, false);
+    v("rss_per_stream_kib", p.rss_per_stream_kib, false);
+}
+
+template <class S, class V>
+auto figure_fields(S &i, V &&v)
+    -> std::enable_if_t<std::is_same_v<std::remove_const_t<S>, integrity_figures>> {
+    v("messages_sent", i.messages_sent, true);
+    v("messages_received", i.messages_received, true);
+    v("lost", i.lost, true);
+    v("out_of_order", i.out_of_order, true);
+    v("duplicated", i.duplicated, false);
+    v("corrupted", i.corrupted, false);
+    v("beyond_window", i.beyond_window, false);
+}
+
+template <class S, class V>
+auto figure_fields(S &p, V &&v)
+    -> std::enable_if_t<std::is_same_v<std::remove_const_t<S>, placement_figures>> {
+    v("samples", p.samples, true);
+    v("same_cpu_share", p.same_cpu_share, true);
+    v("sender_migrations", p.sender_migrations, true);
+    v("receiver_migrations", p.receiver_migrations, true);
+}
+
+template <class S, class V>
+auto figure_fields(S &l, V &&v)
+    -> std::enable_if_t<std::is_same_v<std::remove_const_t<S>, latency_figures>> {
+    v("kind", l.kind, false);
+    v("min", l.min, false);
+    v("p50", l.p50, true);
+    v("p90", l.p90, true);
+    v("p99", l.p99, true);
+    v("p999", l.p999, true);
+    v("p9999", l.p9999, false);
+    v("max", l.max, true);
+    v("mean", l.mean, true);
+    v("samples", l.samples, false);
+}
+
+template <class S, class V>
+auto figure_fields(S &t, V &&v)
+    -> std::enable_if_t<std::is_same_v<std::remove_const_t<S>, throughput_figures>> {
+    v("bytes_per_sec", t.bytes_per_sec, true);
+    v("messages_per_sec", t.messages_per_sec, true);
+}
+
 enum class case_status { ok, failed, skipped, interrupted };
 const char *to_string(case_status s);
 std::optional<case_status> case_status_from(const std::string &name);
@@ -112,12 +173,12 @@ struct case_result {
     // The case as it ran (transport, mode, size, streams, rate, batch...): the model the
     // command line built, unchanged. Read back from a result file, only the fields the file
     // carries per result are set; the rest are the run's (run_report).
-    model::case_settings settings;
+    case_settings settings;
     // The half of the traffic this result measures: forward (the client sends) or reverse. A
     // bidir case (settings.direction == bidir) gives one result for each.
-    model::traffic_direction direction = model::traffic_direction::forward;
-    bool bidir() const { return settings.direction == model::traffic_direction::bidir; }
-    bool is(model::measure_mode m) const { return settings.mode == m; }
+    traffic_direction direction = traffic_direction::forward;
+    bool bidir() const { return settings.direction == traffic_direction::bidir; }
+    bool is(measure_mode m) const { return settings.mode == m; }
     // The calls the harness made: "<sender's> -> <receiver's>", e.g. "send -> recv",
     // "borrow/publish -> take/release", "send_batch -> recv_batch" (docs/json-schema.md).
     std::string data_path;
@@ -154,9 +215,29 @@ struct case_result {
 std::map<std::string, double> comparable_figures(const case_result &r);
 bool higher_is_better(const std::string &figure);
 
+}  // namespace ipcbench::model
+
+// The reports render the model under these names (report/ was its first home).
+namespace ipcbench::report {
+using model::case_result;
+using model::case_status;
+using model::case_status_from;
+using model::comparable_figures;
+using model::higher_is_better;
+using model::integrity_figures;
+using model::interval_figures;
+using model::latency_figures;
+using model::placement_figures;
+using model::printed_output;
+using model::process_figures;
+using model::repetition_totals;
+using model::setup_figures;
+using model::stream_figures;
+using model::throughput_figures;
+using model::to_string;
 // Fills r's top-level figures from r.repetitions: medians of the repetitions' figures, latency
 // from their merged histograms, integrity summed; adds warnings for noisy figures (cv above
 // cv_warning), lost messages, and repetitions that failed.
+// (report/repetition_summary.cpp)
 void summarize_repetitions(case_result &r, double cv_warning);
-
 }  // namespace ipcbench::report
