@@ -220,7 +220,13 @@ int32_t IPCB_CALL udp_connect(ipcb_endpoint *ep, int64_t timeout_ns, ipcb_error 
             struct sockaddr_storage from;
             socklen_t from_len = sizeof from;
             sock_ssize_t n;
-            int32_t status = posix_wait_fd(ep->fd, POLLIN, deadline, error);
+            /* In steps of 50 ms, as the connector says hello: under wine a wait can miss the
+             * datagram's arrival on a busy machine, and a new wait sees it at once. */
+            int64_t step = posix_deadline(50000000);
+            int32_t status;
+            if (deadline >= 0 && step > deadline) step = deadline;
+            status = posix_wait_fd(ep->fd, POLLIN, step, error);
+            if (status == IPCB_E_TIMEOUT && (deadline < 0 || posix_now_ns() < deadline)) continue;
             if (status != IPCB_OK) {
                 if (status == IPCB_E_TIMEOUT)
                     return ipcb_fail(error, IPCB_E_TIMEOUT, 0, "%s: no hello from the peer",
@@ -260,8 +266,17 @@ int32_t IPCB_CALL udp_connect(ipcb_endpoint *ep, int64_t timeout_ns, ipcb_error 
 #ifdef _WIN32
         else {
             /* An unanswered hello's ICMP error arrives as WSAECONNRESET on the next call: read
-             * it off, so the next wait means the peer. */
-            recv(ep->fd, buf, sizeof buf, 0);
+             * it off, so the next wait means the peer; without waiting, for a blocking read
+             * here would take the ack that comes just late and throw it away (the creator,
+             * connected, answers no more hellos: the connector then waited forever). */
+            sock_ssize_t n;
+            sock_set_nonblocking(ep->fd, 1);
+            n = recv(ep->fd, buf, sizeof buf, 0);
+            sock_set_nonblocking(ep->fd, 0);
+            if (n == MAGIC_LEN && memcmp(buf, ack_magic, MAGIC_LEN) == 0) {
+                ep->connected = 1;
+                return IPCB_OK;
+            }
         }
 #endif
         if (deadline >= 0 && posix_now_ns() >= deadline)
