@@ -131,6 +131,7 @@ static int32_t open_creator(const ipcb_open_params *p, ipcb_endpoint *ep, int ty
 #else
     int32_t status = make_tcp_listener(p, ep, error);
     (void)type;
+    (void)is_tcp; /* socket.tcp only */
 #endif
     if (status != IPCB_OK) return status;
     if ((status = apply_buffers(ep, ep->listen_fd, error)) != IPCB_OK) return status;
