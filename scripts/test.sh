@@ -63,11 +63,16 @@ if [ "$fast" = 0 ]; then
     -DIPCBENCH_SANITIZE=thread
   # The fuzzer uses one core: clang-tidy runs beside it.
   fuzz_log="$(mktemp)"
-  ( "$root/scripts/fuzz.sh" "${FUZZ_SECONDS:-60}" >"$fuzz_log" 2>&1; echo $? >"$fuzz_log.rc" ) &
+  # (errexit would end the subshell before it wrote the code: a failed build must report too.)
+  (
+    rc=0
+    "$root/scripts/fuzz.sh" "${FUZZ_SECONDS:-60}" >"$fuzz_log" 2>&1 || rc=$?
+    echo "$rc" >"$fuzz_log.rc"
+  ) &
   fuzz_pid=$!
   stage clang-tidy "$root/scripts/tidy.sh"
   wait "$fuzz_pid" || true
-  fuzz_stage() { cat "$fuzz_log"; return "$(cat "$fuzz_log.rc")"; }
+  fuzz_stage() { cat "$fuzz_log"; return "$(cat "$fuzz_log.rc" 2>/dev/null || echo 1)"; }
   stage fuzz fuzz_stage
   rm -f "$fuzz_log" "$fuzz_log.rc"
   stage windows "$root/scripts/windows/test.sh"

@@ -6,6 +6,7 @@
 
 #include "control/control_channel.hpp"
 #include "control/frame_codec.hpp"
+#include "control/message_kind.hpp"
 #include "model/interval_figures.hpp"
 #include "model/job.hpp"
 #include "model/loop_result.hpp"
@@ -23,16 +24,17 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
             while (auto message = decoder.next()) {
                 // What the orchestrator and the workers do with a decoded message.
                 try {
-                    control::expect_type(*message, (*message)["type"].get<std::string>());
+                    control::expect_kind(*message, control::kind_of(*message));
                     if (message->contains("job")) message->at("job").get<ipcbench::model::job>();
                     if (message->contains("parts")) message->get<ipcbench::model::worker_result>();
-                    if ((*message)["type"] == "interval")
+                    if (control::is(*message, control::message_kind::interval))
                         message->get<ipcbench::model::interval_figures>();
                     if (message->contains("histogram")) {
                         auto h = stats::latency_histogram::from_json(message->at("histogram"));
                         h.percentile(99.9);
                     }
                 } catch (const control::peer_error &) {
+                } catch (const control::protocol_error &) {  // a type of no kind
                 } catch (const nlohmann::json::exception &) {
                 } catch (const std::runtime_error &) {
                 }
