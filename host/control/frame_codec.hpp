@@ -13,7 +13,7 @@ namespace ipcbench::control {
 // The control protocol between ipchost and its workers (and, later, a remote agent): frames of a
 // 4-byte big-endian length followed by that many bytes of UTF-8 JSON, an object with a "type".
 // This parser faces untrusted input: every malformed frame is a protocol_error, never a crash.
-inline constexpr std::uint32_t protocol_version = 1;
+// Its version is negotiated in the hello (control/worker_messages.hpp, spoken_versions).
 // 8 MiB: a setup or result of 20,000 bidirectional streams (their addresses, their per-stream
 // rows) fits. The bound of every frame after an agent's handshake as well (README, Two hosts).
 inline constexpr std::size_t max_frame_bytes = std::size_t{8} << 20;

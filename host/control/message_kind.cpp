@@ -13,7 +13,7 @@ using k = message_kind;
 // kind, name, request, answer, agent_relays
 constexpr std::array<message_kind_info, 16> kinds = {{
     {k::hello, "hello", false, false, false},
-    {k::welcome, "welcome", false, false, false},
+    {k::welcome, "welcome", false, false, true},
     {k::goodbye, "goodbye", false, false, false},
     {k::setup, "setup", true, false, true},
     {k::opened, "opened", false, true, false},

@@ -10,11 +10,11 @@ namespace ipcbench::control {
 
 // Every kind of control message, in one list (message_kind.cpp holds its table: the wire name,
 // who sends it, whether it is a request that is answered once). A worker's control channel
-// carries all but welcome and goodbye; a client talks to an agent with hello first, then, once
+// carries all but goodbye; a client talks to an agent with hello first, then, once
 // welcomed, with what the agent relays to its worker. docs/architecture.md, "Control messages".
 enum class message_kind {
     hello,        // worker -> orchestrator, first; client -> agent, first (token)
-    welcome,      // agent -> client: the token was right
+    welcome,      // agent -> client: the token was right; orchestrator -> worker: the version
     goodbye,      // agent -> client: it is stopping
     setup,        // -> worker: load the transport, open the endpoints (answer: opened)
     opened,       // worker ->: the endpoints and their addresses

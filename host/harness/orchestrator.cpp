@@ -1,6 +1,7 @@
 #include "harness/orchestrator.hpp"
 
 #include "control/message_kind.hpp"
+#include "control/worker_messages.hpp"
 #include "harness/case_figures.hpp"
 #include "harness/io_engine_choice.hpp"
 #include "harness/placement_sampler.hpp"
@@ -144,8 +145,9 @@ void measure(const plugin::transport_info &transport, const model::case_settings
         [&](bool from_client, const json &event) {
             if (control::is(event, control::message_kind::sent)) {
                 // An unreliable receiver needs the sender's count to know when to stop.
-                pair.notify(!from_client, control::message(control::message_kind::sender_done,
-                                                           {{"streams", event["streams"]}}));
+                auto counts = control::read_sender_counts(event);
+                counts.kind = control::message_kind::sender_done;
+                pair.notify(!from_client, control::write_message(counts));
                 return;
             }
             // Intervals come from the receiving side (the pinger for latency); with bidir the

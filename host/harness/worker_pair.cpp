@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include "control/control_channel.hpp"
+#include "control/worker_messages.hpp"
 #include "harness/stale_runs.hpp"
 #include "platform/child_process.hpp"
 #include "platform/monotonic_clock.hpp"
@@ -32,8 +33,20 @@ std::int64_t setup_deadline(std::size_t endpoints) {
            setup_per_endpoint_ns * static_cast<std::int64_t>(endpoints);
 }
 
-std::string direction_name(std::uint32_t d) {
-    return d == IPCB_DIR_SEND ? "send" : d == IPCB_DIR_RECV ? "recv" : "both";
+std::vector<control::endpoint_direction> directions_of(const std::vector<std::uint32_t> &dirs) {
+    std::vector<control::endpoint_direction> out;
+    for (const auto d : dirs) out.push_back(control::direction_of(d));
+    return out;
+}
+
+// A reply read by its field list; a malformed one is the side's broken protocol.
+template <class M>
+M read_reply(const json &message, const std::string &side) {
+    try {
+        return control::read_message<M>(message);
+    } catch (const control::protocol_error &e) {
+        throw pair_failure("the " + side + " process broke the control protocol: " + e.what());
+    }
 }
 
 }  // namespace
@@ -229,21 +242,18 @@ json worker_pair::setup_message(const std::string &role, const std::vector<std::
                                 const std::vector<std::string> &addresses,
                                 const std::map<std::string, std::string> &options,
                                 std::uint64_t max_message_size) {
-    json endpoints = json::array();
-    for (std::size_t i = 0; i < dirs.size(); ++i) {
-        json e = {{"direction", direction_name(dirs[i])}};
-        if (i < addresses.size()) e["address"] = addresses[i];
-        endpoints.push_back(e);
-    }
-    return control::message(control::message_kind::setup,
-                            {{"library", transport_.library.string()},
-                             {"library_identity", transport_.library_identity},
-                             {"transport", transport_.id},
-                             {"role", role},
-                             {"endpoints", endpoints},
-                             {"options", options},
-                             {"runtime_dir", run_dir_.path().string()},
-                             {"max_message_size", max_message_size}});
+    control::setup_request setup;
+    setup.transport = transport_.id;
+    setup.library = transport_.library.string();
+    setup.library_identity = transport_.library_identity;
+    control::from_name(role, setup.role);
+    for (std::size_t i = 0; i < dirs.size(); ++i)
+        setup.endpoints.push_back(
+            {control::direction_of(dirs[i]), i < addresses.size() ? addresses[i] : ""});
+    setup.options = options;
+    setup.runtime_dir = run_dir_.path().string();
+    setup.max_message_size = max_message_size;
+    return control::write_message(setup);
 }
 
 std::pair<json, json> worker_pair::connect(const std::map<std::string, std::string> &options,
@@ -254,7 +264,7 @@ std::pair<json, json> worker_pair::connect(const std::map<std::string, std::stri
             setup_message("creator", server_dirs_, creator_addresses(), options, max_message_size));
     auto opened = collect({server_.get()}, control::message_kind::opened,
                           setup_deadline(server_dirs_.size()));
-    addresses_ = opened[0].at("addresses").get<std::vector<std::string>>();
+    addresses_ = read_reply<control::opened_reply>(opened[0], server_->side).addresses;
     if (!remote_) write_run_manifest(run_dir_.path(), transport_.id, addresses_);
     spdlog::debug("{}: the creator's {} addresses, first: {}", transport_.id, addresses_.size(),
                   addresses_.empty() ? "-" : addresses_.front());
@@ -262,14 +272,16 @@ std::pair<json, json> worker_pair::connect(const std::map<std::string, std::stri
             setup_message("connector", client_dirs_, addresses_, options, max_message_size));
     collect({client_.get()}, control::message_kind::opened, setup_deadline(client_dirs_.size()));
 
-    json connect =
-        control::message(control::message_kind::connect, {{"timeout_ns", connect_timeout_ns}});
+    const json connect = control::write_message(control::connect_request{connect_timeout_ns});
     send_to(*server_, connect);
     send_to(*client_, connect);
     auto connected = collect({server_.get(), client_.get()}, control::message_kind::connected,
                              setup_deadline(server_dirs_.size()) + connect_timeout_ns);
-    setups_ = {connected[0].value("setup", json()), connected[1].value("setup", json())};
-    return {connected[0].at("settings"), connected[1].at("settings")};
+    const auto server = read_reply<control::connected_reply>(connected[0], server_->side);
+    const auto client = read_reply<control::connected_reply>(connected[1], client_->side);
+    using model::field_writer;
+    setups_ = {field_writer::write_fields(server.setup), field_writer::write_fields(client.setup)};
+    return {json(server.settings), json(client.settings)};
 }
 
 std::pair<json, json> worker_pair::run(const model::job &server_job, const model::job &client_job,
@@ -281,10 +293,10 @@ std::pair<json, json> worker_pair::run(const model::job &server_job, const model
 std::pair<json, json> worker_pair::run(const json &server_job, const json &client_job,
                                        double watchdog_s, const event_handler &on_event,
                                        const std::function<void()> &on_tick) {
-    send_to(*server_, control::message(control::message_kind::run,
-                                       {{"job", server_job}, {"directions", server_dirs_}}));
-    send_to(*client_, control::message(control::message_kind::run,
-                                       {{"job", client_job}, {"directions", client_dirs_}}));
+    send_to(*server_,
+            control::write_message(control::run_request{server_job, directions_of(server_dirs_)}));
+    send_to(*client_,
+            control::write_message(control::run_request{client_job, directions_of(client_dirs_)}));
     auto results = collect(
         {server_.get(), client_.get()}, control::message_kind::result,
         now_ns() + static_cast<std::int64_t>(watchdog_s * 1e9),
@@ -328,8 +340,32 @@ void worker_pair::start() {
     server_ = remote_ ? std::make_unique<process>(server_side_, remote::connect_agent(*remote_, 10))
                       : std::make_unique<process>(server_side_, keep(server_side_));
     client_ = std::make_unique<process>(client_side_, keep(client_side_));
-    collect({server_.get(), client_.get()}, control::message_kind::hello,
-            now_ns() + setup_timeout_ns);
+    const auto hellos = collect({server_.get(), client_.get()}, control::message_kind::hello,
+                                now_ns() + setup_timeout_ns);
+    welcome(*server_, hellos[0]);
+    welcome(*client_, hellos[1]);
+}
+
+// The worker protocol version this side and ipchost both speak, sent as the welcome; a side
+// that speaks none is refused with both lists.
+void worker_pair::welcome(process &w, const json &hello_message) {
+    const auto hello = read_reply<control::worker_hello>(hello_message, w.side);
+    const auto picked = control::pick_version(hello.versions);
+    if (!picked) {
+        std::vector<std::string> ours;
+        for (const auto &v : control::spoken_versions()) ours.push_back(to_string(v));
+        const std::string refusal = fmt::format(
+            "the {} worker ({}) speaks worker protocol {}; this ipchost speaks {}: use a worker "
+            "(kit) made for this ipchost's protocol (docs/worker-protocol.md)",
+            w.side, hello.implementation.empty() ? "unnamed" : hello.implementation,
+            hello.versions.empty() ? std::string("none")
+                                   : fmt::format("{}", fmt::join(hello.versions, ", ")),
+            fmt::join(ours, ", "));
+        send_to(w,
+                control::write_message(control::error_reply{"hello", IPCB_E_UNSUPPORTED, refusal}));
+        throw pair_failure(refusal, IPCB_E_UNSUPPORTED, "hello");
+    }
+    send_to(w, control::write_message(control::worker_welcome{to_string(*picked)}));
 }
 
 json worker_pair::probe(const json &job, double watchdog_s) {
@@ -370,7 +406,7 @@ void worker_pair::shut_down(bool polite) {
     bool clean = false;
     if (polite && !alive.empty()) {
         try {
-            for (auto *w : alive) w->channel.send(control::message(control::message_kind::close));
+            for (auto *w : alive) w->channel.send(control::write_message(control::empty_message{}));
             collect(alive, control::message_kind::closed, now_ns() + 2'000'000'000);
             clean = true;
         } catch (const std::exception &e) {

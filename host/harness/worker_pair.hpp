@@ -115,6 +115,7 @@ private:
                                  const std::vector<std::string> &addresses,
                                  const std::map<std::string, std::string> &options,
                                  std::uint64_t max_message_size);
+    void welcome(process &w, const nlohmann::json &hello_message);
     void shut_down(bool polite);
     // A message to one worker; a worker whose channel closed under it has died, and the
     // pair_failure says so (side, signal or exit code) instead of "channel closed".

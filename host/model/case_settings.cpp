@@ -8,7 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
-#include "model/json_fields.hpp"
+#include "model/field_visitors.hpp"
 
 namespace ipcbench::model {
 namespace {
@@ -91,81 +91,33 @@ double watchdog_seconds(const case_settings &c) {
 
 namespace {
 
-bool parse_name(const std::string &name, measure_mode &out) {
-    auto v = measure_mode_from(name);
+template <class Enum>
+bool parsed(std::optional<Enum> v, Enum &out) {
     if (v) out = *v;
     return v.has_value();
 }
-bool parse_name(const std::string &name, traffic_direction &out) {
-    auto v = traffic_direction_from(name);
-    if (v) out = *v;
-    return v.has_value();
-}
-bool parse_name(const std::string &name, zero_copy_policy &out) {
-    auto v = zero_copy_policy_from(name);
-    if (v) out = *v;
-    return v.has_value();
-}
-
-bool parse_name(const std::string &name, io_engine &out) {
-    auto v = io_engine_from(name);
-    if (v) out = *v;
-    return v.has_value();
-}
-
-struct writer {
-    nlohmann::json &out;
-    template <class T>
-    void text(const char *name, const T &v, std::size_t) {
-        out[name] = v;
-    }
-    template <class T>
-    void count(const char *name, const T &v, std::uint64_t, std::uint64_t) {
-        out[name] = v;
-    }
-    void seconds(const char *name, double v) { out[name] = v; }
-    void number(const char *name, double v, double, double) { out[name] = v; }
-    void flag(const char *name, bool v) { out[name] = v; }
-    template <class Enum>
-    void named(const char *name, Enum v) {
-        out[name] = to_string(v);
-    }
-    void cpu(const char *name, int v) { out[name] = v; }
-    void text_map(const char *name, const std::map<std::string, std::string> &v) { out[name] = v; }
-};
-
-// Every field is required and type-checked: a job may come from another host.
-struct reader {
-    const json_fields &f;
-    void text(const char *name, std::string &v, std::size_t max) { v = f.text(name, max); }
-    template <class T>
-    void count(const char *name, T &v, std::uint64_t low, std::uint64_t high) {
-        v = static_cast<T>(f.unsigned_integer(name, low, high));
-    }
-    void seconds(const char *name, double &v) { v = f.seconds(name); }
-    void number(const char *name, double &v, double low, double high) {
-        v = f.number(name, low, high);
-    }
-    void flag(const char *name, bool &v) { v = f.boolean(name); }
-    template <class Enum>
-    void named(const char *name, Enum &v) {
-        const std::string text = f.text(name, 32);
-        if (!parse_name(text, v)) throw f.fail(name, "has the unknown value '" + text + "'");
-    }
-    void cpu(const char *name, int &v) { v = f.cpu(name); }
-    void text_map(const char *name, std::map<std::string, std::string> &v) { v = f.text_map(name); }
-};
 
 }  // namespace
 
+bool from_name(const std::string &name, measure_mode &out) {
+    return parsed(measure_mode_from(name), out);
+}
+bool from_name(const std::string &name, traffic_direction &out) {
+    return parsed(traffic_direction_from(name), out);
+}
+bool from_name(const std::string &name, zero_copy_policy &out) {
+    return parsed(zero_copy_policy_from(name), out);
+}
+bool from_name(const std::string &name, io_engine &out) {
+    return parsed(io_engine_from(name), out);
+}
+
 void to_json(nlohmann::json &out, const case_settings &c) {
-    out = nlohmann::json::object();
-    visit_fields(c, writer{out});
+    out = field_writer::write_fields(c);
 }
 
 void from_json(const nlohmann::json &in, case_settings &c) {
-    const json_fields f(in, "case");
-    visit_fields(c, reader{f});
+    field_reader::read_into(in, "case", c);
 }
 
 }  // namespace ipcbench::model

@@ -4,6 +4,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <type_traits>
 
 #include <nlohmann/json_fwd.hpp>
 
@@ -70,7 +71,8 @@ constexpr int max_batch = 1024;
 //   v.number(name, field, low, high) v.flag(name, field)  v.named(name, field)  v.cpu(name, field)
 //   v.text_map(name, field)
 template <class Settings, class Visitor>
-void visit_fields(Settings &c, Visitor &&v) {
+auto visit_fields(Settings &c, Visitor &&v)
+    -> std::enable_if_t<std::is_same_v<std::remove_const_t<Settings>, case_settings>> {
     v.text("transport", c.transport_id, 200);
     v.named("mode", c.mode);
     v.named("direction", c.direction);
@@ -102,6 +104,11 @@ std::optional<io_engine> io_engine_from(const std::string &name);
 std::optional<measure_mode> measure_mode_from(const std::string &name);
 std::optional<traffic_direction> traffic_direction_from(const std::string &name);
 std::optional<zero_copy_policy> zero_copy_policy_from(const std::string &name);
+// The same, for the field lists' readers (model/field_visitors.hpp): false for a name of none.
+bool from_name(const std::string &name, measure_mode &out);
+bool from_name(const std::string &name, traffic_direction &out);
+bool from_name(const std::string &name, zero_copy_policy &out);
+bool from_name(const std::string &name, io_engine &out);
 
 std::int64_t to_ns(double seconds);
 

@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "model/field_visitors.hpp"
+
 namespace ipcbench::model {
 
 json_fields::json_fields(const nlohmann::json &object, std::string what)
@@ -77,6 +79,57 @@ std::map<std::string, std::string> json_fields::text_map(const char *key) const 
         out[k] = value.get<std::string>();
     }
     return out;
+}
+
+std::string json_fields::item_name(const char *key) const {
+    return what_ + " field '" + key + "'";
+}
+
+std::string json_fields::item_name(const char *key, std::size_t index) const {
+    return item_name(key) + "[" + std::to_string(index) + "]";
+}
+
+const nlohmann::json &field_reader::list_of(const char *name, std::size_t min_items,
+                                            std::size_t max_items) const {
+    const auto &v = f.at(name);
+    if (!v.is_array() || v.size() < min_items || v.size() > max_items)
+        throw f.fail(name, "must be a list of " + std::to_string(min_items) + " to " +
+                               std::to_string(max_items) + " items");
+    return v;
+}
+
+void field_reader::text_list(const char *name, std::vector<std::string> &v, std::size_t max_items,
+                             std::size_t max_length) {
+    const auto &list = list_of(name, 0, max_items);
+    v.clear();
+    for (const auto &item : list) {
+        if (!item.is_string() || item.get_ref<const std::string &>().size() > max_length)
+            throw f.fail(name,
+                         "must list strings of at most " + std::to_string(max_length) + " bytes");
+        v.push_back(item.get<std::string>());
+    }
+}
+
+void field_reader::integer_list(const char *name, std::vector<std::int64_t> &v,
+                                std::size_t max_items, std::int64_t low, std::int64_t high) {
+    const auto &list = list_of(name, 0, max_items);
+    v.clear();
+    for (const auto &item : list) {
+        const bool in_range =
+            item.is_number_integer() &&
+            !(item.is_number_unsigned() && item.get<std::uint64_t>() > std::uint64_t{INT64_MAX}) &&
+            item.get<std::int64_t>() >= low && item.get<std::int64_t>() <= high;
+        if (!in_range)
+            throw f.fail(
+                name, "must list integers in " + std::to_string(low) + ".." + std::to_string(high));
+        v.push_back(item.get<std::int64_t>());
+    }
+}
+
+void field_reader::document(const char *name, nlohmann::json &v) {
+    const auto &d = f.at(name);
+    if (!d.is_object()) throw f.fail(name, "must be an object");
+    v = d;
 }
 
 }  // namespace ipcbench::model

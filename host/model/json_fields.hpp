@@ -39,6 +39,9 @@ public:
     }
 
     bad_field fail(const char *key, const std::string &problem) const;
+    // How a nested object is named in an error: "setup field 'endpoints'[3]".
+    std::string item_name(const char *key) const;
+    std::string item_name(const char *key, std::size_t index) const;
 
 private:
     const nlohmann::json &object_;

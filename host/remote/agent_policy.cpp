@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
+#include "control/worker_messages.hpp"
 #include "model/case_settings.hpp"
 #include "model/job.hpp"
 #include "platform/stream_socket.hpp"
@@ -52,15 +53,6 @@ const std::map<std::string, std::set<std::string>> &allow_lists() {
     return lists;
 }
 
-std::string field_type(const json &setup, const char *name, json::value_t type,
-                       const char *expected) {
-    const auto it = setup.find(name);
-    if (it == setup.end()) return fmt::format("'{}' is missing", name);
-    const bool ok =
-        type == json::value_t::number_unsigned ? it->is_number_unsigned() : it->type() == type;
-    return ok ? "" : fmt::format("'{}' must be {}, got {}", name, expected, it->type_name());
-}
-
 // "" when host:port is where this role may go.
 std::string refuse_address(const std::string &address, bool creator, const address_policy &policy) {
     host_port where;
@@ -97,19 +89,18 @@ std::string refuse_address(const std::string &address, bool creator, const addre
         shown, policy.client_host);
 }
 
-std::string refuse_options(const std::string &transport, const json &options,
+std::string refuse_options(const std::string &transport,
+                           const std::map<std::string, std::string> &options,
                            const address_policy &policy) {
-    if (!options.is_object())
-        return std::string("'options' must be an object, got ") + options.type_name();
     static const std::set<std::string> none;
     const auto list = allow_lists().find(transport);
     const auto &builtin = list == allow_lists().end() ? none : list->second;
     const auto extra = policy.operator_rules.extra_options.find(transport);
-    for (const auto &[key, value] : options.items()) {
+    for (const auto &[key, value] : options) {
         const bool allowed =
             builtin.count(key) > 0 ||
             (extra != policy.operator_rules.extra_options.end() && extra->second.count(key) > 0);
-        if (!value.is_string() || value.get_ref<const std::string &>().size() > 256)
+        if (value.size() > 256)
             return fmt::format("option '{}' must be a string of at most 256 characters",
                                text::printable(key, 64));
         if (allowed) continue;
@@ -133,31 +124,24 @@ const std::set<std::string> &wire_options(const std::string &transport_id) {
     return it == allow_lists().end() ? none : it->second;
 }
 
-std::string refuse_setup(const json &setup, const address_policy &policy) {
-    for (const auto &problem :
-         {field_type(setup, "transport", json::value_t::string, "a string"),
-          field_type(setup, "role", json::value_t::string, "a string"),
-          field_type(setup, "endpoints", json::value_t::array, "a list"),
-          field_type(setup, "options", json::value_t::object, "an object"),
-          field_type(setup, "max_message_size", json::value_t::number_unsigned, "a byte count")})
-        if (!problem.empty()) return "setup: " + problem;
-    const std::string &role = setup["role"].get_ref<const std::string &>();
-    if (role != "creator" && role != "connector")
-        return "setup: 'role' must be creator or connector";
-    if (setup["max_message_size"].get<std::uint64_t>() > (std::uint64_t{1} << 30))
+// The setup read by its field list (control/worker_messages.hpp), then held to the policy.
+std::string refuse_setup(const json &frame, const address_policy &policy) {
+    control::setup_request setup;
+    try {
+        setup =
+            control::read_fields_of<control::setup_request>(frame, control::message_kind::setup);
+    } catch (const control::protocol_error &e) {
+        return e.what();
+    }
+    if (setup.max_message_size > (std::uint64_t{1} << 30))
         return "setup: 'max_message_size' is over 1 GiB";
-    const auto &endpoints = setup["endpoints"];
-    if (endpoints.empty() || endpoints.size() > 2 * static_cast<std::size_t>(model::max_streams))
-        return fmt::format("setup: 'endpoints' must list 1 to {} endpoints",
-                           2 * model::max_streams);
-    for (const auto &e : endpoints) {
-        if (!e.is_object() || !e.contains("address") || !e["address"].is_string())
-            return "setup: every endpoint needs an 'address' string (HOST:PORT)";
-        std::string why =
-            refuse_address(e["address"].get<std::string>(), role == "creator", policy);
+    const bool creator = setup.role == control::endpoint_role::creator;
+    for (const auto &e : setup.endpoints) {
+        if (e.address.empty()) return "setup: every endpoint needs an 'address' string (HOST:PORT)";
+        std::string why = refuse_address(e.address, creator, policy);
         if (!why.empty()) return why;
     }
-    return refuse_options(setup["transport"].get<std::string>(), setup["options"], policy);
+    return refuse_options(setup.transport, setup.options, policy);
 }
 
 std::string refuse_opened(const json &opened, const address_policy &policy) {
@@ -171,16 +155,20 @@ std::string refuse_opened(const json &opened, const address_policy &policy) {
     return "";
 }
 
-std::string refuse_run(const json &run, const address_policy &policy) {
-    const auto job = run.find("job");
-    if (job == run.end() || !job->is_object()) return "run: 'job' must be an object";
-    if (const auto kind = job->find("kind");
-        kind != job->end() && kind->is_string() &&
+std::string refuse_run(const json &frame, const address_policy &policy) {
+    control::run_request run;
+    try {
+        run = control::read_fields_of<control::run_request>(frame, control::message_kind::run);
+    } catch (const control::protocol_error &e) {
+        return e.what();
+    }
+    if (const auto kind = run.job.find("kind");
+        kind != run.job.end() && kind->is_string() &&
         kind->get_ref<const std::string &>().rfind("check_", 0) == 0)
         return "an agent does not run conformance checks (ipchost check runs both sides here)";
     model::job j;
     try {
-        j = job->get<model::job>();
+        j = run.job.get<model::job>();
     } catch (const std::exception &e) {
         return std::string("run: ") + e.what();
     }

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "control/message_kind.hpp"
+#include "control/worker_messages.hpp"
 #include "model/interval_figures.hpp"
 #include "platform/cpu_affinity.hpp"
 #include "platform/monotonic_clock.hpp"
@@ -160,7 +161,7 @@ void run_task(stream_task &t, const job &j, const endpoint_lookup &endpoint_for)
 // The peer's senders are done: receivers of unreliable transports now know what to expect.
 void pass_sender_counts(std::deque<stream_task> &tasks, const json &message) {
     if (!control::is(message, control::message_kind::sender_done)) return;
-    const auto counts = message.at("streams").get<std::vector<std::int64_t>>();
+    const auto counts = control::read_sender_counts(message).streams;
     for (auto &t : tasks)
         if (t.part == job_kind::receive && t.stream < static_cast<int>(counts.size()))
             t.progress.peer_sent.store(counts[t.stream], std::memory_order_release);
@@ -179,10 +180,11 @@ void serve_until_done(const job &j, std::deque<stream_task> &tasks,
             if (t.part == job_kind::send) senders_done &= done;
         }
         if (senders_done && !sent_reported) {
-            json counts = json::array();
+            control::sender_counts counts;
             for (auto &t : tasks)
-                if (t.part == job_kind::send) counts.push_back(t.result.messages_sent);
-            channel.send(control::message(control::message_kind::sent, {{"streams", counts}}));
+                if (t.part == job_kind::send)
+                    counts.streams.push_back(static_cast<std::int64_t>(t.result.messages_sent));
+            channel.send(control::write_message(counts));
             sent_reported = true;
         }
         if (all_done) {

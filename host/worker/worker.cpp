@@ -10,8 +10,10 @@
 #include "conformance/check_jobs.hpp"
 #include "conformance/conformance_jobs.hpp"
 #include "control/control_channel.hpp"
+#include "control/worker_messages.hpp"
 #include "model/case_settings.hpp"
 #include "model/job.hpp"
+#include "model/json_fields.hpp"
 #include "model/loop_result.hpp"
 #include "platform/last_words.hpp"
 #include "platform/monotonic_clock.hpp"
@@ -47,25 +49,17 @@ void remove_created_objects() {
     }
 }
 
-// Endpoints one setup may open: streams times two directions.
-constexpr std::size_t max_endpoints = 2 * static_cast<std::size_t>(model::max_streams);
-
-std::uint32_t direction_from(const std::string &name) {
-    if (name == "send") return IPCB_DIR_SEND;
-    if (name == "recv") return IPCB_DIR_RECV;
-    if (name == "both") return IPCB_DIR_BOTH;
-    throw control::protocol_error("unknown direction '" + name + "'");
-}
-
 class worker {
 public:
     worker(platform::socket_handle fd, std::string runtime_dir, bool agent_mode)
         : channel_(fd), runtime_dir_(std::move(runtime_dir)), agent_mode_(agent_mode) {}
 
     int run() {
-        channel_.send(control::message(
-            control::message_kind::hello,
-            {{"protocol", control::protocol_version}, {"pid", platform::current_process_id()}}));
+        control::worker_hello hello;
+        for (const auto &v : control::spoken_versions()) hello.versions.push_back(to_string(v));
+        hello.pid = platform::current_process_id();
+        hello.implementation = "native";
+        channel_.send(control::write_message(hello));
         for (;;) {
             nlohmann::json message;
             try {
@@ -82,17 +76,24 @@ public:
             }
             const std::string stage = control::type_text(message);
             try {
+                using control::read_fields_of;
                 const control::message_kind kind = control::kind_of(message);
-                if (kind == control::message_kind::setup) {
-                    setup(message);
+                if (kind == control::message_kind::welcome) {
+                    welcome(read_fields_of<control::worker_welcome>(message, kind));
+                } else if (!welcomed_) {
+                    throw control::protocol_error(std::string("a '") + control::name_of(kind) +
+                                                  "' message before the 'welcome'");
+                } else if (kind == control::message_kind::setup) {
+                    setup(read_fields_of<control::setup_request>(message, kind));
                 } else if (kind == control::message_kind::connect) {
-                    connect(message);
+                    connect(read_fields_of<control::connect_request>(message, kind));
                 } else if (kind == control::message_kind::run) {
-                    run_job(message);
+                    run_job(read_fields_of<control::run_request>(message, kind));
                 } else if (kind == control::message_kind::probe) {
                     if (agent_mode_)
                         throw std::runtime_error("an agent does not run conformance probes");
-                    load(message);
+                    load(message.at("transport"), message.at("library"),
+                         message.value("library_identity", std::string()));
                     nlohmann::json result = conformance::probe(
                         *transport_, message.at("job"),
                         runtime_dir_.empty() ? message.value("runtime_dir", "") : runtime_dir_);
@@ -102,7 +103,8 @@ public:
                     endpoints_.clear();
                     endpoint_addresses_.clear();
                     created = {};  // closed: a later id of the same number is someone else's
-                    channel_.send(control::message(control::message_kind::closed));
+                    channel_.send(control::write_message(
+                        control::empty_message{control::message_kind::closed}));
                     return 0;
                 } else if (kind == control::message_kind::sender_done) {
                     // Arrived after the receive loop ended on its own: nothing to do.
@@ -120,16 +122,24 @@ public:
 
 private:
     void report_error(const std::string &stage, int status, const std::string &text) {
-        channel_.send(control::message(control::message_kind::error,
-                                       {{"stage", stage}, {"status", status}, {"message", text}}));
+        channel_.send(control::write_message(control::error_reply{stage, status, text}));
     }
 
-    void load(const nlohmann::json &m) {
-        const std::string id = m.at("transport");
+    // The orchestrator picked a version of those the hello offered; anything else is a peer
+    // this worker cannot follow.
+    void welcome(const control::worker_welcome &w) {
+        const auto picked = control::pick_version({w.protocol});
+        if (!picked || !(to_string(*picked) == w.protocol))
+            throw control::protocol_error("the orchestrator picked worker protocol '" +
+                                          text::printable(w.protocol, 16) +
+                                          "', which this worker did not offer");
+        welcomed_ = true;
+    }
+
+    void load(const std::string &id, const std::string &library, const std::string &identity) {
         if (transport_ != nullptr && transport_->id == id) return;
         if (agent_mode_) return load_for_agent(id);
-        outcome_ = plugin::load_transport(m.at("library").get<std::string>(), id,
-                                          m.value("library_identity", std::string()));
+        outcome_ = plugin::load_transport(library, id, identity);
         transport_ = &outcome_.transports.front();
     }
 
@@ -146,44 +156,35 @@ private:
         transport_ = &outcome_.transports.front();
     }
 
-    void setup(const nlohmann::json &m) {
-        load(m);
+    void setup(const control::setup_request &m) {
+        load(m.transport, m.library, m.library_identity);
         if (endpoints_.empty()) rss_before_kib_ = platform::sample_resource_usage().max_rss_kib;
-        const std::uint32_t role =
-            m.at("role") == "creator" ? IPCB_ROLE_CREATOR : IPCB_ROLE_CONNECTOR;
-        const auto options = m.at("options").get<std::map<std::string, std::string>>();
-        const std::string runtime_dir =
-            runtime_dir_.empty() ? m.value("runtime_dir", "") : runtime_dir_;
-        const auto max_size = m.at("max_message_size").get<std::uint64_t>();
-        nlohmann::json addresses = nlohmann::json::array();
-        const auto &specs = m.at("endpoints");
-        if (!specs.is_array() || specs.empty() || specs.size() > max_endpoints)
-            throw control::protocol_error("'endpoints' must be a list of 1 to " +
-                                          std::to_string(max_endpoints) + " endpoints");
-        connector_ = role == IPCB_ROLE_CONNECTOR;
-        for (const auto &spec : specs) {
-            const std::string address = spec.value("address", "");
-            if (agent_mode_) remote::check_agent_address(address, role == IPCB_ROLE_CREATOR);
-            without_oracle(address, [&] {
+        const bool creator = m.role == control::endpoint_role::creator;
+        const std::uint32_t role = creator ? IPCB_ROLE_CREATOR : IPCB_ROLE_CONNECTOR;
+        const std::string runtime_dir = runtime_dir_.empty() ? m.runtime_dir : runtime_dir_;
+        control::opened_reply opened;
+        connector_ = !creator;
+        for (const auto &spec : m.endpoints) {
+            if (agent_mode_) remote::check_agent_address(spec.address, creator);
+            without_oracle(spec.address, [&] {
                 endpoints_.push_back(std::make_unique<plugin::transport_endpoint>(
-                    *transport_, role, direction_from(spec.at("direction")), options, address,
-                    runtime_dir, max_size));
+                    *transport_, role, control::abi_direction(spec.direction), m.options,
+                    spec.address, runtime_dir, m.max_message_size));
             });
-            endpoint_addresses_.push_back(address);
-            addresses.push_back(role == IPCB_ROLE_CREATOR ? endpoints_.back()->export_address()
-                                                          : address);
+            endpoint_addresses_.push_back(spec.address);
+            opened.addresses.push_back(creator ? endpoints_.back()->export_address()
+                                               : spec.address);
         }
-        if (role == IPCB_ROLE_CREATOR) {
-            std::vector<std::string> made = addresses.get<std::vector<std::string>>();
-            created_objects next{transport_->table, std::move(made)};
+        if (creator) {
+            created_objects next{transport_->table, opened.addresses};
             std::swap(created, next);  // complete before the handler could see it
         }
-        channel_.send(control::message(control::message_kind::opened, {{"addresses", addresses}}));
+        channel_.send(control::write_message(opened));
     }
 
-    void connect(const nlohmann::json &m) {
-        const auto timeout = m.at("timeout_ns").get<std::int64_t>();
-        nlohmann::json settings = nlohmann::json::object();
+    void connect(const control::connect_request &m) {
+        const std::int64_t timeout = m.timeout_ns;
+        control::connected_reply reply;
         stats::latency_histogram each;
         const std::int64_t start = platform::now_ns();
         for (std::size_t i = 0; i < endpoints_.size(); ++i) {
@@ -195,14 +196,10 @@ private:
         // Settings of the first endpoint of each kind: thousands of streams have the same ones.
         for (std::size_t i = 0; i < endpoints_.size() && i < 2; ++i)
             for (const auto &[key, value] : endpoints_[i]->settings())
-                if (!settings.contains(key)) settings[key] = value;
-        channel_.send(control::message(control::message_kind::connected,
-                                       {{"settings", settings},
-                                        {"setup",
-                                         {{"connections", endpoints_.size()},
-                                          {"total_ns", total},
-                                          {"histogram", each.to_json()},
-                                          {"rss_before_kib", rss_before_kib_}}}}));
+                reply.settings.emplace(key, value);
+        reply.setup = {endpoints_.size(), total, each.to_json(),
+                       static_cast<std::uint64_t>(std::max<std::int64_t>(0, rss_before_kib_))};
+        channel_.send(control::write_message(reply));
     }
 
     // An agent's connector says that it could not reach an address, never why: "refused" for a
@@ -232,19 +229,20 @@ private:
         return endpoint_for(0, direction);
     }
 
-    void run_job(const nlohmann::json &m) {
-        directions_ = m.at("directions").get<std::vector<std::uint32_t>>();
-        const std::string kind = m.at("job").at("kind");
+    void run_job(const control::run_request &m) {
+        directions_.clear();
+        for (const auto d : m.directions) directions_.push_back(control::abi_direction(d));
+        const std::string kind = model::json_fields(m.job, "job").text("kind", 32);
         nlohmann::json result;
         if (conformance::check_job_from(kind)) {
             // The conformance suite runs both of its workers on this host, never on an agent.
             if (agent_mode_) throw std::runtime_error("an agent does not run conformance checks");
             streams_ = 1;
-            result = run_check_job(kind, m.at("job"));
+            result = run_check_job(kind, m.job);
         } else {
             model::job j;
             try {
-                j = m.at("job").get<model::job>();
+                j = m.job.get<model::job>();
             } catch (const std::exception &e) {
                 throw control::protocol_error(e.what());
             }
@@ -292,6 +290,7 @@ private:
     std::vector<std::string> endpoint_addresses_;  // as given at setup, one per endpoint
     int streams_ = 1;
     bool connector_ = false;
+    bool welcomed_ = false;
     std::int64_t rss_before_kib_ = 0;
 };
 

@@ -183,7 +183,7 @@ TEST_CASE("the agent's worker type-checks every field of a job and runs no check
         json c = settings;
         c[key] = std::move(value);
         return json{{"type", "run"},
-                    {"directions", {1}},
+                    {"directions", {"send"}},
                     {"job",
                      {{"kind", "receive"},
                       {"case", c},
@@ -207,11 +207,38 @@ TEST_CASE("the agent's worker type-checks every field of a job and runs no check
     worker_session session(a, "s3cret");
     json check =
         session.request({{"type", "run"},
-                         {"directions", {1}},
+                         {"directions", {"send"}},
                          {"job", {{"kind", "check_close_endpoints"}, {"delay_ms", 1e12}}}});
     REQUIRE(check.at("type") == "error");
     CHECK_THAT(check.at("message").get<std::string>(),
                Catch::Contains("an agent does not run conformance checks"));
+}
+
+TEST_CASE("a worker takes nothing before its welcome, and only a version it offered", "[remote]") {
+    agent a({"--token", "s3cret"});
+    const json setup = ipcbench::test::setup_frame("", "socket.tcp", "creator", "127.0.0.1:0");
+    {
+        worker_session unwelcomed(a, "s3cret", "", "");
+        const json reply = unwelcomed.request(setup);
+        INFO(reply.dump());
+        REQUIRE(reply.at("type") == "error");
+        CHECK_THAT(reply.at("message").get<std::string>(),
+                   Catch::Contains("a 'setup' message before the 'welcome'"));
+    }
+    {
+        worker_session wrong(a, "s3cret", "", "2.0");
+        const json reply = wrong.request(setup);
+        INFO(reply.dump());
+        REQUIRE(reply.at("type") == "error");
+        CHECK_THAT(reply.at("message").get<std::string>(),
+                   Catch::Contains("picked worker protocol '2.0', which this worker did not "
+                                   "offer"));
+    }
+    worker_session right(a, "s3cret");
+    const json opened = right.request(setup);
+    INFO(opened.dump());
+    CHECK(opened.at("type") == "opened");
+    CHECK(opened.at("addresses").size() == 1);
 }
 
 TEST_CASE("malformed hellos get an error frame and the agent lives on", "[remote]") {

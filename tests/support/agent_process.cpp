@@ -159,8 +159,8 @@ json read_frame(int fd) {
     return json::parse(body, nullptr, false);
 }
 
-worker_session::worker_session(const agent &a, const std::string &token,
-                               const std::string &source) {
+worker_session::worker_session(const agent &a, const std::string &token, const std::string &source,
+                               const std::string &version) {
     fd = a.connect_raw(source);
     REQUIRE(fd >= 0);
     const std::string hello = frame({{"type", "hello"}, {"protocol", 1}, {"token", token}});
@@ -168,7 +168,13 @@ worker_session::worker_session(const agent &a, const std::string &token,
     const json welcome = read_frame(fd);
     INFO(welcome.dump());
     REQUIRE(welcome.at("type") == "welcome");
-    REQUIRE(read_frame(fd).at("type") == "hello");  // the worker's own
+    const json worker_hello = read_frame(fd);  // the worker's own
+    REQUIRE(worker_hello.at("type") == "hello");
+    REQUIRE(worker_hello.at("versions") == json::array({"1.0"}));
+    REQUIRE(worker_hello.at("implementation") == "native");
+    if (version.empty()) return;
+    const std::string welcome_worker = frame({{"type", "welcome"}, {"protocol", version}});
+    REQUIRE(send(fd, welcome_worker.data(), welcome_worker.size(), MSG_NOSIGNAL) > 0);
 }
 
 worker_session::~worker_session() {

@@ -51,7 +51,10 @@ nlohmann::json read_frame(int fd);
 // A client past the handshake, talking to the agent's worker directly (as an attacker would).
 struct worker_session {
     int fd = -1;
-    worker_session(const agent &a, const std::string &token, const std::string &source = "");
+    // After the agent's welcome and its worker's hello, the session welcomes the worker with
+    // worker protocol `version` ("" sends no welcome).
+    worker_session(const agent &a, const std::string &token, const std::string &source = "",
+                   const std::string &version = "1.0");
     ~worker_session();
     worker_session(const worker_session &) = delete;
     worker_session &operator=(const worker_session &) = delete;

@@ -49,7 +49,7 @@ TEST_CASE("an unknown or malformed message type is refused by name", "[control]"
 TEST_CASE("what an agent relays and counts as answers comes from the table", "[control]") {
     using names = std::vector<std::string>;
     CHECK(control::names_where(&control::message_kind_info::agent_relays) ==
-          names{"setup", "connect", "run", "sender_done", "close"});
+          names{"welcome", "setup", "connect", "run", "sender_done", "close"});
     CHECK(control::names_where(&control::message_kind_info::request) ==
           names{"setup", "connect", "run", "probe", "close"});
     CHECK(control::names_where(&control::message_kind_info::answer) ==
