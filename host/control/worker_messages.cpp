@@ -3,23 +3,12 @@
 #include <ipcbench/transport.h>
 
 #include <algorithm>
-#include <cstdio>
 
 namespace ipcbench::control {
 namespace {
 
 const char *const role_names[] = {"creator", "connector"};
 const char *const direction_names[] = {"send", "recv", "both"};
-
-template <class Enum, std::size_t N>
-bool lookup(const char *const (&names)[N], const std::string &name, Enum &out) {
-    for (std::size_t i = 0; i < N; ++i)
-        if (name == names[i]) {
-            out = static_cast<Enum>(i);
-            return true;
-        }
-    return false;
-}
 
 }  // namespace
 
@@ -76,20 +65,20 @@ const char *to_string(endpoint_role r) {
     return role_names[static_cast<int>(r)];
 }
 bool from_name(const std::string &name, endpoint_role &out) {
-    return lookup(role_names, name, out);
+    return model::from_name_in(role_names, name, out);
 }
 const char *to_string(endpoint_direction d) {
     return direction_names[static_cast<int>(d)];
 }
 bool from_name(const std::string &name, endpoint_direction &out) {
-    return lookup(direction_names, name, out);
+    return model::from_name_in(direction_names, name, out);
 }
 
 std::uint32_t abi_direction(endpoint_direction d) {
     switch (d) {
-    case endpoint_direction::send: return IPCB_DIR_SEND;
-    case endpoint_direction::recv: return IPCB_DIR_RECV;
-    case endpoint_direction::both: return IPCB_DIR_BOTH;
+        case endpoint_direction::send: return IPCB_DIR_SEND;
+        case endpoint_direction::recv: return IPCB_DIR_RECV;
+        case endpoint_direction::both: return IPCB_DIR_BOTH;
     }
     return IPCB_DIR_SEND;
 }

@@ -238,7 +238,7 @@ std::vector<json> worker_pair::collect(const std::vector<process *> &workers,
     return replies;
 }
 
-json worker_pair::setup_message(const std::string &role, const std::vector<std::uint32_t> &dirs,
+json worker_pair::setup_message(control::endpoint_role role, const std::vector<std::uint32_t> &dirs,
                                 const std::vector<std::string> &addresses,
                                 const std::map<std::string, std::string> &options,
                                 std::uint64_t max_message_size) {
@@ -246,7 +246,7 @@ json worker_pair::setup_message(const std::string &role, const std::vector<std::
     setup.transport = transport_.id;
     setup.library = transport_.library.string();
     setup.library_identity = transport_.library_identity;
-    control::from_name(role, setup.role);
+    setup.role = role;
     for (std::size_t i = 0; i < dirs.size(); ++i)
         setup.endpoints.push_back(
             {control::direction_of(dirs[i]), i < addresses.size() ? addresses[i] : ""});
@@ -260,16 +260,16 @@ std::pair<json, json> worker_pair::connect(const std::map<std::string, std::stri
                                            std::uint64_t max_message_size,
                                            std::int64_t connect_timeout_ns) {
     start();
-    send_to(*server_,
-            setup_message("creator", server_dirs_, creator_addresses(), options, max_message_size));
+    send_to(*server_, setup_message(control::endpoint_role::creator, server_dirs_,
+                                    creator_addresses(), options, max_message_size));
     auto opened = collect({server_.get()}, control::message_kind::opened,
                           setup_deadline(server_dirs_.size()));
     addresses_ = read_reply<control::opened_reply>(opened[0], server_->side).addresses;
     if (!remote_) write_run_manifest(run_dir_.path(), transport_.id, addresses_);
     spdlog::debug("{}: the creator's {} addresses, first: {}", transport_.id, addresses_.size(),
                   addresses_.empty() ? "-" : addresses_.front());
-    send_to(*client_,
-            setup_message("connector", client_dirs_, addresses_, options, max_message_size));
+    send_to(*client_, setup_message(control::endpoint_role::connector, client_dirs_, addresses_,
+                                    options, max_message_size));
     collect({client_.get()}, control::message_kind::opened, setup_deadline(client_dirs_.size()));
 
     const json connect = control::write_message(control::connect_request{connect_timeout_ns});

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "control/message_kind.hpp"
+#include "control/worker_messages.hpp"
 #include "model/job.hpp"
 #include "platform/output_capture.hpp"
 #include "platform/run_directory.hpp"
@@ -111,7 +112,8 @@ private:
                                                     bool &progressed);
     static void wait_for_input(const std::vector<process *> &workers, const std::vector<bool> &done,
                                control::message_kind type, std::int64_t deadline, bool ticking);
-    nlohmann::json setup_message(const std::string &role, const std::vector<std::uint32_t> &dirs,
+    nlohmann::json setup_message(control::endpoint_role role,
+                                 const std::vector<std::uint32_t> &dirs,
                                  const std::vector<std::string> &addresses,
                                  const std::map<std::string, std::string> &options,
                                  std::uint64_t max_message_size);

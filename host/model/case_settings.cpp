@@ -13,13 +13,6 @@
 namespace ipcbench::model {
 namespace {
 
-template <class Enum, std::size_t N>
-std::optional<Enum> lookup(const char *const (&names)[N], const std::string &name) {
-    for (std::size_t i = 0; i < N; ++i)
-        if (name == names[i]) return static_cast<Enum>(i);
-    return std::nullopt;
-}
-
 const char *const mode_names[] = {"throughput", "latency"};
 const char *const direction_names[] = {"forward", "reverse", "bidir"};
 const char *const zero_copy_names[] = {"auto", "on", "off"};
@@ -40,16 +33,16 @@ const char *to_string(io_engine e) {
     return io_names[static_cast<int>(e)];
 }
 std::optional<io_engine> io_engine_from(const std::string &name) {
-    return lookup<io_engine>(io_names, name);
+    return enum_named<io_engine>(io_names, name);
 }
 std::optional<measure_mode> measure_mode_from(const std::string &name) {
-    return lookup<measure_mode>(mode_names, name);
+    return enum_named<measure_mode>(mode_names, name);
 }
 std::optional<traffic_direction> traffic_direction_from(const std::string &name) {
-    return lookup<traffic_direction>(direction_names, name);
+    return enum_named<traffic_direction>(direction_names, name);
 }
 std::optional<zero_copy_policy> zero_copy_policy_from(const std::string &name) {
-    return lookup<zero_copy_policy>(zero_copy_names, name);
+    return enum_named<zero_copy_policy>(zero_copy_names, name);
 }
 
 std::int64_t to_ns(double seconds) {
@@ -89,27 +82,17 @@ double watchdog_seconds(const case_settings &c) {
     return c.warmup_s + c.duration_s + 20.0;
 }
 
-namespace {
-
-template <class Enum>
-bool parsed(std::optional<Enum> v, Enum &out) {
-    if (v) out = *v;
-    return v.has_value();
-}
-
-}  // namespace
-
 bool from_name(const std::string &name, measure_mode &out) {
-    return parsed(measure_mode_from(name), out);
+    return from_name_in(mode_names, name, out);
 }
 bool from_name(const std::string &name, traffic_direction &out) {
-    return parsed(traffic_direction_from(name), out);
+    return from_name_in(direction_names, name, out);
 }
 bool from_name(const std::string &name, zero_copy_policy &out) {
-    return parsed(zero_copy_policy_from(name), out);
+    return from_name_in(zero_copy_names, name, out);
 }
 bool from_name(const std::string &name, io_engine &out) {
-    return parsed(io_engine_from(name), out);
+    return from_name_in(io_names, name, out);
 }
 
 void to_json(nlohmann::json &out, const case_settings &c) {

@@ -29,12 +29,29 @@
 #include <cstdint>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "model/json_fields.hpp"
 
 namespace ipcbench::model {
+
+// The enum value whose name (names[i], in the enum's order) is `name`.
+template <class Enum, std::size_t N>
+std::optional<Enum> enum_named(const char *const (&names)[N], const std::string &name) {
+    for (std::size_t i = 0; i < N; ++i)
+        if (name == names[i]) return static_cast<Enum>(i);
+    return std::nullopt;
+}
+
+// from_name for a named() field, from the enum's name table.
+template <class Enum, std::size_t N>
+bool from_name_in(const char *const (&names)[N], const std::string &name, Enum &out) {
+    const auto v = enum_named<Enum>(names, name);
+    if (v) out = *v;
+    return v.has_value();
+}
 
 struct field_writer {
     nlohmann::json &out;

@@ -53,15 +53,14 @@ TEST_CASE("every worker message reads back as it was written", "[control]") {
     control::connected_reply connected;
     connected.settings = {{"nodelay", "1"}};
     connected.setup = {3, 120000, json{{"counts", json::array()}}, 5120};
-    const auto c = control::read_message<control::connected_reply>(
-        control::write_message(connected));
+    const auto c =
+        control::read_message<control::connected_reply>(control::write_message(connected));
     CHECK(c.settings == connected.settings);
     CHECK(c.setup.connections == 3);
     CHECK(c.setup.total_ns == 120000);
     CHECK(c.setup.rss_before_kib == 5120);
 
-    const control::run_request run{json{{"kind", "receive"}},
-                                   {control::endpoint_direction::send}};
+    const control::run_request run{json{{"kind", "receive"}}, {control::endpoint_direction::send}};
     const auto r = control::read_message<control::run_request>(control::write_message(run));
     CHECK(r.job == run.job);
     CHECK(r.directions == run.directions);
@@ -78,8 +77,7 @@ TEST_CASE("every worker message reads back as it was written", "[control]") {
                     control::peer_error);  // an error where an answer was due
 }
 
-TEST_CASE("a malformed worker message is refused naming the message and the field",
-          "[control]") {
+TEST_CASE("a malformed worker message is refused naming the message and the field", "[control]") {
     const json good = control::write_message(sample_setup());
     struct bad {
         const char *field;
@@ -108,10 +106,9 @@ TEST_CASE("a malformed worker message is refused naming the message and the fiel
     CHECK(control::read_message<control::setup_request>(later).transport == "pipe.fifo");
     CHECK_THROWS_WITH(control::read_message<control::connect_request>(good),
                       Catch::Contains("expected a 'connect' message, got 'setup'"));
-    CHECK_THROWS_WITH(
-        control::read_message<control::connect_request>(json{{"type", "connect"},
-                                                             {"timeout_ns", "soon"}}),
-        Catch::Contains("connect message field 'timeout_ns' must be an integer"));
+    CHECK_THROWS_WITH(control::read_message<control::connect_request>(
+                          json{{"type", "connect"}, {"timeout_ns", "soon"}}),
+                      Catch::Contains("connect message field 'timeout_ns' must be an integer"));
 }
 
 TEST_CASE("the hello's versions pick the newest both speak, or none", "[control]") {
