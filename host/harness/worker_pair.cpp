@@ -35,6 +35,7 @@ std::int64_t setup_deadline(std::size_t endpoints) {
 
 std::vector<control::endpoint_direction> directions_of(const std::vector<std::uint32_t> &dirs) {
     std::vector<control::endpoint_direction> out;
+    out.reserve(dirs.size());
     for (const auto d : dirs) out.push_back(control::direction_of(d));
     return out;
 }

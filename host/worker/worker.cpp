@@ -231,6 +231,7 @@ private:
 
     void run_job(const control::run_request &m) {
         directions_.clear();
+        directions_.reserve(m.directions.size());
         for (const auto d : m.directions) directions_.push_back(control::abi_direction(d));
         const std::string kind = model::json_fields(m.job, "job").text("kind", 32);
         nlohmann::json result;
