@@ -485,6 +485,16 @@ TEST_CASE(
     CHECK_THAT(same.out, !Catch::Contains("the settings differ"));
 }
 
+// What a run eight times longer may add to a worker's peak RSS. Under the sanitizers their
+// allocators and shadow memory move the peak by up to ~0.6 MiB either way between two runs of
+// the same length (12 idle pairs of the asan build: -572..+296 KiB; one busy CI run: +1184),
+// so the bound there is that noise and the growth it is for; natively the peak is steady.
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+constexpr long soak_growth_bound_kib = 4096;
+#else
+constexpr long soak_growth_bound_kib = 1024;
+#endif
+
 TEST_CASE("soak: a worker's memory stays flat whatever the run length", "[soak]") {
     // 32 B on shm.ring is the most messages per second (the old per-message bitmap grew ~1 MiB
     // per 8 M messages); 64 KiB over a pipe is the most bytes. After warm-up, a run eight times
@@ -506,7 +516,7 @@ TEST_CASE("soak: a worker's memory stays flat whatever the run length", "[soak]"
         for (const std::string side : {"sender", "receiver"}) {
             INFO(transport << " " << side << ": " << rss_short[side] << " KiB after 0.5 s, "
                            << rss_long[side] << " KiB after 4 s");
-            CHECK(rss_long[side] - rss_short[side] < 1024);
+            CHECK(rss_long[side] - rss_short[side] < soak_growth_bound_kib);
         }
     }
 }
