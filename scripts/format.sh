@@ -4,7 +4,10 @@
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
-mapfile -t files < <(git ls-files '*.c' '*.h' '*.cpp' '*.hpp' | grep -v '^tests/abi/v1_0/')
+# Tracked files and new ones not yet added (--others without ignored build folders): a file
+# written but not yet `git add`ed is checked and fixed too.
+mapfile -t files < <(git ls-files --cached --others --exclude-standard '*.c' '*.h' '*.cpp' '*.hpp' |
+  grep -v '^tests/abi/v1_0/')
 if [ "${1:-}" = "--fix" ]; then
   clang-format-14 -i "${files[@]}"
   exit 0
