@@ -39,6 +39,14 @@ int shm_os_wait(shm_os_region *r, _Atomic uint32_t *word, uint32_t expected, int
 /* Ends the sleep of whoever waits on `word` (there is at most one waiter per word). */
 void shm_os_wake(shm_os_region *r, _Atomic uint32_t *word);
 
+/* Lets other processes' shm_os_remote_barrier reach this process's threads; 1 when the system
+ * offers that (Linux: membarrier MEMBARRIER_CMD_REGISTER_GLOBAL_EXPEDITED), else 0. */
+int shm_os_barrier_register(void);
+/* A full memory barrier on every CPU running a registered process (Linux: membarrier
+ * GLOBAL_EXPEDITED), so that a sleeper sees an index a lazy side stored with a plain store, or
+ * that side sees the sleeper's waiting flag. Only called after shm_os_barrier_register said 1. */
+void shm_os_remote_barrier(void);
+
 int32_t shm_os_self_pid(void);
 /* The CPU the calling thread runs on now, or -1 when the system cannot say. */
 int32_t shm_os_current_cpu(void);

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/futex.h>
+#include <linux/membarrier.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -81,6 +82,16 @@ void shm_os_wake(shm_os_region *r, _Atomic uint32_t *word) {
 
 int32_t shm_os_current_cpu(void) {
     return (int32_t)sched_getcpu(); /* the vDSO: a few ns, no system call */
+}
+
+int shm_os_barrier_register(void) {
+    const long cmds = syscall(__NR_membarrier, MEMBARRIER_CMD_QUERY, 0, 0);
+    if (cmds < 0 || !(cmds & MEMBARRIER_CMD_GLOBAL_EXPEDITED)) return 0;
+    return syscall(__NR_membarrier, MEMBARRIER_CMD_REGISTER_GLOBAL_EXPEDITED, 0, 0) == 0;
+}
+
+void shm_os_remote_barrier(void) {
+    syscall(__NR_membarrier, MEMBARRIER_CMD_GLOBAL_EXPEDITED, 0, 0);
 }
 
 int32_t shm_os_self_pid(void) {

@@ -136,6 +136,14 @@ int32_t shm_os_current_cpu(void) {
     return (int32_t)GetCurrentProcessorNumber();
 }
 
+/* FlushProcessWriteBuffers reaches this process's threads only, not the peer's: the sides
+ * always fence (no lazy publishing) on Windows. */
+int shm_os_barrier_register(void) {
+    return 0;
+}
+
+void shm_os_remote_barrier(void) {}
+
 int32_t shm_os_self_pid(void) {
     return (int32_t)GetCurrentProcessId();
 }

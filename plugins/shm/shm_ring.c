@@ -33,6 +33,8 @@ struct ipcb_endpoint {
     int64_t spin_ns;  /* spin_us: the most wait=hybrid spins in one wait */
     int32_t last_cpu; /* the CPU this side last published in the ring (-2: none yet) */
     uint32_t calls;   /* data calls, to publish the CPU every 64th (hybrid) */
+    int can_lazy;     /* hybrid, and the peer's remote barrier reaches this process */
+    int lazy;         /* publishing indices with plain stores now (ring->lazy[me]) */
     char address[64];
     /* Cached copies of the other side's index: read the shared line only when they run out. */
     uint64_t cached_tail;
@@ -127,6 +129,11 @@ static int32_t wait_for(ipcb_endpoint *ep, int (*ready)(ipcb_endpoint *), _Atomi
         uint32_t s = atomic_load_explicit(seq, memory_order_acquire);
         atomic_store_explicit(waiting, 1, memory_order_seq_cst);
         atomic_thread_fence(memory_order_seq_cst);
+        /* The other side stores its index without a fence: make its CPU fence now, so either
+         * its index is visible below or its next look at `waiting` sees ours. */
+        if (atomic_load_explicit(&ep->ring->lazy[ep->role == IPCB_ROLE_CREATOR ? 1 : 0],
+                                 memory_order_acquire))
+            shm_os_remote_barrier();
         if (ready(ep) ||
             atomic_load_explicit(&ep->ring->closed[ep->role == IPCB_ROLE_CREATOR ? 1 : 0],
                                  memory_order_acquire)) {
@@ -151,6 +158,24 @@ static int32_t wait_for(ipcb_endpoint *ep, int (*ready)(ipcb_endpoint *), _Atomi
     }
 }
 
+/* wait=hybrid, every 64th data call: on different CPUs the peer spins before it sleeps, and a
+ * plain store per message keeps the copy path as fast as wait=spin (a fenced exchange per
+ * message halved it at 32 B); the rare sleeper pays a remote barrier instead. On one CPU the
+ * peer sleeps at once, so the exchange is cheaper than its barrier per wait. Turning lazy on
+ * is announced, and fenced, before the first plain store. */
+static void choose_publishing(ipcb_endpoint *ep) {
+    const int me = ep->role == IPCB_ROLE_CREATOR ? 0 : 1;
+    const int want = ep->can_lazy && !shares_cpu(ep);
+    if (want == ep->lazy) return;
+    if (want) {
+        atomic_store_explicit(&ep->ring->lazy[me], 1, memory_order_seq_cst);
+        atomic_thread_fence(memory_order_seq_cst);
+    } else {
+        atomic_store_explicit(&ep->ring->lazy[me], 0, memory_order_release);
+    }
+    ep->lazy = want;
+}
+
 /* Moves an index (head: data published; tail: space freed) to `value` and wakes the other side
  * if it sleeps on `seq`. The sleeper stores its `waiting` flag, fences and reads the index; the
  * index goes out here by a seq_cst exchange before `waiting` is read (seq_cst), so one of the
@@ -164,9 +189,12 @@ static void advance(ipcb_endpoint *ep, _Atomic uint64_t *index, uint64_t value,
         atomic_store_explicit(index, value, memory_order_release);
         return;
     }
-    atomic_exchange_explicit(index, value, memory_order_seq_cst);
-    if (ep->wait == WAIT_HYBRID && (++ep->calls & 63) == 0) publish_cpu(ep);
-    if (atomic_load_explicit(waiting, memory_order_seq_cst)) {
+    if (ep->lazy)
+        atomic_store_explicit(index, value, memory_order_release);
+    else
+        atomic_exchange_explicit(index, value, memory_order_seq_cst);
+    if (ep->wait == WAIT_HYBRID && (++ep->calls & 63) == 0) choose_publishing(ep);
+    if (atomic_load_explicit(waiting, ep->lazy ? memory_order_relaxed : memory_order_seq_cst)) {
         atomic_fetch_add_explicit(seq, 1, memory_order_release);
         shm_os_wake(&ep->region, seq);
     }
@@ -327,6 +355,7 @@ static int32_t IPCB_CALL ring_connect(ipcb_endpoint *ep, int64_t timeout_ns, ipc
     int64_t deadline = posix_deadline(timeout_ns);
     atomic_store_explicit(&ep->ring->pid[me], shm_os_self_pid(), memory_order_relaxed);
     publish_cpu(ep);
+    ep->can_lazy = ep->wait == WAIT_HYBRID && shm_os_barrier_register();
     atomic_store_explicit(&ep->ring->attached[me], 1, memory_order_release);
     shm_os_wake(&ep->region, &ep->ring->attached[me]);
     while (!other_attached(ep)) {

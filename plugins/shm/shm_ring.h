@@ -5,7 +5,7 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
-#define SHM_RING_MAGIC 0x32474e5242435049ull /* "IPCBRNG2" */
+#define SHM_RING_MAGIC 0x33474e5242435049ull /* "IPCBRNG3" */
 #define SHM_RING_DATA_OFFSET 4096u
 #define SHM_WRAP 0xffffffffu /* record length marking "continue at offset 0" */
 
@@ -31,6 +31,10 @@ struct shm_ring_header {
      * peer's is another CPU than the spinner's: on one CPU the spin would only hold the core
      * the peer needs. */
     _Atomic int32_t cpu[2];
+    /* 1 while that side publishes its index with a plain store (wait=hybrid, the two sides on
+     * different CPUs): a side about to sleep then issues a barrier on the other's CPU
+     * (shm_os_remote_barrier) instead of that side paying a full fence on every message. */
+    _Atomic uint32_t lazy[2];
 };
 
 #endif

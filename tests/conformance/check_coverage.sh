@@ -5,7 +5,7 @@
 # usage: check_coverage.sh IPCHOST EXPECTED_DIR
 set -uo pipefail
 ipchost="$1" dir="$2"
-ids="$("$ipchost" --list | awk 'NR > 1 && /^[a-z0-9]/ { print $1 }' | sort)"
+ids="$("$ipchost" --list | awk 'NR > 1 && /^$/ { exit } NR > 1 && /^[a-z0-9]/ { print $1 }' | sort)"  # the transport table, not the kits after it
 if [ -z "$ids" ]; then
   echo "coverage: ipchost --list found no transport"
   exit 1
