@@ -1,6 +1,7 @@
 #include "cli/command_line.hpp"
 
 #include <fmt/format.h>
+#include <algorithm>
 #include <boost/program_options.hpp>
 #include <sstream>
 
@@ -25,7 +26,7 @@ struct typed_options {
                 data_port, idle_timeout, bitrate, batch, burst, zero_copy = "auto", io = "auto",
                 threads, format = "table", peer, token, bind = "127.0.0.1", lang = "c", dir,
                 memory_budget, allow_ports, columns;
-    std::vector<std::string> plugin_lists, dirs, allow_connect, allow_option;
+    std::vector<std::string> plugin_lists, dirs, allow_connect, allow_option, kit_dirs, impls;
 };
 
 po::options_description general_options(typed_options &t, command_line &cmd) {
@@ -46,6 +47,9 @@ po::options_description general_options(typed_options &t, command_line &cmd) {
         "repeatable; default: all");
     add("plugin-dir", po::value(&t.dirs)->value_name("DIR"),
         "also load plugins from DIR (searched first); repeatable");
+    add("kit-dir", po::value(&t.kit_dirs)->value_name("DIR"),
+        "also look for kits (workers in other languages) in DIR, a folder of kit folders or one "
+        "kit's folder (searched first); repeatable");
     add("opt,o", po::value(&cmd.option_assignments)->value_name("[ID:]KEY=VALUE"),
         "transport option, for every selected transport that takes KEY (or only ID); "
         "repeatable; see --describe");
@@ -107,6 +111,11 @@ po::options_description case_options(typed_options &t) {
         "most the message buffers of one worker may take (streams x directions x --batch x "
         "--size, twice for the receiver); a case over it is refused with the figure before it "
         "starts; default 4G for a run, 512M for serve (per client)");
+    add("impl", po::value(&t.impls)->value_name("[ROLE=]KIT[,KIT...]"),
+        "who runs a side: native (ipchost's own worker, the default) or a kit (ipchost --list "
+        "shows them); ROLE is sender, receiver, pinger (the sender side) or ponger; without a "
+        "ROLE the kit runs both sides; lists run each case once per pairing "
+        "(--impl receiver=native,go: the C and the Go reader side by side); repeatable");
     add("interval,i", po::value(&t.interval)->value_name("SECONDS"),
         "report MB/s, Mbit/s, messages/s and losses every SECONDS while a case runs");
     return d;
@@ -310,6 +319,45 @@ void apply_case_options(const po::variables_map &vm, const typed_options &t, com
             throw usage_error("--opt '" + a + "': expected KEY=VALUE or ID:KEY=VALUE");
 }
 
+// --impl values: ROLE=LIST (sender and pinger name the sending side, receiver and ponger the
+// other; the sides' lists multiply) or LIST (each kit on both sides), not both kinds.
+std::vector<std::pair<std::string, std::string>> parse_implementations(
+    const std::vector<std::string> &values) {
+    std::vector<std::string> senders, receivers, both;
+    for (const auto &value : values) {
+        const auto eq = value.find('=');
+        const std::string role = eq == std::string::npos ? "" : value.substr(0, eq);
+        auto &list = role.empty()                             ? both
+                     : role == "sender" || role == "pinger"   ? senders
+                     : role == "receiver" || role == "ponger" ? receivers
+                                                              : both;
+        if (!role.empty() && &list == &both)
+            throw usage_error("--impl '" + value +
+                              "': the role must be sender, receiver, pinger or ponger");
+        for (const auto &name :
+             split_list(eq == std::string::npos ? value : value.substr(eq + 1))) {
+            if (name.empty() || name.size() > 32 ||
+                name.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789_-") !=
+                    std::string::npos)
+                throw usage_error("--impl '" + value + "': '" + name +
+                                  "' is not a kit name (native, or a name ipchost --list shows)");
+            if (std::find(list.begin(), list.end(), name) == list.end()) list.push_back(name);
+        }
+    }
+    if (!both.empty() && (!senders.empty() || !receivers.empty()))
+        throw usage_error(
+            "--impl KIT (both sides) and --impl ROLE=KIT exclude each other; name "
+            "each side's list: --impl sender=native --impl receiver=native,go");
+    std::vector<std::pair<std::string, std::string>> pairs;
+    for (const auto &k : both) pairs.emplace_back(k, k);
+    if (senders.empty()) senders = {"native"};
+    if (receivers.empty()) receivers = {"native"};
+    if (both.empty())
+        for (const auto &sender : senders)
+            for (const auto &receiver : receivers) pairs.emplace_back(sender, receiver);
+    return pairs;
+}
+
 void apply_output_options(const po::variables_map &vm, const typed_options &t, command_line &cmd) {
     if (!t.repeat.empty()) cmd.repeat = parse_small_int("--repeat", t.repeat, 1, 1000);
     if (!t.cv_warn.empty())
@@ -377,6 +425,7 @@ void check_option_scope(const po::variables_map &vm, const command_line &cmd) {
         {"allow-connect", {"serve"}},
         {"allow-option", {"serve"}},
         {"memory-budget", {"", "serve"}},
+        {"impl", {"", "check"}},
     };
     if (cmd.help || cmd.version) return;
     const std::string here = cmd.list                 ? std::string("--list")
@@ -496,6 +545,12 @@ void check_inputs(const command_line &cmd) {
 
 }  // namespace
 
+bool command_line::uses_kits() const {
+    for (const auto &[sender, receiver] : implementations)
+        if (sender != "native" || receiver != "native") return true;
+    return false;
+}
+
 model::case_settings settings_for_case(const command_line &cmd, const std::string &transport_id,
                                        model::measure_mode mode, std::uint64_t size) {
     model::case_settings c = cmd.case_defaults;
@@ -554,6 +609,8 @@ command_line parse_command_line(int argc, const char *const argv[]) {
     for (const auto &list : t.plugin_lists)
         for (const auto &id : split_list(list)) cmd.plugins.push_back(id);
     for (const auto &d : t.dirs) cmd.plugin_dirs.emplace_back(d);
+    for (const auto &d : t.kit_dirs) cmd.kit_dirs.emplace_back(d);
+    if (!t.impls.empty()) cmd.implementations = parse_implementations(t.impls);
     apply_case_options(vm, t, cmd);
     apply_output_options(vm, t, cmd);
     apply_remote_options(vm, t, cmd);

@@ -29,6 +29,11 @@ struct command_line {
     bool listing_json = false;         // --list / --describe --format json
     std::vector<std::string> plugins;  // ids or plugin names; empty = all
     std::vector<std::filesystem::path> plugin_dirs;
+    std::vector<std::filesystem::path> kit_dirs;  // --kit-dir
+    // --impl: who runs each side of each case, (sender side, receiver side) per pair, "native"
+    // or a kit's name; a run repeats every case for each pair.
+    std::vector<std::pair<std::string, std::string>> implementations = {{"native", "native"}};
+    bool uses_kits() const;
 
     // What to measure. Every case starts from `case_defaults`; settings_for_case fills in its
     // transport, mode and size (and the rate a --bitrate gives at that size).

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.hpp"
+#include "kit/kit_registry.hpp"
 #include "plugin/plugin_search_path.hpp"
 #include "report/table_report.hpp"
 
@@ -43,10 +44,58 @@ nlohmann::json transport_json(const plugin::transport_info &t) {
             {"library", t.library.string()}};
 }
 
+nlohmann::json kit_json(const kit::kit_info &k) {
+    nlohmann::json roles = nlohmann::json::array();
+    for (const auto r : k.manifest.roles) roles.push_back(kit::to_string(r));
+    return {{"name", k.manifest.name},
+            {"language", k.manifest.language},
+            {"description", k.manifest.description},
+            {"runtime", k.runtime.empty() ? nlohmann::json(nullptr) : nlohmann::json(k.runtime)},
+            {"protocol", k.manifest.protocol},
+            {"roles", roles},
+            {"transports", k.manifest.transports},
+            {"folder", k.folder.string()},
+            {"usable", k.usable()},
+            {"problem", k.problem.empty() ? nlohmann::json(nullptr) : nlohmann::json(k.problem)},
+            {"shadowed_by",
+             k.shadowed_by.empty() ? nlohmann::json(nullptr) : nlohmann::json(k.shadowed_by)}};
+}
+
+// The kits: name, runtime, roles and transports; a broken kit with its reason.
+void print_kits(const kit::kit_registry &kits, const std::vector<std::filesystem::path> &folders,
+                bool verbose) {
+    fmt::print("\n{:<10}  {:<20}  {:<29}  {}\n", "kit", "runtime", "roles", "transports");
+    std::size_t shown = 0;
+    for (const auto &k : kits.kits()) {
+        if (!k.shadowed_by.empty() && !verbose) continue;
+        ++shown;
+        std::string roles, transports;
+        for (const auto r : k.manifest.roles)
+            roles += (roles.empty() ? "" : ",") + std::string(kit::to_string(r));
+        for (const auto &t : k.manifest.transports)
+            transports += (transports.empty() ? "" : ",") + t;
+        if (!k.problem.empty()) {
+            fmt::print("{:<10}  cannot run: {}\n", k.manifest.name, k.problem);
+            continue;
+        }
+        fmt::print("{:<10}  {:<20}  {:<29}  {}\n", k.manifest.name, k.runtime, roles, transports);
+        if (!k.shadowed_by.empty()) fmt::print("{:<10}  shadowed by {}\n", "", k.shadowed_by);
+        fmt::print("{:<10}  {} ({})\n", "", k.manifest.language, k.folder.string());
+    }
+    if (shown == 0) fmt::print("(no kits found; searched {})\n", folders.back().string());
+    if (verbose) {
+        fmt::print("\nKit search path:\n");
+        for (const auto &folder : folders) fmt::print("  {}\n", folder.string());
+    }
+}
+
 }  // namespace
 
 int list_command(const command_line &cmd, const plugin::plugin_registry &registry) {
     const auto folders = plugin::plugin_search_path(cmd.plugin_dirs);
+    const auto kit_folders = kit::kit_search_path(cmd.kit_dirs);
+    kit::kit_registry kits;
+    kits.scan(kit_folders);
     if (cmd.listing_json) {
         nlohmann::json doc;
         doc["ipchost_version"] = IPCBENCH_VERSION;
@@ -61,6 +110,10 @@ int list_command(const command_line &cmd, const plugin::plugin_registry &registr
                                        {"fix", r.fix}});
         doc["search_path"] = nlohmann::json::array();
         for (const auto &f : folders) doc["search_path"].push_back(f.string());
+        doc["kits"] = nlohmann::json::array();
+        for (const auto &k : kits.kits()) doc["kits"].push_back(kit_json(k));
+        doc["kit_search_path"] = nlohmann::json::array();
+        for (const auto &f : kit_folders) doc["kit_search_path"].push_back(f.string());
         fmt::print("{}\n", doc.dump(2));
         return 0;
     }
@@ -95,6 +148,7 @@ int list_command(const command_line &cmd, const plugin::plugin_registry &registr
         fmt::print("\n{} file(s) rejected; see ipchost --list --verbose\n",
                    registry.rejections().size());
     }
+    print_kits(kits, kit_folders, cmd.verbose);
     return 0;
 }
 

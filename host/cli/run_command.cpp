@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 #include <algorithm>
 #include <ctime>
+#include <memory>
 #include <optional>
 
 #include "cli/commands.hpp"
@@ -11,6 +12,7 @@
 #include "cli/transport_selection.hpp"
 #include "cli/usage_error.hpp"
 #include "harness/orchestrator.hpp"
+#include "kit/kit_registry.hpp"
 #include "model/units.hpp"
 #include "platform/monotonic_clock.hpp"
 #include "platform/signals.hpp"
@@ -39,6 +41,32 @@ report::case_result skipped_case(const plugin::transport_info &t,
 }
 
 // Why a case cannot run here at all, or "".
+// A kit that cannot take a side of this case by its manifest (the transport or the role is
+// not in it) skips the case; a kit that cannot run at all fails it (harness/side_launch).
+std::string kit_skip_reason(const plugin::transport_info &t, const model::case_settings &c,
+                            const kit::kit_registry *kits) {
+    if (kits == nullptr) return "";
+    const bool latency = c.mode == model::measure_mode::latency;
+    const bool bidir = !latency && c.direction == model::traffic_direction::bidir;
+    const struct {
+        const std::string &impl;
+        kit::side_role role, other;
+    } sides[] = {
+        {c.sender_impl, latency ? kit::side_role::pinger : kit::side_role::sender,
+         kit::side_role::receiver},
+        {c.receiver_impl, latency ? kit::side_role::ponger : kit::side_role::receiver,
+         kit::side_role::sender},
+    };
+    for (const auto &side : sides) {
+        const kit::kit_info *k = side.impl == "native" ? nullptr : kits->find(side.impl);
+        if (k == nullptr || !k->usable()) continue;
+        std::string why = k->refusal(side.role, t.id);
+        if (why.empty() && bidir) why = k->refusal(side.other, t.id);
+        if (!why.empty()) return why;
+    }
+    return "";
+}
+
 std::string reason_to_skip(const plugin::transport_info &t, const model::case_settings &c,
                            bool across_hosts) {
     if (t.max_message_size && c.size_bytes > t.max_message_size)
@@ -107,8 +135,10 @@ report::run_report start_report(const command_line &cmd, int argc, const char *c
 // Runs every case of the command line and collects the results.
 class case_runner {
 public:
-    case_runner(const command_line &cmd, std::size_t total, line_writer *lines)
+    case_runner(const command_line &cmd, std::size_t total, line_writer *lines,
+                const kit::kit_registry *kits)
         : cmd_(cmd),
+          kits_(kits),
           total_(total),
           progress_(total, !cmd.quiet && platform::stderr_is_terminal()),
           live_intervals_(cmd.case_defaults.interval_s > 0 &&
@@ -118,14 +148,17 @@ public:
     void run(const plugin::transport_info &t, const model::case_settings &c,
              report::run_report &report) {
         ++index_;
-        const std::string skip = reason_to_skip(t, c, cmd_.agent.has_value());
+        std::string skip = reason_to_skip(t, c, cmd_.agent.has_value());
+        if (skip.empty()) skip = kit_skip_reason(t, c, kits_);
         if (!skip.empty()) {
             report.results.push_back(skipped_case(t, c, skip));
             if (lines_) lines_->write(report::result_line(report.results.back(), false));
             return;
         }
-        const std::string what = fmt::format("{} {} {}", t.id, model::to_string(c.mode),
-                                             report::format_size(c.size_bytes));
+        std::string what = fmt::format("{} {} {}", t.id, model::to_string(c.mode),
+                                       report::format_size(c.size_bytes));
+        if (c.sender_impl != "native" || c.receiver_impl != "native")
+            what += fmt::format(" ({} -> {})", c.sender_impl, c.receiver_impl);
         spdlog::debug("case {} of {}: {}", index_, total_, what);
         std::vector<std::vector<report::case_result>> halves;  // [half][repetition]
         for (int rep = 0; rep < cmd_.repeat && !platform::interrupted(); ++rep) {
@@ -144,7 +177,8 @@ public:
                     progress_.clear();
                     print_interval(what, half, c.direction == model::traffic_direction::bidir,
                                    rep + 1, cmd_.repeat, i);
-                });
+                },
+                kits_);
             if (halves.empty()) halves.resize(results.size());
             for (std::size_t k = 0; k < results.size(); ++k)
                 halves[k].push_back(std::move(results[k]));
@@ -166,12 +200,39 @@ public:
 
 private:
     const command_line &cmd_;
+    const kit::kit_registry *kits_;
     std::size_t total_, index_ = 0;
     progress_line progress_;
     bool live_intervals_;
     line_writer *lines_;  // --format jsonl: each interval and result as it comes
     bool failed_ = false;
 };
+
+// The kits, when --impl names any: a name no kit folder has is a usage error (a typo); a kit
+// that is there but broken fails its cases with the reason, and the rest of the run goes on.
+std::string describe_folders(const std::vector<std::filesystem::path> &folders) {
+    std::string out;
+    for (const auto &f : folders) out += (out.empty() ? "" : ", ") + f.string();
+    return out;
+}
+
+std::unique_ptr<kit::kit_registry> kits_for(const command_line &cmd) {
+    if (!cmd.uses_kits()) return nullptr;
+    auto kits = std::make_unique<kit::kit_registry>();
+    kits->scan(kit::kit_search_path(cmd.kit_dirs));
+    for (const auto &pair : cmd.implementations)
+        for (const auto &name : {pair.first, pair.second})
+            if (name != "native" && kits->find(name) == nullptr)
+                throw usage_error("--impl " + name + ": no kit of that name in " +
+                                  describe_folders(kit::kit_search_path(cmd.kit_dirs)) +
+                                  " (ipchost --list shows the kits; --kit-dir DIR adds a "
+                                  "folder)");
+    for (const auto &k : kits->kits())
+        if (!k.usable() && k.shadowed_by.empty())
+            spdlog::warn("kit '{}' ({}) cannot run: {}", k.manifest.name, k.folder.string(),
+                         k.problem);
+    return kits;
+}
 
 }  // namespace
 
@@ -192,21 +253,26 @@ int run_command(const command_line &cmd, const plugin::plugin_registry &registry
         return m == model::measure_mode::latency ? cmd.latency_sizes : cmd.sizes;
     };
     std::size_t total = 0;
-    for (auto mode : cmd.modes) total += selected.size() * sizes_of(mode).size();
+    for (auto mode : cmd.modes)
+        total += selected.size() * sizes_of(mode).size() * cmd.implementations.size();
+    const auto kits = kits_for(cmd);
     std::optional<line_writer> lines;
     if (cmd.format == report::output_format::jsonl) {
         lines.emplace(cmd.output);
         lines->write(report::start_line(report));
     }
-    case_runner runner(cmd, total, lines ? &*lines : nullptr);
+    case_runner runner(cmd, total, lines ? &*lines : nullptr, kits.get());
     for (const auto *t : selected)
         for (auto mode : cmd.modes)
-            for (auto size : sizes_of(mode)) {
-                if (platform::interrupted()) break;
-                auto settings = settings_for_case(cmd, t->id, mode, size);
-                settings.options = options[t->id];
-                runner.run(*t, settings, report);
-            }
+            for (auto size : sizes_of(mode))
+                for (const auto &[sender_impl, receiver_impl] : cmd.implementations) {
+                    if (platform::interrupted()) break;
+                    auto settings = settings_for_case(cmd, t->id, mode, size);
+                    settings.options = options[t->id];
+                    settings.sender_impl = sender_impl;
+                    settings.receiver_impl = receiver_impl;
+                    runner.run(*t, settings, report);
+                }
     runner.done();
     if (cmd.agent) remote::say_goodbye(*cmd.agent);
 

@@ -6,6 +6,7 @@
 #include "harness/io_engine_choice.hpp"
 #include "harness/placement_sampler.hpp"
 #include "harness/scale_figures.hpp"
+#include "harness/side_launch.hpp"
 #include "harness/worker_pair.hpp"
 #include "model/job.hpp"
 #include "model/json_fields.hpp"
@@ -29,6 +30,7 @@ struct case_plan {
     std::string server_side, client_side;
     job_kind server_kind = job_kind::receive, client_kind = job_kind::send;
     bool client_sends = true;  // the client sends (pings): --affinity's first CPU is its
+    kit::side_role server_role = kit::side_role::receiver, client_role = kit::side_role::sender;
 };
 
 case_plan plan_for(const plugin::transport_info &transport, const model::case_settings &c) {
@@ -41,6 +43,8 @@ case_plan plan_for(const plugin::transport_info &transport, const model::case_se
         p.client_side = "pinger";
         p.server_kind = job_kind::pong;
         p.client_kind = job_kind::ping;
+        p.server_role = kit::side_role::ponger;
+        p.client_role = kit::side_role::pinger;
     } else if (c.direction == traffic_direction::bidir) {
         p.server_dirs = {IPCB_DIR_RECV, IPCB_DIR_SEND};
         p.server_side = "server";
@@ -53,6 +57,8 @@ case_plan plan_for(const plugin::transport_info &transport, const model::case_se
         p.server_kind = job_kind::send;
         p.client_kind = job_kind::receive;
         p.client_sends = false;
+        p.server_role = kit::side_role::sender;
+        p.client_role = kit::side_role::receiver;
     } else {
         p.server_dirs = {IPCB_DIR_RECV};
         p.server_side = "receiver";
@@ -119,12 +125,54 @@ void fill_results(std::vector<report::case_result> &results, const case_plan &pl
     }
 }
 
+// Who runs each side: the server's implementation is the receiver's (the ponger's) unless the
+// server sends (--reverse); a bidir side both sends and receives, so its kit must offer both.
+std::pair<worker_launch, worker_launch> launches_for(const plugin::transport_info &transport,
+                                                     const model::case_settings &c,
+                                                     const case_plan &plan, bool remote,
+                                                     const kit::kit_registry *kits) {
+    const std::string &server_impl = plan.client_sends ? c.receiver_impl : c.sender_impl;
+    const std::string &client_impl = plan.client_sends ? c.sender_impl : c.receiver_impl;
+    if (remote && server_impl != "native")
+        throw pair_failure("--impl " + std::string(kit::to_string(plan.server_role)) + "=" +
+                           server_impl + ": the " + plan.server_side +
+                           " runs on the agent (--peer), which runs only its own native worker; "
+                           "a kit can take the side on this host");
+    if (plan.client_kind == job_kind::bidir) {
+        launch_for(server_impl, kit::side_role::sender, transport, kits);
+        launch_for(client_impl, kit::side_role::receiver, transport, kits);
+    }
+    return {remote ? worker_launch::native()
+                   : launch_for(server_impl, plan.server_role, transport, kits),
+            launch_for(client_impl, plan.client_role, transport, kits)};
+}
+
+// Each result names who ran its sending and its receiving side, as their hellos said.
+void record_identities(std::vector<report::case_result> &results, const case_plan &plan,
+                       const worker_pair &pair) {
+    for (auto &r : results) {
+        const bool client_sends = plan.client_kind == job_kind::bidir
+                                      ? r.direction == traffic_direction::forward
+                                      : plan.client_sends;
+        const worker_identity &sender =
+            client_sends ? pair.client_identity() : pair.server_identity();
+        const worker_identity &receiver =
+            client_sends ? pair.server_identity() : pair.client_identity();
+        r.sender.implementation = sender.implementation;
+        r.sender.runtime = sender.runtime;
+        r.receiver.implementation = receiver.implementation;
+        r.receiver.runtime = receiver.runtime;
+    }
+}
+
 void measure(const plugin::transport_info &transport, const model::case_settings &c,
              const remote::agent_address *agent, std::vector<report::case_result> &results,
-             const interval_sink &on_interval, worker_outputs &outputs) {
+             const interval_sink &on_interval, worker_outputs &outputs,
+             const kit::kit_registry *kits) {
     const case_plan plan = plan_for(transport, c);
+    auto [server_launch, client_launch] = launches_for(transport, c, plan, agent != nullptr, kits);
     worker_pair pair(transport, plan.server_dirs, plan.server_side, plan.client_side, agent,
-                     &outputs);
+                     &outputs, std::move(server_launch), std::move(client_launch));
     auto [server_settings, client_settings] =
         pair.connect(c.options, c.size_bytes, connect_timeout_ns);
     record_settings(results.front(), server_settings, client_settings, plan.client_side);
@@ -163,6 +211,7 @@ void measure(const plugin::transport_info &transport, const model::case_settings
         [&] { placement.sample(); });
     fill_results(results, plan, worker_result_from(server_answer, plan.server_side),
                  worker_result_from(client_answer, plan.client_side), placement);
+    record_identities(results, plan, pair);
     try {
         for (auto &r : results) {
             // The forward half is sent by the client (or the server with --reverse).
@@ -200,7 +249,8 @@ std::vector<report::case_result> blank_results(const plugin::transport_info &tra
 std::vector<report::case_result> run_case(const plugin::transport_info &transport,
                                           const model::case_settings &settings,
                                           const remote::agent_address *agent,
-                                          const interval_sink &on_interval) {
+                                          const interval_sink &on_interval,
+                                          const kit::kit_registry *kits) {
     std::vector<report::case_result> results = blank_results(transport, settings);
     report::case_status status = report::case_status::ok;
     std::string error;
@@ -220,7 +270,7 @@ std::vector<report::case_result> run_case(const plugin::transport_info &transpor
             platform::ensure_open_files(descriptors_needed(transport, resolved));
         if (!limit.empty())
             throw std::runtime_error("--streams " + std::to_string(resolved.streams) + " " + limit);
-        measure(transport, resolved, agent, results, on_interval, outputs);
+        measure(transport, resolved, agent, results, on_interval, outputs, kits);
     } catch (const pair_interrupted &e) {
         status = report::case_status::interrupted;
         error = e.what();

@@ -10,6 +10,9 @@
 namespace ipcbench::remote {
 struct agent_address;
 }
+namespace ipcbench::kit {
+class kit_registry;
+}
 
 namespace ipcbench::harness {
 
@@ -20,13 +23,15 @@ using interval_sink =
 
 // Runs one case between two fresh worker processes (copies of this executable): the "server"
 // creates the endpoints, the "client" connects to them; with `agent`, the server side runs on
-// that `ipchost serve` agent. Watches both: a worker that crashes, hangs past the watchdog or
-// reports an error turns the case into a failed result, never into a crash or hang of ipchost.
-// The run directory and every named object are removed in every path. Returns one result, or
-// two for bidir (forward, then reverse).
+// that `ipchost serve` agent. Each local side is ipchost's own worker, or the kit its
+// settings name (settings.sender_impl / receiver_impl, found in `kits`). Watches both: a worker
+// that crashes, hangs past the watchdog or reports an error turns the case into a failed result,
+// never into a crash or hang of ipchost. The run directory and every named object are removed in
+// every path. Returns one result, or two for bidir (forward, then reverse).
 std::vector<report::case_result> run_case(const plugin::transport_info &transport,
                                           const model::case_settings &settings,
                                           const remote::agent_address *agent = nullptr,
-                                          const interval_sink &on_interval = nullptr);
+                                          const interval_sink &on_interval = nullptr,
+                                          const kit::kit_registry *kits = nullptr);
 
 }  // namespace ipcbench::harness

@@ -11,6 +11,7 @@
 #include "platform/stream_socket.hpp"
 #include "plugin/address_cleanup.hpp"
 #include "remote/agent_client.hpp"
+#include "text/printable_text.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -55,11 +56,14 @@ M read_reply(const json &message, const std::string &side) {
 // One side: a local worker process, or a worker an `ipchost serve` agent runs on another host
 // (then only the connection is ours: "killing" it closes the connection and the agent kills it).
 struct worker_pair::process {
-    process(std::string side, platform::captured_output *keep)
+    process(std::string side, platform::captured_output *keep, const worker_launch &launch)
         : side(std::move(side)),
-          child(std::make_unique<platform::child_process>(platform::self_executable_path(),
-                                                          std::vector<std::string>{"worker"},
-                                                          this->side + " worker", keep)),
+          child(std::make_unique<platform::child_process>(
+              launch.program, launch.args,
+              this->side + (launch.implementation == "native"
+                                ? std::string(" worker")
+                                : " worker (" + launch.implementation + ")"),
+              keep)),
           channel(child->control_socket()) {}
     process(std::string side, platform::socket_handle remote_socket)
         : side(std::move(side)), remote_socket(remote_socket), channel(remote_socket) {}
@@ -90,16 +94,23 @@ struct worker_pair::process {
     control::control_channel channel;
 };
 
+worker_launch worker_launch::native() {
+    return {platform::self_executable_path(), {"worker"}, "native"};
+}
+
 worker_pair::worker_pair(const plugin::transport_info &transport,
                          std::vector<std::uint32_t> server_dirs, std::string server_side,
                          std::string client_side, const remote::agent_address *remote,
-                         worker_outputs *outputs)
+                         worker_outputs *outputs, worker_launch server_launch,
+                         worker_launch client_launch)
     : transport_(transport),
       remote_(remote),
       outputs_(outputs),
       server_dirs_(std::move(server_dirs)),
       server_side_(std::move(server_side)),
-      client_side_(std::move(client_side)) {
+      client_side_(std::move(client_side)),
+      server_launch_(std::move(server_launch)),
+      client_launch_(std::move(client_launch)) {
     for (auto d : server_dirs_)
         client_dirs_.push_back(d == IPCB_DIR_BOTH   ? IPCB_DIR_BOTH
                                : d == IPCB_DIR_RECV ? IPCB_DIR_SEND
@@ -339,18 +350,26 @@ void worker_pair::start() {
     if (server_) return;
     auto keep = [this](const std::string &side) { return outputs_ ? &(*outputs_)[side] : nullptr; };
     server_ = remote_ ? std::make_unique<process>(server_side_, remote::connect_agent(*remote_, 10))
-                      : std::make_unique<process>(server_side_, keep(server_side_));
-    client_ = std::make_unique<process>(client_side_, keep(client_side_));
+                      : std::make_unique<process>(server_side_, keep(server_side_), server_launch_);
+    client_ = std::make_unique<process>(client_side_, keep(client_side_), client_launch_);
     const auto hellos = collect({server_.get(), client_.get()}, control::message_kind::hello,
                                 now_ns() + setup_timeout_ns);
-    welcome(*server_, hellos[0]);
-    welcome(*client_, hellos[1]);
+    identities_.first = welcome(*server_, hellos[0], server_launch_);
+    identities_.second = welcome(*client_, hellos[1], client_launch_);
 }
 
 // The worker protocol version this side and ipchost both speak, sent as the welcome; a side
 // that speaks none is refused with both lists.
-void worker_pair::welcome(process &w, const json &hello_message) {
+worker_identity worker_pair::welcome(process &w, const json &hello_message,
+                                     const worker_launch &launch) {
     const auto hello = read_reply<control::worker_hello>(hello_message, w.side);
+    const std::string said = hello.implementation.empty() ? "native" : hello.implementation;
+    // A remote side is the agent's native worker whatever the launch says.
+    if (w.child && said != launch.implementation)
+        throw pair_failure(
+            fmt::format("the {} worker started as '{}' says it is '{}' in its "
+                        "hello: check the kit's manifest and worker",
+                        w.side, launch.implementation, text::printable(said, 64)));
     const auto picked = control::pick_version(hello.versions);
     if (!picked) {
         std::vector<std::string> ours;
@@ -367,6 +386,7 @@ void worker_pair::welcome(process &w, const json &hello_message) {
         throw pair_failure(refusal, IPCB_E_UNSUPPORTED, "hello");
     }
     send_to(w, control::write_message(control::worker_welcome{to_string(*picked)}));
+    return {said, hello.runtime, static_cast<long>(hello.pid)};
 }
 
 json worker_pair::probe(const json &job, double watchdog_s) {

@@ -38,6 +38,22 @@ struct pair_interrupted : std::runtime_error {
 // What each worker printed, by side ("sender", "receiver"...).
 using worker_outputs = std::map<std::string, platform::captured_output>;
 
+// How a local side's worker process starts: ipchost's own worker (`ipchost worker`), or a kit's
+// command (kit/kit_registry.hpp); "--control-socket FD" is appended either way.
+struct worker_launch {
+    std::string program;  // absolute
+    std::vector<std::string> args;
+    std::string implementation = "native";  // what the side should say it is in its hello
+    static worker_launch native();
+};
+
+// What a side said of itself in its hello.
+struct worker_identity {
+    std::string implementation;  // "native" or the kit's name
+    std::string runtime;         // "" for native, else e.g. "go1.19.8"
+    long pid = 0;
+};
+
 class worker_pair {
 public:
     // server_dirs: the server's endpoint directions in order (IPCB_DIR_*); the client gets the
@@ -45,9 +61,12 @@ public:
     // With `remote`, the server side runs on that `ipchost serve` agent instead of here.
     // With `outputs`, what each local worker prints is also kept there, by side (it must
     // outlive the pair: the result is built after the pair is gone).
+    // `server_launch` and `client_launch` say how each local side's process starts.
     worker_pair(const plugin::transport_info &transport, std::vector<std::uint32_t> server_dirs,
                 std::string server_side, std::string client_side,
-                const remote::agent_address *remote = nullptr, worker_outputs *outputs = nullptr);
+                const remote::agent_address *remote = nullptr, worker_outputs *outputs = nullptr,
+                worker_launch server_launch = worker_launch::native(),
+                worker_launch client_launch = worker_launch::native());
     ~worker_pair();
     worker_pair(const worker_pair &) = delete;
     worker_pair &operator=(const worker_pair &) = delete;
@@ -94,6 +113,10 @@ public:
     const nlohmann::json &server_setup() const { return setups_.first; }
     const nlohmann::json &client_setup() const { return setups_.second; }
 
+    // What each side said of itself in its hello (after start()).
+    const worker_identity &server_identity() const { return identities_.first; }
+    const worker_identity &client_identity() const { return identities_.second; }
+
     const std::vector<std::uint32_t> &server_dirs() const { return server_dirs_; }
     const std::vector<std::uint32_t> &client_dirs() const { return client_dirs_; }
 
@@ -117,7 +140,8 @@ private:
                                  const std::vector<std::string> &addresses,
                                  const std::map<std::string, std::string> &options,
                                  std::uint64_t max_message_size);
-    void welcome(process &w, const nlohmann::json &hello_message);
+    worker_identity welcome(process &w, const nlohmann::json &hello_message,
+                            const worker_launch &launch);
     void shut_down(bool polite);
     // A message to one worker; a worker whose channel closed under it has died, and the
     // pair_failure says so (side, signal or exit code) instead of "channel closed".
@@ -133,6 +157,8 @@ private:
     std::unique_ptr<process> server_, client_;
     std::vector<std::string> addresses_;
     std::pair<nlohmann::json, nlohmann::json> setups_;
+    worker_launch server_launch_, client_launch_;
+    std::pair<worker_identity, worker_identity> identities_;
 };
 
 }  // namespace ipcbench::harness

@@ -29,6 +29,9 @@ struct process_figures {
     // Peak RSS minus the RSS before the endpoints were opened, over the streams (--streams N):
     // what one more stream costs in this process, its kernel buffers excluded.
     double rss_per_stream_kib = 0;
+    // Who ran this side: "native" or the kit's name, and the kit's runtime ("go1.19.8").
+    std::string implementation = "native";
+    std::string runtime;
 };
 
 // How the connector's connections were set up, one after another (harness: worker connect).
@@ -110,6 +113,8 @@ auto figure_fields(S &p, V &&v)
     v("involuntary_ctx_switches", p.involuntary_ctx_switches, false);
     v("cpus", p.cpus, false);
     v("rss_per_stream_kib", p.rss_per_stream_kib, false);
+    v("implementation", p.implementation, false);
+    v("runtime", p.runtime, false);
 }
 
 template <class S, class V>

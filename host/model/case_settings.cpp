@@ -101,6 +101,9 @@ void to_json(nlohmann::json &out, const case_settings &c) {
 
 void from_json(const nlohmann::json &in, case_settings &c) {
     field_reader::read_into(in, "case", c);
+    // Absent (a file or peer from before --impl): ipchost's own worker.
+    for (std::string *impl : {&c.sender_impl, &c.receiver_impl})
+        if (impl->empty()) *impl = "native";
 }
 
 }  // namespace ipcbench::model

@@ -58,6 +58,10 @@ struct case_settings {
     double interval_s = 0;  // live interval reports; 0 = none
     cpu_placement affinity;
     std::map<std::string, std::string> options;  // the transport's own options (--opt)
+    // Who runs each side (--impl): "native" (ipchost's own worker) or a kit's name. The sender
+    // side is the sending (pinging) process, the receiver side the other.
+    std::string sender_impl = "native";
+    std::string receiver_impl = "native";
 };
 
 constexpr int max_streams = 20000;
@@ -93,6 +97,8 @@ auto visit_fields(Settings &c, Visitor &&v)
     v.cpu("sender_cpu", c.affinity.sender_cpu);
     v.cpu("receiver_cpu", c.affinity.receiver_cpu);
     v.text_map("options", c.options);
+    v.optional_text("sender_impl", c.sender_impl, 32);
+    v.optional_text("receiver_impl", c.receiver_impl, 32);
 }
 
 // The names used on the command line, in JSON and in tables.

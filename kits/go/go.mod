@@ -1,0 +1,3 @@
+module ipcbench/kits/go
+
+go 1.19

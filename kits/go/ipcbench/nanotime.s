@@ -1,0 +1,1 @@
+// Present so that nanotime below may be declared without a body (go:linkname).

@@ -1,0 +1,100 @@
+"""The control channel of docs/worker-protocol.md: frames of a 4-byte big-endian length and
+that many bytes of UTF-8 JSON, an object with a string "type"."""
+
+import json
+import select
+import struct
+import time
+
+MAX_FRAME_BYTES = 8 << 20
+LENGTH = struct.Struct(">I")
+
+# Status codes (sdk/include/ipcbench/transport.h), used in "error" and results.
+OK = 0
+E_TIMEOUT = -1
+E_CLOSED = -2
+E_TRUNCATED = -3
+E_INVALID = -4
+E_UNKNOWN_OPTION = -5
+E_BAD_OPTION = -6
+E_BAD_ADDRESS = -7
+E_TOO_BIG = -8
+E_UNSUPPORTED = -9
+E_NO_MEMORY = -10
+E_SYSTEM = -11
+E_INTERNAL = -12
+
+
+class ProtocolError(Exception):
+    """The orchestrator sent something this worker cannot read."""
+
+
+class KitError(Exception):
+    """A request failed; `status` is one of the E_* codes."""
+
+    def __init__(self, status, message):
+        super().__init__(message)
+        self.status = status
+
+
+class Channel:
+    def __init__(self, sock):
+        self.sock = sock
+        self.buffer = bytearray()
+
+    def send(self, message):
+        data = json.dumps(message, separators=(",", ":")).encode()
+        self.sock.sendall(LENGTH.pack(len(data)) + data)
+
+    def _next(self):
+        if len(self.buffer) < 4:
+            return None
+        (length,) = LENGTH.unpack_from(self.buffer, 0)
+        if length > MAX_FRAME_BYTES:
+            raise ProtocolError(f"a frame of {length} bytes (at most {MAX_FRAME_BYTES})")
+        if len(self.buffer) < 4 + length:
+            return None
+        body = bytes(self.buffer[4:4 + length])
+        del self.buffer[:4 + length]
+        try:
+            message = json.loads(body.decode())
+        except (UnicodeDecodeError, ValueError) as e:
+            raise ProtocolError(f"a frame that is not JSON: {e}") from None
+        if not isinstance(message, dict) or not isinstance(message.get("type"), str):
+            raise ProtocolError("a message that is not an object with a string 'type'")
+        return message
+
+    def receive(self, timeout_s=None):
+        """The next message; None when timeout_s passed first. EOFError when the orchestrator
+        closed the channel."""
+        deadline = None if timeout_s is None else time.monotonic() + timeout_s
+        while True:
+            message = self._next()
+            if message is not None:
+                return message
+            if deadline is not None:
+                left = deadline - time.monotonic()
+                ready, _, _ = select.select([self.sock], [], [], max(0.0, left))
+                if not ready:
+                    return None
+            chunk = self.sock.recv(65536)
+            if not chunk:
+                raise EOFError("the orchestrator closed the control channel")
+            self.buffer += chunk
+
+    def poll(self):
+        return self.receive(0)
+
+
+def field(message, name, kind, required=True, default=None):
+    """A field of a message, type-checked: ProtocolError naming the message and the field."""
+    if name not in message:
+        if required:
+            raise ProtocolError(f"{message.get('type')} message field '{name}' is missing")
+        return default
+    value = message[name]
+    ok = isinstance(value, kind) and not (kind in (int, float, (int, float)) and
+                                          isinstance(value, bool))
+    if not ok:
+        raise ProtocolError(f"{message.get('type')} message field '{name}' has the wrong type")
+    return value

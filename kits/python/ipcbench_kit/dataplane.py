@@ -1,0 +1,180 @@
+"""The data plane of docs/worker-protocol.md ("Data plane"): what travels in every message.
+
+Message layout, little-endian whatever the machine:
+  [0, 8)    sequence number (low 56 bits) and flags (bit 62 warm-up, bit 63 end marker)
+  [8, 16)   paced runs only: the time the message was scheduled to be sent, CLOCK_MONOTONIC ns
+  [8 or 16, size)  the payload pattern, shifted by the sequence number
+"""
+
+import struct
+
+FLAG_WARMUP = 1 << 62
+FLAG_END = 1 << 63
+SEQUENCE_MASK = (1 << 56) - 1
+FLAGS_MASK = ~SEQUENCE_MASK & ((1 << 64) - 1)
+HEADER_BYTES = 8
+TIMESTAMP_OFFSET = 8
+
+U64 = struct.Struct("<Q")
+PATTERN_PERIOD = 251
+
+# Unreliable transports (udp.inet): timing rules in nanoseconds.
+LOST_PING_NS = 200_000_000
+PONGER_SILENCE_NS = 2_000_000_000
+RECEIVER_QUIET_NS = 20_000_000
+
+
+def end_markers(reliable):
+    return 1 if reliable else 3
+
+
+def clock_stride(size):
+    """Unpaced small messages look at the clock every 16 sends only."""
+    return 1 if size >= 4096 else 16
+
+
+def pattern_offset(paced):
+    return TIMESTAMP_OFFSET + 8 if paced else HEADER_BYTES
+
+
+class Pattern:
+    """Byte i of the table is (i * 131 + 7) & 0xff; message `seq` carries the table from
+    seq % 251 on, after the header (and the timestamp when paced)."""
+
+    def __init__(self, size, offset):
+        self.offset = min(offset, size)
+        self.length = size - self.offset
+        table = bytes(((i * 131 + 7) & 0xFF) for i in range(self.length + PATTERN_PERIOD))
+        self.table = memoryview(table)
+
+    def write(self, buf, seq):
+        if self.length:
+            k = seq % PATTERN_PERIOD
+            buf[self.offset:] = self.table[k:k + self.length]
+
+    def matches(self, buf, seq):
+        if not self.length:
+            return True
+        k = seq % PATTERN_PERIOD
+        return buf[self.offset:self.offset + self.length] == self.table[k:k + self.length]
+
+
+SUB_BITS = 8
+SUB_COUNT = 1 << SUB_BITS
+BUCKETS = SUB_COUNT * (64 - SUB_BITS + 1)
+
+
+def bucket_of(value):
+    """The log-linear bucket of a value in ns: exact below 256, then 256 buckets per power
+    of two (docs/worker-protocol.md, "Histograms")."""
+    if value < SUB_COUNT:
+        return value
+    shift = value.bit_length() - 1 - SUB_BITS
+    return (shift + 1) * SUB_COUNT + (value >> shift) - SUB_COUNT
+
+
+class Histogram:
+    def __init__(self):
+        self.counts = {}
+        self.count = 0
+        self.sum = 0
+        self.min = None
+        self.max = 0
+
+    def record(self, value):
+        if value < 0:
+            value = 0
+        b = bucket_of(value)
+        self.counts[b] = self.counts.get(b, 0) + 1
+        self.count += 1
+        self.sum += value
+        if self.min is None or value < self.min:
+            self.min = value
+        if value > self.max:
+            self.max = value
+
+    def merge(self, other):
+        for b, c in other.counts.items():
+            self.counts[b] = self.counts.get(b, 0) + c
+        self.count += other.count
+        self.sum += other.sum
+        if other.min is not None and (self.min is None or other.min < self.min):
+            self.min = other.min
+        self.max = max(self.max, other.max)
+
+    def to_json(self):
+        return {
+            "buckets": [[b, self.counts[b]] for b in sorted(self.counts)],
+            "count": self.count,
+            "sum": self.sum,
+            "min": self.min if self.min is not None else 0,
+            "max": self.max,
+            "sub_bits": SUB_BITS,
+        }
+
+
+class SequenceTracker:
+    """First arrivals, duplicates and out-of-order arrivals over a window of 65,536 sequence
+    numbers below the highest seen (the native tracker's rules). In order is the fast path:
+    the caller checks `seq == tracker.expected` itself and calls in_order()."""
+
+    WINDOW = 1 << 16
+
+    def __init__(self):
+        self.expected = 0  # highest seen + 1
+        self.any = False
+        self.missing = set()  # numbers below the highest not seen yet, within the window
+        self.duplicates = 0
+        self.out_of_order = 0
+        self.beyond_window = 0
+
+    def record(self, seq):
+        """Returns False for a duplicate."""
+        if not self.any:
+            self.any = True
+            self.expected = seq + 1
+            return True
+        if seq >= self.expected:
+            gap = seq - self.expected
+            if gap >= self.WINDOW:
+                self.missing.clear()
+            elif gap:
+                self.missing.update(range(self.expected, seq))
+                if len(self.missing) > 2 * self.WINDOW:
+                    floor = seq - self.WINDOW
+                    self.missing = {s for s in self.missing if s > floor}
+            self.expected = seq + 1
+            return True
+        if self.expected - 1 - seq >= self.WINDOW:
+            self.beyond_window += 1
+            self.out_of_order += 1
+            return True
+        if seq in self.missing:
+            self.missing.discard(seq)
+            self.out_of_order += 1
+            return True
+        self.duplicates += 1
+        return False
+
+
+class SendSchedule:
+    """When a paced stream's message is due: --rate gives each message a slot, a --burst of
+    messages shares the slot of its first, and a slot is due however late the sender is."""
+
+    def __init__(self, settings):
+        self.count = settings["count"]
+        rate = settings["rate_per_s"]
+        self.period_ns = 1e9 / rate if rate > 0 else 0.0
+        self.burst = max(1, settings["burst"])
+        self.duration_ns = int(settings["duration_s"] * 1e9)
+        self.start_ns = 0
+
+    def paced(self):
+        return self.period_ns > 0
+
+    def due(self, seq):
+        slot = seq - seq % self.burst
+        return self.start_ns + int(slot * self.period_ns)
+
+    def window_end(self):
+        return self.start_ns + self.duration_ns

@@ -1,0 +1,481 @@
+"""The timed loops: what a sender, receiver, pinger and ponger do between the clock reads, on
+one Endpoint, by the rules of docs/worker-protocol.md ("The timed side"). The hot loops do
+what a plain Python loop making the same calls would do, and no more: one call per message,
+a header written or read with struct, the clock read every 16 small messages."""
+
+import resource
+import threading
+import time
+
+from . import dataplane as dp
+from .control import E_CLOSED, E_INTERNAL, E_TIMEOUT, KitError
+
+now_ns = time.monotonic_ns  # CLOCK_MONOTONIC on Linux: the clock the host and plugins use
+U64 = dp.U64
+
+
+class Progress:
+    """What a running stream shows the control thread (interval reports, sender counts)."""
+
+    def __init__(self):
+        self.messages = 0
+        self.expected_next = 0
+        self.peer_sent = -1  # the sender's count, once the orchestrator passed it on
+        self.finished = False
+        self.result = None
+        self.poll_control = None  # a single stream on the main thread polls the channel
+
+
+def cpu_now():
+    """The CPU this thread runs on, from /proc/thread-self/stat (field 39)."""
+    try:
+        with open("/proc/thread-self/stat", "rb") as f:
+            text = f.read()
+        return int(text[text.rindex(b")") + 2:].split()[36])
+    except (OSError, ValueError, IndexError):
+        return -1
+
+
+class Usage:
+    """The calling thread's CPU between start() and stop(), and the CPUs it was seen on."""
+
+    def __init__(self):
+        self.before = resource.getrusage(resource.RUSAGE_THREAD)
+        self.cpus = 0
+        self._see()
+
+    def _see(self):
+        cpu = cpu_now()
+        if 0 <= cpu < 64:
+            self.cpus |= 1 << cpu
+
+    def start(self):
+        self.before = resource.getrusage(resource.RUSAGE_THREAD)
+        self._see()
+
+    def stop(self):
+        after = resource.getrusage(resource.RUSAGE_THREAD)
+        self._see()
+        b = self.before
+        return {"cpu_user_s": max(0.0, after.ru_utime - b.ru_utime),
+                "cpu_sys_s": max(0.0, after.ru_stime - b.ru_stime),
+                "max_rss_kib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
+                "voluntary_ctx_switches": max(0, after.ru_nvcsw - b.ru_nvcsw),
+                "involuntary_ctx_switches": max(0, after.ru_nivcsw - b.ru_nivcsw),
+                "cpus_seen": self.cpus}
+
+
+def blank_result(part, path):
+    r = {"part": part, "ended_by": "", "first_ns": 0, "end_ns": 0, "path": path,
+         "usage": None, "histogram": None, "thread_id": threading.get_native_id(),
+         "error": "", "status": 0}
+    for name in COUNTERS:
+        r[name] = 0
+    return r
+
+
+COUNTERS = ("warmup_messages", "messages_sent", "bytes_sent", "messages_received",
+            "bytes_received", "counted_messages", "duplicates", "out_of_order", "beyond_window",
+            "corrupted", "pings_sent", "round_trips", "lost", "mismatched", "stale_pongs",
+            "echoed")
+
+
+def failed(result, status, text):
+    result["error"] = text
+    result["status"] = status
+    return result
+
+
+def wait_until(when):
+    """Sleeps for the bulk, spins the last 50 µs."""
+    left = when - now_ns()
+    if left > 100_000:
+        time.sleep((left - 50_000) / 1e9)
+    while now_ns() < when:
+        pass
+
+
+def send_warmup(ep, job, buf, batch_buf, pattern, write_payload):
+    settings = job["case"]
+    warmup_ns = int(settings["warmup_s"] * 1e9)
+    if warmup_ns <= 0:
+        return 0
+    size = settings["size_bytes"]
+    stride = dp.clock_stride(size)
+    end = now_ns() + warmup_ns
+    warm = 0
+    send = ep.send
+    while True:
+        U64.pack_into(buf, 0, dp.FLAG_WARMUP | warm)
+        if write_payload:
+            pattern.write(buf, warm)
+        send(buf)
+        warm += 1
+        if warm % stride == 0 and now_ns() >= end:
+            return warm
+
+
+def run_sender(ep, job, progress):
+    c = job["case"]
+    size, count, batch = c["size_bytes"], c["count"], max(1, c["batch"])
+    schedule = dp.SendSchedule(c)
+    paced = schedule.paced()
+    pattern = dp.Pattern(size, dp.pattern_offset(paced))
+    buf = bytearray(size)
+    pattern.write(buf, 0)
+    write_payload = c["verify"]
+    result = blank_result("send", ep.send_call)
+    try:
+        result["warmup_messages"] = send_warmup(ep, job, buf, None, pattern, write_payload)
+        usage = Usage()
+        start = now_ns()
+        schedule.start_ns = start
+        if paced:
+            seq = paced_sends(ep, c, schedule, buf, pattern, write_payload, progress)
+        elif batch > 1 and ep.stream:
+            seq = batched_sends(ep, c, start, buf, pattern, write_payload, progress)
+        else:
+            seq = plain_sends(ep, c, start, buf, pattern, write_payload, progress)
+        result["end_ns"] = now_ns()
+        result["first_ns"] = start
+        result["usage"] = usage.stop()
+        result["messages_sent"] = seq
+        result["bytes_sent"] = seq * size
+        for _ in range(dp.end_markers(job["reliable"])):
+            U64.pack_into(buf, 0, dp.FLAG_END | seq)
+            if write_payload:
+                pattern.write(buf, seq)
+            ep.send(buf)
+    except KitError as e:
+        return failed(result, e.status, f"send: {e}")
+    except OSError as e:
+        return failed(result, E_CLOSED if isinstance(e, BrokenPipeError) else -11, f"send: {e}")
+    return result
+
+
+def plain_sends(ep, c, start, buf, pattern, write_payload, progress):
+    """Unpaced, one message a call: the loop a plain program writes."""
+    size, count = c["size_bytes"], c["count"]
+    end = start + int(c["duration_s"] * 1e9)
+    stride = dp.clock_stride(size)
+    send, pack = ep.send, U64.pack_into
+    seq = 0
+    if count:
+        while seq < count:
+            pack(buf, 0, seq)
+            if write_payload:
+                pattern.write(buf, seq)
+            send(buf)
+            seq += 1
+            if not seq & 0x3FF:
+                progress.messages = seq
+    else:
+        while True:
+            pack(buf, 0, seq)
+            if write_payload:
+                pattern.write(buf, seq)
+            send(buf)
+            seq += 1
+            if not seq % stride:
+                progress.messages = seq
+                if now_ns() >= end:
+                    break
+    progress.messages = seq
+    return seq
+
+
+def batched_sends(ep, c, start, buf, pattern, write_payload, progress):
+    """--batch N on a stream: N messages in one write."""
+    size, count, batch = c["size_bytes"], c["count"], max(1, c["batch"])
+    end = start + int(c["duration_s"] * 1e9)
+    block = bytearray(buf) * batch
+    view = memoryview(block)
+    seq = 0
+    while True:
+        n = batch if not count else min(batch, count - seq)
+        if n <= 0:
+            break
+        for i in range(n):
+            U64.pack_into(block, i * size, seq + i)
+            if write_payload:
+                pattern.write(view[i * size:(i + 1) * size], seq + i)
+        ep.send(view[:n * size])
+        seq += n
+        progress.messages = seq
+        if not count and now_ns() >= end:
+            break
+    return seq
+
+
+def paced_sends(ep, c, schedule, buf, pattern, write_payload, progress):
+    """--rate: each message in its slot, the slot (not the send time) written at offset 8."""
+    count = c["count"]
+    end = schedule.window_end()
+    seq = 0
+    while True:
+        if count and seq >= count:
+            break
+        due = schedule.due(seq)
+        if not count and due >= end:
+            break
+        if due > now_ns():
+            wait_until(due)
+        U64.pack_into(buf, 0, seq)
+        U64.pack_into(buf, dp.TIMESTAMP_OFFSET, due)
+        if write_payload:
+            pattern.write(buf, seq)
+        ep.send(buf)
+        seq += 1
+        progress.messages = seq
+        if not count and now_ns() >= end:
+            break
+    return seq
+
+
+class Reader:
+    """Whole messages from an endpoint: on a stream, reads until `size` bytes are in (a read
+    may cut a message anywhere); otherwise one datagram is one message."""
+
+    def __init__(self, ep, size):
+        self.ep, self.size = ep, size
+        self.buf = bytearray(max(size, 64) if not ep.stream else size)
+        self.view = memoryview(self.buf)
+        self.message = self.view[:size]
+
+    def next(self, timeout_s=None):
+        """The next message (a view, valid until the next call); None when the peer closed;
+        TimeoutError when timeout_s passed first."""
+        size, view = self.size, self.view
+        if not self.ep.stream:
+            while True:
+                n = self.ep.recv_into(view, timeout_s)
+                if n == size:
+                    return self.message
+        got = self.ep.recv_into(view, timeout_s)
+        if got == size:
+            return self.message
+        while got < size:
+            if got and timeout_s is not None:
+                timeout_s = None  # a message begun is finished
+            n = self.ep.recv_into(view[got:], timeout_s)
+            if n == 0:
+                return None
+            got += n
+        return self.message
+
+
+def run_receiver(ep, job, progress):
+    c = job["case"]
+    size, reliable = c["size_bytes"], job["reliable"]
+    paced = c["rate_per_s"] > 0
+    pattern = dp.Pattern(size, dp.pattern_offset(paced))
+    verify = c["verify"]
+    reader = Reader(ep, size)
+    result = blank_result("receive", ep.recv_call)
+    timeout = None if reliable else dp.RECEIVER_QUIET_NS / 1e9
+    one_way = dp.Histogram() if paced else None
+    tracker = dp.SequenceTracker()
+    received = warm = corrupted = 0
+    first = last = end = 0
+    ended_by = ""
+    usage = Usage()
+    unpack = U64.unpack_from
+    next_message = reader.next
+    try:
+        while not ended_by:
+            try:
+                m = next_message(timeout)
+            except TimeoutError:
+                if progress.poll_control:
+                    progress.poll_control()
+                if progress.peer_sent >= 0:
+                    ended_by, end = "sender-done", last
+                continue
+            if m is None:
+                ended_by = "closed"
+                end = now_ns() if received else 0
+                break
+            header = unpack(m, 0)[0]
+            if header & dp.FLAG_END:
+                end = now_ns()
+                ended_by = "end-marker"
+                break
+            if header & dp.FLAG_WARMUP:
+                warm += 1
+                continue
+            if not received:
+                first = now_ns()
+                usage.start()
+            if one_way is not None or not reliable:
+                last = now_ns()
+            received += 1
+            seq = header & dp.SEQUENCE_MASK
+            if seq == tracker.expected and tracker.any:
+                tracker.expected = seq + 1
+                fresh = True
+            else:
+                fresh = tracker.record(seq)
+            if verify and fresh and not pattern.matches(m, seq):
+                corrupted += 1
+            if one_way is not None:
+                one_way.record(last - unpack(m, dp.TIMESTAMP_OFFSET)[0])
+            progress.messages = received
+            progress.expected_next = tracker.expected
+    except KitError as e:
+        failed(result, e.status, f"recv: {e}")
+    except OSError as e:
+        failed(result, -11, f"recv: {e}")
+    progress.messages = received
+    progress.expected_next = tracker.expected
+    result["usage"] = usage.stop()
+    result.update(messages_received=received, bytes_received=received * size,
+                  warmup_messages=warm, duplicates=tracker.duplicates,
+                  out_of_order=tracker.out_of_order, beyond_window=tracker.beyond_window,
+                  corrupted=corrupted, first_ns=first, end_ns=end if received else first,
+                  ended_by=ended_by)
+    # The window runs from the first timed arrival to the end marker: `received` intervals;
+    # ended by the last arrival it covers one fewer.
+    whole = ended_by in ("end-marker", "closed")
+    result["counted_messages"] = received if whole else max(0, received - 1)
+    if one_way is not None:
+        result["histogram"] = one_way.to_json()
+    return result
+
+
+def judge_pong(ping, pong, reliable):
+    flags = dp.FLAGS_MASK
+    if (not reliable and not pong & flags and not ping & flags
+            and (pong & dp.SEQUENCE_MASK) < (ping & dp.SEQUENCE_MASK)):
+        return "stale"
+    if ping & dp.FLAG_WARMUP:
+        return "warmup"
+    same = (pong & dp.SEQUENCE_MASK) == (ping & dp.SEQUENCE_MASK)
+    return "matched" if same else "mismatched"
+
+
+def run_pinger(out, inp, job, progress):
+    c = job["case"]
+    size, reliable, count = c["size_bytes"], job["reliable"], c["count"]
+    verify = c["verify"]
+    pattern = dp.Pattern(size, dp.HEADER_BYTES)
+    buf = bytearray(size)
+    pattern.write(buf, 0)
+    reader = Reader(inp, size)
+    timeout = None if reliable else dp.LOST_PING_NS / 1e9
+    result = blank_result("ping", f"{out.send_call} -> {inp.recv_call}")
+    histogram = dp.Histogram()
+    stats = {"stale": 0}
+    unpack, pack, send = U64.unpack_from, U64.pack_into, out.send
+
+    def round_trip(header):
+        """'matched', 'mismatched', 'warmup' or 'corrupted'; TimeoutError when lost."""
+        pack(buf, 0, header)
+        if verify:
+            pattern.write(buf, header & dp.SEQUENCE_MASK)
+        send(buf)
+        while True:
+            m = reader.next(timeout)
+            if m is None:
+                raise KitError(E_CLOSED, "the ponger closed the connection")
+            pong = unpack(m, 0)[0]
+            verdict = judge_pong(header, pong, reliable)
+            if verdict == "stale":
+                stats["stale"] += 1
+                continue
+            if verify and verdict == "matched" and not pattern.matches(m, pong & dp.SEQUENCE_MASK):
+                return "corrupted"
+            return verdict
+
+    warm = seq = lost = mismatched = corrupted = 0
+    try:
+        warm_end = now_ns() + int(c["warmup_s"] * 1e9)
+        while c["warmup_s"] > 0 and now_ns() < warm_end:
+            try:
+                round_trip(dp.FLAG_WARMUP | warm)
+                warm += 1
+            except TimeoutError:
+                pass
+        usage = Usage()
+        start = now_ns()
+        end = start + int(c["duration_s"] * 1e9)
+        t = start
+        while True:
+            t0 = t
+            try:
+                verdict = round_trip(seq)
+                t = now_ns()
+                histogram.record(t - t0)
+                if verdict == "mismatched":
+                    mismatched += 1
+                elif verdict == "corrupted":
+                    corrupted += 1
+            except TimeoutError:
+                t = now_ns()
+                lost += 1
+            seq += 1
+            progress.messages = seq
+            if (seq >= count) if count else (t >= end):
+                break
+        result.update(end_ns=now_ns(), first_ns=start, usage=usage.stop())
+        for _ in range(dp.end_markers(reliable)):
+            pack(buf, 0, dp.FLAG_END | seq)
+            send(buf)
+    except KitError as e:
+        failed(result, e.status, f"ping: {e}")
+    except OSError as e:
+        failed(result, -11, f"ping: {e}")
+    if result["usage"] is None:
+        result["usage"] = Usage().stop()
+    result.update(round_trips=histogram.count, pings_sent=seq, lost=lost, mismatched=mismatched,
+                  stale_pongs=stats["stale"], corrupted=corrupted, warmup_messages=warm,
+                  histogram=histogram.to_json())
+    return result
+
+
+def run_ponger(inp, out, job, progress):
+    c = job["case"]
+    size, reliable = c["size_bytes"], job["reliable"]
+    reader = Reader(inp, size)
+    timeout = None if reliable else dp.PONGER_SILENCE_NS / 1e9
+    result = blank_result("pong", f"{inp.recv_call} -> {out.send_call}")
+    usage = Usage()
+    start = now_ns()
+    timed = False
+    echoed = 0
+    unpack, send = U64.unpack_from, out.send
+    try:
+        while True:
+            try:
+                m = reader.next(timeout)
+            except TimeoutError:
+                break  # the pinger's end markers may all be lost
+            if m is None:
+                break
+            header = unpack(m, 0)[0]
+            if header & dp.FLAG_END:
+                break
+            if not timed and not header & dp.FLAG_WARMUP:
+                timed = True
+                usage.start()
+                start = now_ns()
+            send(m)
+            echoed += 1
+            progress.messages = echoed
+    except KitError as e:
+        failed(result, e.status, f"pong: {e}")
+    except OSError as e:
+        failed(result, -11, f"pong: {e}")
+    progress.messages = echoed
+    result.update(end_ns=now_ns(), first_ns=start, usage=usage.stop(), echoed=echoed)
+    return result
+
+
+def guarded(part, loop, progress, *args):
+    """Runs a loop; whatever escapes becomes the stream's error, never a dead thread."""
+    try:
+        progress.result = loop(*args, progress)
+    except Exception as e:  # noqa: BLE001 - a kit reports, it does not crash
+        result = failed(blank_result(part, ""), E_INTERNAL, f"{type(e).__name__}: {e}")
+        result["usage"] = Usage().stop()
+        progress.result = result
+    progress.finished = True
