@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages ipcbench needs, if any is missing. Without flags: what
 # building and running ipchost needs (scripts/run.sh). `--test`: also what the test suite uses
-# (scripts/test.sh); `--bench`: the peer tools scripts/bench.sh compares with; `--windows`: the
-# mingw-w64 cross compiler and wine, for the Windows build and its tests.
+# (scripts/test.sh), the kits' runtimes included; `--kits`: the runtimes of the kits (workers in
+# Go and Python, kits/), for users who want --impl go or python; `--bench`: the peer tools
+# scripts/bench.sh compares with; `--windows`: the mingw-w64 cross compiler and wine, for the
+# Windows build and its tests.
 # Runs as root (CI, containers) or through sudo.
 set -euo pipefail
 
@@ -12,8 +14,13 @@ packages=(
   libspdlog-dev libfmt-dev nlohmann-json3-dev
   liburing-dev  # socket.tcp/socket.unix completion (--io uring)
 )
+kit_packages=(
+  golang-go  # kits/go: built by CMake where go is found
+  python3    # kits/python: standard library only
+)
 test_packages=(
   catch2
+  "${kit_packages[@]}"
   # SDK examples (real third-party transports) and the ABI baseline check
   libzmq3-dev libnng-dev abigail-tools binutils
   # fuzzing (libFuzzer), static analysis, and the C++ helper built with clang++ (C++14 default)
@@ -29,9 +36,10 @@ test_packages=(
 for flag in "$@"; do
   case "$flag" in
   --test) packages+=("${test_packages[@]}") ;;
+  --kits) packages+=("${kit_packages[@]}") ;;
   --bench) packages+=(iperf3 sockperf qperf util-linux) ;;  # scripts/bench.sh's peer tools
   --windows) packages+=(g++-mingw-w64-x86-64-posix wine64 wine) ;;
-  *) echo "install-deps: unknown flag $flag (--test, --bench, --windows)" >&2; exit 2 ;;
+  *) echo "install-deps: unknown flag $flag (--test, --kits, --bench, --windows)" >&2; exit 2 ;;
   esac
 done
 

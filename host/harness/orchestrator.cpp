@@ -12,6 +12,7 @@
 #include "model/json_fields.hpp"
 #include "model/loop_result.hpp"
 #include "platform/open_file_limit.hpp"
+#include "platform/process_usage.hpp"
 
 namespace ipcbench::harness {
 namespace {
@@ -147,22 +148,64 @@ std::pair<worker_launch, worker_launch> launches_for(const plugin::transport_inf
             launch_for(client_impl, plan.client_role, transport, kits)};
 }
 
-// Each result names who ran its sending and its receiving side, as their hellos said.
-void record_identities(std::vector<report::case_result> &results, const case_plan &plan,
-                       const worker_pair &pair) {
+// What one side's process was, said and did: its hello, the kernel's view of it between run
+// and result, and the figures a kit adds about its runtime.
+struct side_view {
+    const worker_identity *identity = nullptr;
+    std::optional<platform::process_usage> before, after;
+    std::map<std::string, double> kit;
+};
+
+// A result's `kit` object: at most 32 numbers by name (untrusted: a worker wrote it).
+std::map<std::string, double> kit_figures_of(const json &answer) {
+    std::map<std::string, double> out;
+    const auto it = answer.find("kit");
+    if (it == answer.end() || !it->is_object()) return out;
+    for (const auto &[name, value] : it->items()) {
+        if (out.size() >= 32) break;
+        if (value.is_number() && name.size() <= 64) out[name] = value.get<double>();
+    }
+    return out;
+}
+
+void record_side(model::process_figures &figures, const side_view &view,
+                 std::vector<std::string> &warnings, const std::string &side) {
+    figures.implementation = view.identity->implementation;
+    figures.runtime = view.identity->runtime;
+    figures.kit = view.kit;
+    if (!view.before || !view.after || view.after->at_ns <= view.before->at_ns) return;
+    const double wall_s = static_cast<double>(view.after->at_ns - view.before->at_ns) / 1e9;
+    figures.outside_cpu_percent = (view.after->cpu_s - view.before->cpu_s) / wall_s * 100;
+    figures.outside_max_rss_kib = view.after->peak_rss_kib;
+    // /proc counts CPU in 10 ms ticks: a gap is news only past 10 points of a core and 10 %.
+    const double own = figures.cpu_percent, outside = figures.outside_cpu_percent;
+    const double gap = outside > own ? outside - own : own - outside;
+    if (gap > 10 && gap > 0.1 * std::max(own, outside))
+        warnings.push_back(fmt::format(
+            "{} ({}): {:.0f}% CPU measured from outside against {:.0f}% it reported for its "
+            "loops (other threads of its process, a runtime's scheduler or GC, or a "
+            "misreporting kit)",
+            side, figures.implementation, outside, own));
+}
+
+// Each result names who ran its sending and its receiving side, as their hellos said, with
+// what the kernel saw of each process.
+void record_sides(std::vector<report::case_result> &results, const case_plan &plan,
+                  const side_view &server, const side_view &client) {
     for (auto &r : results) {
         const bool client_sends = plan.client_kind == job_kind::bidir
                                       ? r.direction == traffic_direction::forward
                                       : plan.client_sends;
-        const worker_identity &sender =
-            client_sends ? pair.client_identity() : pair.server_identity();
-        const worker_identity &receiver =
-            client_sends ? pair.server_identity() : pair.client_identity();
-        r.sender.implementation = sender.implementation;
-        r.sender.runtime = sender.runtime;
-        r.receiver.implementation = receiver.implementation;
-        r.receiver.runtime = receiver.runtime;
+        const side_view &sender = client_sends ? client : server;
+        const side_view &receiver = client_sends ? server : client;
+        const bool latency = r.is(model::measure_mode::latency);
+        record_side(r.sender, sender, r.warnings, latency ? "pinger" : "sender");
+        record_side(r.receiver, receiver, r.warnings, latency ? "ponger" : "receiver");
     }
+}
+
+std::optional<platform::process_usage> usage_of(long pid) {
+    return pid > 0 ? platform::read_process_usage(pid) : std::nullopt;
 }
 
 void measure(const plugin::transport_info &transport, const model::case_settings &c,
@@ -188,6 +231,8 @@ void measure(const plugin::transport_info &transport, const model::case_settings
     placement_sampler placement(plan.client_sends ? pair.client_pid() : pair.server_pid(),
                                 plan.client_sends ? pair.server_pid() : pair.client_pid());
     const bool bidir = plan.client_kind == job_kind::bidir;
+    side_view server_view{&pair.server_identity(), usage_of(pair.server_pid()), {}, {}};
+    side_view client_view{&pair.client_identity(), usage_of(pair.client_pid()), {}, {}};
     auto [server_answer, client_answer] = pair.run(
         server_job, client_job, model::watchdog_seconds(c),
         [&](bool from_client, const json &event) {
@@ -209,9 +254,13 @@ void measure(const plugin::transport_info &transport, const model::case_settings
             if (on_interval) on_interval(target.direction, target.intervals.back());
         },
         [&] { placement.sample(); });
+    server_view.after = usage_of(pair.server_pid());
+    client_view.after = usage_of(pair.client_pid());
+    server_view.kit = kit_figures_of(server_answer);
+    client_view.kit = kit_figures_of(client_answer);
     fill_results(results, plan, worker_result_from(server_answer, plan.server_side),
                  worker_result_from(client_answer, plan.client_side), placement);
-    record_identities(results, plan, pair);
+    record_sides(results, plan, server_view, client_view);
     try {
         for (auto &r : results) {
             // The forward half is sent by the client (or the server with --reverse).

@@ -32,6 +32,13 @@ struct process_figures {
     // Who ran this side: "native" or the kit's name, and the kit's runtime ("go1.19.8").
     std::string implementation = "native";
     std::string runtime;
+    // The process measured from outside, between the run request and its result: CPU of all
+    // its threads (a runtime's own too) as a share of one core, and its peak RSS
+    // (harness: platform/process_usage); 0 for a side that runs on an agent.
+    double outside_cpu_percent = 0;
+    std::int64_t outside_max_rss_kib = 0;
+    // What a kit says of its runtime (GC cycles, pause time...), by name.
+    std::map<std::string, double> kit;
 };
 
 // How the connector's connections were set up, one after another (harness: worker connect).
@@ -115,6 +122,9 @@ auto figure_fields(S &p, V &&v)
     v("rss_per_stream_kib", p.rss_per_stream_kib, false);
     v("implementation", p.implementation, false);
     v("runtime", p.runtime, false);
+    v("outside_cpu_percent", p.outside_cpu_percent, false);
+    v("outside_max_rss_kib", p.outside_max_rss_kib, false);
+    v("kit", p.kit, false);
 }
 
 template <class S, class V>

@@ -90,6 +90,38 @@ column csv_only(const char *key, text_of value, bool figure = true) {
     return {key, "", "", nullptr, nullptr, std::move(value), figure};
 }
 
+// Who ran each side (--impl): shown when a side of some case is not ipchost's own worker.
+void implementation_columns(std::vector<column> &c) {
+    const auto shown = [](const run_report &report, bool) {
+        return any(report, [](const case_result &r) {
+            return r.settings.sender_impl != "native" || r.settings.receiver_impl != "native";
+        });
+    };
+    // The requested name until the side said who it is (a case that failed before its hello).
+    const auto sender = [](const case_result &r) {
+        return r.ok() ? r.sender.implementation : r.settings.sender_impl;
+    };
+    const auto receiver = [](const case_result &r) {
+        return r.ok() ? r.receiver.implementation : r.settings.receiver_impl;
+    };
+    column s = plain("sender_impl", "sender", "pinger", sender, sender, false);
+    column r = plain("receiver_impl", "receiver", "ponger", receiver, receiver, false);
+    const auto runtime_of = [](bool of_sender, const char *none) {
+        return [of_sender, none](const case_result &x) {
+            const auto &side = of_sender ? x.sender : x.receiver;
+            return side.runtime.empty() ? std::string(none) : side.runtime;
+        };
+    };
+    column sr = plain("sender_runtime", "sender runtime", "pinger runtime", runtime_of(true, "-"),
+                      runtime_of(true, ""), false);
+    column rr = plain("receiver_runtime", "receiver runtime", "ponger runtime",
+                      runtime_of(false, "-"), runtime_of(false, ""), false);
+    for (column *col : {&s, &r, &sr, &rr}) {
+        col->shown = shown;
+        c.push_back(*col);
+    }
+}
+
 std::vector<column> identity_columns() {
     std::vector<column> c;
     c.push_back(csv_only(
@@ -98,6 +130,7 @@ std::vector<column> identity_columns() {
     c.push_back(plain("transport", "transport", "transport", transport, transport, false));
     c.push_back(csv_only(
         "mode", [](const case_result &r) { return model::to_string(r.settings.mode); }, false));
+    implementation_columns(c);
     column direction{"direction", "direction", "", nullptr, nullptr, nullptr, false};
     direction.shown = [](const run_report &report, bool) {
         return any(report, [](const case_result &r) {
@@ -368,6 +401,10 @@ std::vector<column> placement_columns() {
 const std::map<std::string, int> &priorities() {
     static const std::map<std::string, int> p = {
         {"transport", 0},
+        {"sender_impl", 0},
+        {"receiver_impl", 0},
+        {"sender_runtime", 2},
+        {"receiver_runtime", 2},
         {"message_size", 0},
         {"streams", 0},
         {"mb_per_sec", 0},
