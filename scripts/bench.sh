@@ -15,7 +15,7 @@
 # ROUNDS (5) up to MAX_ROUNDS (15), until the interval is within +/-5 % of the ratio; rows that
 # never got there are listed at the end as unresolved. Prints Markdown; `--write-docs` also
 # writes docs/benchmarks.md. DURATION (0.5 s per run) tunes it; QUICK=1 runs one size per
-# transport and fewer stream counts (a smoke run).
+# transport and fewer stream counts (a smoke run); ONLY=shm-wait runs the shm.ring wait rows alone.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 rounds="${ROUNDS:-5}"
@@ -136,6 +136,8 @@ out="$work/bench.md"
   echo "|---|---:|---|---:|---:|---:|---|---:|"
 } >"$out"
 
+# ONLY=shm-wait: the shm.ring default-wait rows alone (printed, never written to the docs).
+if [ "${ONLY:-}" != shm-wait ]; then
 pairs="pipe.fifo:fifo socket.unix:unix socket.tcp:tcp mq.sysv:sysv mq.posix:posix shm.ring:shm"
 opts_for() {  # the ipchost options matching what the reference loop does
   case "$1" in
@@ -196,6 +198,8 @@ if [ "${QUICK:-0}" != 1 ]; then
   done
 fi
 
+fi  # ONLY
+
 # shm.ring's wait strategies, 32 B through the copy path: the default (hybrid) against the best
 # strategy for the placement (spin on two CPUs, futex on one), alternated, in a default-length
 # run; the default must be within 10 % of it (docs/architecture.md, "The typed model").
@@ -225,6 +229,10 @@ if [ "${QUICK:-0}" != 1 ]; then
     done
   done
   affinity=0,1
+fi
+if [ "${ONLY:-}" = shm-wait ]; then
+  cat "$out"
+  exit 0
 fi
 
 {

@@ -46,11 +46,12 @@ void resolve_worker(kit_info &k) {
     k.worker = with_kit_dir(k.manifest.worker, k.folder);
     const std::string program = platform::find_program(k.worker.front());
     if (program.empty()) {
-        k.problem = "its worker program '" + k.worker.front() + "' is missing or not executable" +
-                    (k.worker.front().find('/') != std::string::npos
-                         ? std::string(" (a kit that is compiled is built by CMake where its "
-                                       "runtime is found)")
-                         : std::string(" (not on PATH)"));
+        const bool own = k.worker.front().find('/') != std::string::npos;
+        k.problem = own ? "its worker program '" + k.worker.front() +
+                              "' is missing or not executable (a compiled kit is built by CMake "
+                              "where its runtime is found)"
+                        : "its runtime is missing: '" + k.worker.front() +
+                              "' is not on PATH (install it: scripts/install-deps.sh --kits)";
         return;
     }
     k.worker.front() = program;

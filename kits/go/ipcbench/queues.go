@@ -39,6 +39,9 @@ func openSysv(p OpenParams) (Endpoint, error) {
 	if p.Direction == Both {
 		return nil, Fail(StatusUnsupported, "a queue carries data one way, not both")
 	}
+	if limit, err := strconv.Atoi(readProc("/proc/sys/kernel/msgmax")); err == nil && p.MaxMessage > limit {
+		return nil, Fail(StatusTooBig, "mq.sysv: a message of %d B exceeds kernel.msgmax=%d; raise it with sysctl -w kernel.msgmax=%d", p.MaxMessage, limit, p.MaxMessage)
+	}
 	e := &sysvEndpoint{role: p.Role, direction: p.Direction, max: p.MaxMessage}
 	if e.max < 8 {
 		e.max = 8
@@ -215,8 +218,11 @@ func openPosixQueue(p OpenParams) (Endpoint, error) {
 			attr.msgsize = 8192
 		}
 		e.fd, err = mqOpen(e.name, access|syscall.O_CREAT|syscall.O_EXCL|syscall.O_CLOEXEC, &attr)
+		if err == syscall.EINVAL || err == syscall.EMFILE || err == syscall.ENOMEM {
+			return nil, Fail(StatusTooBig, "mq.posix: a queue of %d messages of %d B exceeds fs.mqueue.msgsize_max=%s or fs.mqueue.msg_max=%s; raise them with sysctl -w fs.mqueue.msgsize_max=%d (root may exceed them)", maxmsg, attr.msgsize, readProc("/proc/sys/fs/mqueue/msgsize_max"), readProc("/proc/sys/fs/mqueue/msg_max"), attr.msgsize)
+		}
 		if err != nil {
-			return nil, Fail(StatusSystem, "mq_open %s (maxmsg %d, msgsize %d): %v (limits: fs.mqueue.msg_max, fs.mqueue.msgsize_max)", e.name, maxmsg, attr.msgsize, err)
+			return nil, Fail(StatusSystem, "mq_open %s (maxmsg %d, msgsize %d): %v", e.name, maxmsg, attr.msgsize, err)
 		}
 	} else {
 		if !strings.HasPrefix(p.Address, "/") || len(p.Address) > 255 {

@@ -1,0 +1,310 @@
+#include "conformance/kit_conformance.hpp"
+
+#include <fmt/format.h>
+
+#include <optional>
+#include <string>
+
+#include "control/control_channel.hpp"
+#include "control/frame_codec.hpp"
+#include "harness/orchestrator.hpp"
+#include "platform/child_process.hpp"
+#include "platform/monotonic_clock.hpp"
+#include "platform/stream_socket.hpp"
+
+namespace ipcbench::conformance {
+namespace {
+
+using nlohmann::json;
+
+// One data case: the kit on the sending (pinging) side or the other.
+struct data_case {
+    const char *name;
+    model::measure_mode mode;
+    std::uint64_t size;
+    std::uint64_t count;  // 0: --duration 0.3
+    int streams;
+    double rate;
+    bool kit_sends;
+};
+
+const data_case data_cases[] = {
+    {"send 100 B", model::measure_mode::throughput, 100, 20000, 1, 0, true},
+    {"receive 100 B", model::measure_mode::throughput, 100, 20000, 1, 0, false},
+    {"send 64 KiB", model::measure_mode::throughput, 65536, 300, 1, 0, true},
+    {"receive 64 KiB", model::measure_mode::throughput, 65536, 300, 1, 0, false},
+    {"ping", model::measure_mode::latency, 64, 2000, 1, 0, true},
+    {"pong", model::measure_mode::latency, 64, 2000, 1, 0, false},
+    {"3 streams send", model::measure_mode::throughput, 256, 3000, 3, 0, true},
+    {"3 streams receive", model::measure_mode::throughput, 256, 3000, 3, 0, false},
+    {"paced send", model::measure_mode::throughput, 64, 400, 1, 4000, true},
+    {"paced receive", model::measure_mode::throughput, 64, 400, 1, 4000, false},
+    {"duration send", model::measure_mode::throughput, 64, 0, 1, 0, true},
+    {"duration receive", model::measure_mode::throughput, 64, 0, 1, 0, false},
+};
+
+model::case_settings settings_of(const data_case &d, const plugin::transport_info &t,
+                                 const std::string &kit) {
+    model::case_settings c;
+    c.transport_id = t.id;
+    c.mode = d.mode;
+    // An IPv4 datagram carries at most 65,507 bytes.
+    c.size_bytes = t.max_message_size ? std::min(d.size, t.max_message_size) : d.size;
+    c.count = d.count;
+    c.duration_s = d.count ? 0.5 : 0.3;
+    c.warmup_s = 0.05;
+    c.streams = d.streams;
+    c.rate_per_s = d.rate;
+    c.verify = true;
+    c.io = model::io_engine::threads;
+    c.timeout_s = 60;
+    (d.kit_sends ? c.sender_impl : c.receiver_impl) = kit;
+    return c;
+}
+
+// What is wrong with a throughput result, "" when nothing is. Reliable transports: every
+// message there, once, intact; unreliable ones: nothing corrupted or duplicated, and no more
+// received than sent.
+std::string throughput_problem(const report::case_result &r, const data_case &d, bool reliable) {
+    const auto &i = r.integrity;
+    const std::uint64_t expected = d.count * static_cast<std::uint64_t>(d.streams);
+    if (i.corrupted) return fmt::format("{} messages corrupted", i.corrupted);
+    if (i.duplicated) return fmt::format("{} messages duplicated", i.duplicated);
+    if (i.messages_received > i.messages_sent)
+        return fmt::format("messages_received {} is more than messages_sent {}",
+                           i.messages_received, i.messages_sent);
+    if (!reliable) return i.messages_received > 0 ? "" : "nothing arrived";
+    if (d.count && i.messages_sent != expected)
+        return fmt::format("messages_sent {} where {} were asked for", i.messages_sent, expected);
+    if (i.messages_received != i.messages_sent)
+        return fmt::format("messages_received {} of messages_sent {}", i.messages_received,
+                           i.messages_sent);
+    if (i.out_of_order) return fmt::format("{} messages out of order", i.out_of_order);
+    if (d.rate > 0 && (!r.latency || r.latency->samples != i.messages_received))
+        return fmt::format("a paced receiver's one-way delays: {} samples for {} messages",
+                           r.latency ? r.latency->samples : 0, i.messages_received);
+    return "";
+}
+
+std::string latency_problem(const report::case_result &r, const data_case &d, bool reliable) {
+    if (!r.latency) return "no latency figures";
+    if (r.integrity.corrupted) return fmt::format("{} pongs corrupted", r.integrity.corrupted);
+    const std::uint64_t samples = r.latency->samples, lost = r.integrity.lost;
+    if (reliable ? samples != d.count : samples + lost != d.count)
+        return fmt::format("{} round trips and {} lost where {} pings were asked for", samples,
+                           lost, d.count);
+    return "";
+}
+
+check_result run_data_case(const kit::kit_registry &kits, const kit::kit_info &k,
+                           const plugin::transport_info &t, const data_case &d) {
+    check_result out{t.id, d.name, false, ""};
+    const auto results =
+        harness::run_case(t, settings_of(d, t, k.manifest.name), nullptr, nullptr, &kits);
+    const auto &r = results.front();
+    if (r.status == report::case_status::skipped) {  // a kernel limit, said by either side
+        out.passed = true;
+        out.detail = "skipped: " + r.error;
+        return out;
+    }
+    if (!r.ok()) {
+        out.detail = r.error;
+        return out;
+    }
+    const bool reliable = t.has(IPCB_CAP_RELIABLE);
+    const std::string problem = d.mode == model::measure_mode::latency
+                                    ? latency_problem(r, d, reliable)
+                                    : throughput_problem(r, d, reliable);
+    out.passed = problem.empty();
+    out.detail = problem.empty() ? fmt::format("{} -> {}, {} messages", r.sender.implementation,
+                                               r.receiver.implementation,
+                                               d.mode == model::measure_mode::latency
+                                                   ? r.latency->samples
+                                                   : r.integrity.messages_received)
+                                 : problem;
+    return out;
+}
+
+// The orchestrator's side of a session, by hand: the kit's worker and its control channel.
+class session {
+public:
+    explicit session(const kit::kit_info &k)
+        : child_(k.worker.front(), std::vector<std::string>(k.worker.begin() + 1, k.worker.end()),
+                 "kit " + k.manifest.name),
+          channel_(child_.control_socket()) {}
+
+    // The next message within timeout_s; nullopt when none came or the channel ended.
+    std::optional<json> next(double timeout_s) {
+        try {
+            return channel_.receive(platform::now_ns() +
+                                    static_cast<std::int64_t>(timeout_s * 1e9));
+        } catch (const std::exception &) {
+            return std::nullopt;
+        }
+    }
+    void send(const json &m) { channel_.send(m); }
+    void send_raw(const std::string &bytes) {
+        platform::send_all(channel_.socket(), bytes.data(), bytes.size(), 5000);
+    }
+    void hang_up() { platform::shutdown_socket(channel_.socket()); }
+    bool exits_within(int ms) { return child_.wait(ms); }
+    const platform::exit_status &status() { return child_.status(); }
+
+    // hello, then welcome with the version it offered: "" or what went wrong.
+    std::string open(json *hello = nullptr) {
+        const auto h = next(10);
+        if (!h || h->value("type", "") != "hello") return "no hello within 10 s";
+        if (hello) *hello = *h;
+        send({{"type", "welcome"}, {"protocol", "1.0"}});
+        return "";
+    }
+
+private:
+    platform::child_process child_;
+    control::control_channel channel_;
+};
+
+// The text of an error reply, or why there was none.
+std::string error_text(const std::optional<json> &m) {
+    if (!m) return "";
+    if (m->value("type", "") != "error") return "";
+    return m->value("message", std::string("(no message)"));
+}
+
+check_result protocol_check(const char *name, const std::function<std::string()> &body) {
+    check_result out{"protocol", name, false, ""};
+    try {
+        out.detail = body();
+        out.passed = out.detail.rfind("ok", 0) == 0;
+    } catch (const std::exception &e) {
+        out.detail = e.what();
+    }
+    return out;
+}
+
+// A message answered by an error that names `word`; what came instead otherwise.
+std::string expect_error(session &s, const json &message, const std::string &word) {
+    s.send(message);
+    const auto reply = s.next(5);
+    const std::string text = error_text(reply);
+    if (text.empty())
+        return "expected an error naming '" + word + "', got " +
+               (reply ? reply->dump().substr(0, 200) : std::string("nothing in 5 s"));
+    if (text.find(word) == std::string::npos)
+        return "the error does not name '" + word + "': " + text;
+    return "ok: " + text;
+}
+
+std::vector<check_result> protocol_checks(const kit::kit_info &k) {
+    std::vector<check_result> out;
+    out.push_back(protocol_check("hello", [&] {
+        session s(k);
+        json hello;
+        if (auto e = s.open(&hello); !e.empty()) return e;
+        if (hello.value("implementation", "") != k.manifest.name)
+            return "its hello says implementation '" + hello.value("implementation", "") +
+                   "', its manifest '" + k.manifest.name + "'";
+        return "ok: " + hello.value("runtime", std::string("(no runtime)"));
+    }));
+    out.push_back(protocol_check("version refused", [&] {
+        session s(k);
+        if (!s.next(10)) return std::string("no hello within 10 s");
+        const std::string first =
+            expect_error(s, {{"type", "welcome"}, {"protocol", "9.9"}}, "9.9");
+        if (first.rfind("ok", 0) != 0) return "a welcome with a version it did not offer: " + first;
+        return expect_error(s, {{"type", "connect"}, {"timeout_ns", 1000}}, "welcome");
+    }));
+    out.push_back(protocol_check("unknown message", [&] {
+        session s(k);
+        if (auto e = s.open(); !e.empty()) return e;
+        return expect_error(s, {{"type", "bogus_kind"}}, "bogus_kind");
+    }));
+    out.push_back(protocol_check("malformed field", [&] {
+        session s(k);
+        if (auto e = s.open(); !e.empty()) return e;
+        return expect_error(s,
+                            {{"type", "setup"},
+                             {"transport", k.manifest.transports.front()},
+                             {"role", "creator"},
+                             {"endpoints", "not a list"},
+                             {"options", json::object()},
+                             {"max_message_size", 64}},
+                            "endpoints");
+    }));
+    out.push_back(protocol_check("garbage frame", [&] {
+        session s(k);
+        if (auto e = s.open(); !e.empty()) return e;
+        s.send_raw(std::string("\0\0\0\x05{{{{{", 9));
+        const std::string text = error_text(s.next(5));
+        if (text.empty()) return std::string("no error for a frame that is not JSON");
+        if (!s.exits_within(3000)) return "it did not exit within 3 s after: " + text;
+        return "ok: " + text + " (" + s.status().describe() + ")";
+    }));
+    out.push_back(protocol_check("orchestrator gone", [&] {
+        session s(k);
+        if (auto e = s.open(); !e.empty()) return e;
+        s.hang_up();
+        return s.exits_within(3000) ? "ok: exited, " + s.status().describe()
+                                    : std::string("still running 3 s after its channel closed");
+    }));
+    return out;
+}
+
+// A connector that cannot reach its creator must give up at the connect's deadline with a
+// timeout, not hang: a closed TCP port, a Unix path nobody listens on, a UDP port that never
+// answers the hello.
+check_result connect_timeout_check(const kit::kit_info &k) {
+    const char *const candidates[][2] = {{"socket.tcp", "127.0.0.1:9"},
+                                         {"socket.unix", "/nonexistent/ipcbench-kit-check"},
+                                         {"udp.inet", "127.0.0.1:9"}};
+    for (const auto &[id, address] : candidates) {
+        if (!k.offers(std::string(id))) continue;
+        return protocol_check("connect timeout", [&, id = id, address = address] {
+            session s(k);
+            if (auto e = s.open(); !e.empty()) return e;
+            s.send({{"type", "setup"},
+                    {"transport", id},
+                    {"role", "connector"},
+                    {"endpoints", json::array({{{"direction", "send"}, {"address", address}}})},
+                    {"options", json::object()},
+                    {"max_message_size", 64}});
+            const auto opened = s.next(5);
+            if (!opened || opened->value("type", "") != "opened")
+                return "setup of a " + std::string(id) + " connector: " +
+                       (opened ? opened->dump().substr(0, 200) : std::string("no answer"));
+            const std::int64_t start = platform::now_ns();
+            s.send({{"type", "connect"}, {"timeout_ns", 300'000'000}});
+            const auto reply = s.next(5);
+            const double took = static_cast<double>(platform::now_ns() - start) / 1e9;
+            if (!reply || reply->value("type", "") != "error")
+                return std::string("no error within 5 s for a connect that cannot succeed");
+            if (reply->value("status", 0) != IPCB_E_TIMEOUT)
+                return fmt::format("status {} where IPCB_E_TIMEOUT (-1) was due: {}",
+                                   reply->value("status", 0), error_text(reply));
+            return fmt::format("ok: {} after {:.2f} s: {}", id, took, error_text(reply));
+        });
+    }
+    return {"protocol", "connect timeout", true, "skipped: the kit offers no socket transport"};
+}
+
+}  // namespace
+
+std::vector<check_result> run_kit_conformance(
+    const kit::kit_registry &kits, const kit::kit_info &k,
+    const std::vector<const plugin::transport_info *> &transports,
+    const std::function<void(const check_result &)> &report) {
+    std::vector<check_result> all;
+    auto add = [&](check_result r) {
+        report(r);
+        all.push_back(std::move(r));
+    };
+    for (auto &r : protocol_checks(k)) add(std::move(r));
+    add(connect_timeout_check(k));
+    for (const auto *t : transports) {
+        if (!k.offers(t->id)) continue;
+        for (const auto &d : data_cases) add(run_data_case(kits, k, *t, d));
+    }
+    return all;
+}
+
+}  // namespace ipcbench::conformance

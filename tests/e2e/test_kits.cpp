@@ -1,0 +1,240 @@
+// Kits: workers in Go and Python meet ipchost's native worker on the same FIFO, socket or queue
+// (docs/worker-protocol.md). What a kit counts is checked against the other side, byte for byte;
+// a broken kit fails only the cases that use it, with its reason.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "support/process_runner.hpp"
+#include "support/skip.hpp"
+
+using ipcbench::test::run_ipchost;
+using nlohmann::json;
+
+namespace {
+
+// The kits --list finds in the build tree, usable ones only.
+json usable_kits() {
+    const auto run = run_ipchost({"--list", "--format", "json"});
+    const json listing = json::parse(run.out);  // kept: the loop below reads into it
+    json kits = json::object();
+    for (const auto &k : listing.at("kits"))
+        if (k.at("usable").get<bool>()) kits[k.at("name").get<std::string>()] = k;
+    return kits;
+}
+
+json run_json(const std::vector<std::string> &args, int *exit_code = nullptr,
+              const std::map<std::string, std::string> &env = {}) {
+    std::vector<std::string> all = {"-q", "--format", "json"};
+    all.insert(all.end(), args.begin(), args.end());
+    const auto run = run_ipchost(all, env, 170);
+    INFO(run.err);
+    if (exit_code) *exit_code = run.exit_code;
+    return json::parse(run.out).at("results");
+}
+
+// A kit folder in `dir` whose worker is tests/kits/misbehaving_worker.py MODE, or, with a
+// manifest text given, exactly that manifest.
+void write_kit(const std::string &dir, const std::string &name, const std::string &mode,
+               const std::string &manifest = "") {
+    std::filesystem::create_directories(dir + "/" + name);
+    std::ofstream out(dir + "/" + name + "/ipcbench-kit.json");
+    if (!manifest.empty()) {
+        out << manifest;
+        return;
+    }
+    out << json{{"kit_manifest", 1},
+                {"name", name},
+                {"language", "Python"},
+                {"worker",
+                 {"python3", std::string(SOURCE_DIR) + "/tests/kits/misbehaving_worker.py", mode,
+                  name}},
+                {"runtime_version", {"python3", "--version"}},
+                {"protocol", {"1.0"}},
+                {"roles", {"sender", "receiver", "pinger", "ponger"}},
+                {"transports", {"pipe.fifo", "socket.unix"}}}
+               .dump();
+}
+
+// Every pairing of the kit and the native worker on every transport the kit offers, both
+// modes: every byte checked, exact counts where the transport is reliable.
+void meets_native(const std::string &name) {
+    const json kits = usable_kits();
+    if (!kits.contains(name)) IPCBENCH_SKIP("the " << name << " kit was not built");
+    for (const auto &transport : kits[name].at("transports")) {
+        const std::string t = transport.get<std::string>();
+        DYNAMIC_SECTION(name << " on " << t) {
+            const bool reliable = t != "udp.inet";
+            const auto results =
+                run_json({"--plugin", t, "--size", "200", "--count", "2000", "--verify", "--impl",
+                          "sender=native," + name, "--impl", "receiver=native," + name});
+            REQUIRE(results.size() == 8);  // (throughput + latency) x 4 pairings
+            for (const auto &r : results) {
+                INFO(r.dump().substr(0, 600));
+                REQUIRE(r.at("status") == "ok");
+                const auto &i = r.at("integrity");
+                CHECK(i.at("corrupted") == 0);
+                CHECK(i.at("duplicated") == 0);
+                if (r.at("mode") == "latency") {
+                    const auto samples = r.at("latency_ns").at("samples").get<int>();
+                    CHECK(samples + (reliable ? 0 : i.at("lost").get<int>()) == 2000);
+                } else if (reliable) {
+                    CHECK(i.at("messages_sent") == 2000);
+                    CHECK(i.at("messages_received") == 2000);
+                } else {
+                    CHECK(i.at("messages_received") <= i.at("messages_sent"));
+                }
+                // The side named in the settings is the side that ran, and says so.
+                CHECK(r.at("sender").at("implementation") == r.at("settings").at("sender_impl"));
+                CHECK(r.at("receiver").at("implementation") ==
+                      r.at("settings").at("receiver_impl"));
+            }
+        }
+    }
+}
+
+void passes_check(const std::string &name) {
+    if (!usable_kits().contains(name)) IPCBENCH_SKIP("the " << name << " kit was not built");
+    const auto run = run_ipchost({"check", "--impl", name}, {}, 170);
+    INFO(run.out);
+    CHECK(run.exit_code == 0);
+    CHECK(run.out.find("FAIL") == std::string::npos);
+    CHECK_THAT(run.out, Catch::Contains(" 0 failed"));
+}
+
+}  // namespace
+
+TEST_CASE("the go kit on either side meets the native worker byte for byte", "[kits]") {
+    meets_native("go");
+}
+
+TEST_CASE("the python kit on either side meets the native worker byte for byte", "[kits]") {
+    meets_native("python");
+}
+
+TEST_CASE("ipchost --list finds the go and python kits with their runtimes, roles and transports",
+          "[kits]") {
+    const json kits = usable_kits();
+    if (!kits.contains("python")) IPCBENCH_SKIP("the python kit was not built (no python3)");
+    CHECK(kits["python"]["runtime"].get<std::string>().rfind("CPython 3.", 0) == 0);
+    CHECK(kits["python"]["roles"].size() == 4);
+    CHECK(kits["python"]["transports"].size() == 4);
+    if (!kits.contains("go")) IPCBENCH_SKIP("the go kit was not built (no go)");
+    CHECK(kits["go"]["runtime"].get<std::string>().rfind("go1.", 0) == 0);
+    CHECK(kits["go"]["transports"].size() == 6);
+    // The table too, beside the transports.
+    const auto table = run_ipchost({"--list"});
+    CHECK(table.out.find("\ngo ") != std::string::npos);
+    CHECK(table.out.find("\npython ") != std::string::npos);
+}
+
+TEST_CASE("each kit side is measured from outside, and a kit's runtime figures come along",
+          "[kits]") {
+    const json kits = usable_kits();
+    if (!kits.contains("go")) IPCBENCH_SKIP("the go kit was not built (no go)");
+    const auto results = run_json({"--plugin", "pipe.fifo", "--mode", "throughput", "--size", "64",
+                                   "--count", "200000", "--impl", "receiver=go"});
+    REQUIRE(results.size() == 1);
+    const auto &receiver = results[0].at("receiver");
+    CHECK(receiver.at("runtime").get<std::string>().rfind("go1.", 0) == 0);
+    // The receiver busy-reads: the kernel saw a good part of a core and a resident process.
+    CHECK(receiver.at("outside_cpu_percent").get<double>() > 20);
+    CHECK(receiver.at("outside_max_rss_kib").get<long>() > 500);
+    CHECK(receiver.at("kit").contains("gc_cycles"));
+    // The native sender is measured the same way.
+    CHECK(results[0].at("sender").at("outside_cpu_percent").get<double>() > 20);
+}
+
+TEST_CASE("a broken kit fails its own cases with the reason, and the others still run", "[kits]") {
+    ipcbench::test::temp_dir dir;
+    struct broken {
+        const char *name, *mode;
+        const char *expected;  // in the failed case's error, or in --list's problem
+    };
+    const broken kits[] = {
+        {"crasher", "crash-at-hello", "process died (exit code 3)"},
+        {"hanger", "hang", "did not answer 'hello' in time"},
+        {"future", "wrong-version", "speaks worker protocol 2.0; this ipchost speaks 1.0"},
+        {"impostor", "wrong-name", "says it is 'native' in its hello"},
+    };
+    for (const auto &k : kits) write_kit(dir.path(), k.name, k.mode);
+    write_kit(dir.path(), "noruntime", "",
+              R"({"kit_manifest": 1, "name": "noruntime", "language": "Nothing",
+                  "worker": ["no-such-runtime-ipcbench"], "runtime_version": ["no-such-runtime-ipcbench"],
+                  "protocol": ["1.0"], "roles": ["receiver"], "transports": ["pipe.fifo"]})");
+    write_kit(dir.path(), "badfield", "",
+              R"({"kit_manifest": 1, "name": "badfield", "language": "Python",
+                  "worker": "python3 worker.py", "runtime_version": ["python3", "--version"],
+                  "protocol": ["1.0"], "roles": ["receiver"], "transports": ["pipe.fifo"]})");
+
+    const auto list = json::parse(
+        run_ipchost({"--list", "--format", "json", "--kit-dir", dir.path()}).out)["kits"];
+    std::map<std::string, json> by_name;
+    for (const auto &k : list) by_name[k["name"].get<std::string>()] = k;
+    CHECK(by_name["noruntime"]["problem"].get<std::string>().find(
+              "'no-such-runtime-ipcbench' is not on PATH") != std::string::npos);
+    CHECK(by_name["badfield"]["problem"].get<std::string>().find("'worker'") != std::string::npos);
+    CHECK(by_name["crasher"]["usable"] == true);
+
+    for (const auto &k : kits) {
+        DYNAMIC_SECTION(k.mode) {
+            int code = 0;
+            const auto results =
+                run_json({"--kit-dir", dir.path(), "--plugin", "pipe.fifo", "--mode", "throughput",
+                          "--size", "64", "--count", "1000", "--timeout", "15", "--impl",
+                          std::string("receiver=native,") + k.name},
+                         &code);
+            REQUIRE(results.size() == 2);
+            CHECK(results[0]["status"] == "ok");
+            CHECK(results[0]["integrity"]["messages_received"] == 1000);
+            CHECK(results[1]["status"] == "failed");
+            CHECK_THAT(results[1]["error"].get<std::string>(), Catch::Contains(k.expected));
+            CHECK(code == 1);
+        }
+    }
+    SECTION("a kit that cannot run fails with the reason --list gives") {
+        const auto results =
+            run_json({"--kit-dir", dir.path(), "--plugin", "pipe.fifo", "--mode", "throughput",
+                      "--size", "64", "--count", "100", "--impl", "receiver=native,noruntime"});
+        REQUIRE(results.size() == 2);
+        CHECK(results[0]["status"] == "ok");
+        CHECK_THAT(results[1]["error"].get<std::string>(),
+                   Catch::Contains("its runtime is missing"));
+    }
+    SECTION("an unknown kit name is a usage error naming the folders searched") {
+        const auto run =
+            run_ipchost({"--kit-dir", dir.path(), "--plugin", "pipe.fifo", "--impl", "nosuch"});
+        CHECK(run.exit_code == 2);
+        CHECK_THAT(run.err, Catch::Contains("no kit of that name in " + dir.path()));
+    }
+    CHECK(ipcbench::test::tagged_processes().empty());
+}
+
+TEST_CASE("check --impl catches a kit that miscounts or ignores the version, by name", "[kits]") {
+    ipcbench::test::temp_dir dir;
+    write_kit(dir.path(), "liar", "miscount");
+    write_kit(dir.path(), "lax", "ignore-version");
+    auto run = run_ipchost(
+        {"check", "--kit-dir", dir.path(), "--impl", "liar", "--plugin", "pipe.fifo"}, {}, 170);
+    INFO(run.out);
+    CHECK(run.exit_code == 1);
+    CHECK_THAT(run.out, Catch::Contains("FAIL pipe.fifo          send 100 B          "
+                                        "messages_sent 20001 where 20000 were asked for"));
+    CHECK_THAT(run.out, Catch::Contains("PASS pipe.fifo          receive 100 B"));
+    run = run_ipchost({"check", "--kit-dir", dir.path(), "--impl", "lax", "--plugin", "pipe.fifo"},
+                      {}, 170);
+    INFO(run.out);
+    CHECK(run.exit_code == 1);
+    CHECK_THAT(run.out, Catch::Contains("FAIL protocol           version refused"));
+}
+
+TEST_CASE("check --impl go passes", "[kits]") {
+    passes_check("go");
+}
+
+TEST_CASE("check --impl python passes", "[kits]") {
+    passes_check("python");
+}

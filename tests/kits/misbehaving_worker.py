@@ -1,0 +1,57 @@
+#!/usr/bin/env python3
+"""A kit worker that breaks the protocol on purpose, one way per MODE, so the suite can show
+that each check of ipchost (a run, ipchost check --impl) catches it:
+
+  crash-at-hello  exits with code 3 before saying anything
+  hang            says nothing, ever
+  wrong-version   offers worker protocol 2.0 only
+  wrong-name      says it is another implementation than its manifest
+  miscount        a real Python worker whose sender reports one message more than it sent
+  ignore-version  takes a welcome it did not offer, and messages before the welcome
+"""
+
+import os
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "kits", "python"))
+
+from ipcbench_kit import loops, session  # noqa: E402
+
+
+def main():
+    mode, fd = sys.argv[1], int(sys.argv[sys.argv.index("--control-socket") + 1])
+    if mode == "crash-at-hello":
+        sys.exit(3)
+    if mode == "hang":
+        while True:
+            time.sleep(60)
+    import socket
+    sock = socket.socket(fileno=fd)
+    name = sys.argv[2] if sys.argv[2] != "--control-socket" else "broken"
+    if mode == "wrong-version":
+        session.VERSIONS[:] = ["2.0"]
+    if mode == "wrong-name":
+        return session.Session(sock, "native").serve()
+    if mode == "miscount":
+        real = loops.run_sender
+
+        def lying_sender(*args):
+            result = real(*args)
+            result["messages_sent"] += 1
+            return result
+        loops.run_sender = lying_sender
+    if mode == "ignore-version":
+        class Lax(session.Session):
+            def dispatch(self, kind, m):
+                self.welcomed = True
+                if kind == "welcome":
+                    return False
+                return super().dispatch(kind, m)
+        return Lax(sock, name).serve()
+    return session.Session(sock, name).serve()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
