@@ -7,6 +7,7 @@
 
 #include "control/control_channel.hpp"
 #include "control/frame_codec.hpp"
+#include "control/worker_messages.hpp"
 #include "harness/orchestrator.hpp"
 #include "platform/child_process.hpp"
 #include "platform/monotonic_clock.hpp"
@@ -153,9 +154,9 @@ public:
     // hello, then welcome with the version it offered: "" or what went wrong.
     std::string open(json *hello = nullptr) {
         const auto h = next(10);
-        if (!h || h->value("type", "") != "hello") return "no hello within 10 s";
+        if (!h || !control::is(*h, control::message_kind::hello)) return "no hello within 10 s";
         if (hello) *hello = *h;
-        send({{"type", "welcome"}, {"protocol", "1.0"}});
+        send(control::write_message(control::worker_welcome{"1.0"}));
         return "";
     }
 
@@ -167,7 +168,7 @@ private:
 // The text of an error reply, or why there was none.
 std::string error_text(const std::optional<json> &m) {
     if (!m) return "";
-    if (m->value("type", "") != "error") return "";
+    if (!control::is(*m, control::message_kind::error)) return "";
     return m->value("message", std::string("(no message)"));
 }
 
@@ -180,6 +181,17 @@ check_result protocol_check(const char *name, const std::function<std::string()>
         out.detail = e.what();
     }
     return out;
+}
+
+// One send endpoint of a 64-byte case.
+control::setup_request setup_of(const std::string &transport, control::endpoint_role role,
+                                const std::string &address) {
+    control::setup_request setup;
+    setup.transport = transport;
+    setup.role = role;
+    setup.endpoints = {{control::endpoint_direction::send, address}};
+    setup.max_message_size = 64;
+    return setup;
 }
 
 // A message answered by an error that names `word`; what came instead otherwise.
@@ -210,26 +222,22 @@ std::vector<check_result> protocol_checks(const kit::kit_info &k) {
         session s(k);
         if (!s.next(10)) return std::string("no hello within 10 s");
         const std::string first =
-            expect_error(s, {{"type", "welcome"}, {"protocol", "9.9"}}, "9.9");
+            expect_error(s, control::write_message(control::worker_welcome{"9.9"}), "9.9");
         if (first.rfind("ok", 0) != 0) return "a welcome with a version it did not offer: " + first;
-        return expect_error(s, {{"type", "connect"}, {"timeout_ns", 1000}}, "welcome");
+        return expect_error(s, control::write_message(control::connect_request{1000}), "welcome");
     }));
     out.push_back(protocol_check("unknown message", [&] {
         session s(k);
         if (auto e = s.open(); !e.empty()) return e;
-        return expect_error(s, {{"type", "bogus_kind"}}, "bogus_kind");
+        return expect_error(s, control::message_of_no_kind("bogus_kind"), "bogus_kind");
     }));
     out.push_back(protocol_check("malformed field", [&] {
         session s(k);
         if (auto e = s.open(); !e.empty()) return e;
-        return expect_error(s,
-                            {{"type", "setup"},
-                             {"transport", k.manifest.transports.front()},
-                             {"role", "creator"},
-                             {"endpoints", "not a list"},
-                             {"options", json::object()},
-                             {"max_message_size", 64}},
-                            "endpoints");
+        json setup = control::write_message(
+            setup_of(k.manifest.transports.front(), control::endpoint_role::creator, ""));
+        setup["endpoints"] = "not a list";
+        return expect_error(s, setup, "endpoints");
     }));
     out.push_back(protocol_check("garbage frame", [&] {
         session s(k);
@@ -262,21 +270,17 @@ check_result connect_timeout_check(const kit::kit_info &k) {
         return protocol_check("connect timeout", [&, id = id, address = address] {
             session s(k);
             if (auto e = s.open(); !e.empty()) return e;
-            s.send({{"type", "setup"},
-                    {"transport", id},
-                    {"role", "connector"},
-                    {"endpoints", json::array({{{"direction", "send"}, {"address", address}}})},
-                    {"options", json::object()},
-                    {"max_message_size", 64}});
+            s.send(
+                control::write_message(setup_of(id, control::endpoint_role::connector, address)));
             const auto opened = s.next(5);
-            if (!opened || opened->value("type", "") != "opened")
+            if (!opened || !control::is(*opened, control::message_kind::opened))
                 return "setup of a " + std::string(id) + " connector: " +
                        (opened ? opened->dump().substr(0, 200) : std::string("no answer"));
             const std::int64_t start = platform::now_ns();
-            s.send({{"type", "connect"}, {"timeout_ns", 300'000'000}});
+            s.send(control::write_message(control::connect_request{300'000'000}));
             const auto reply = s.next(5);
             const double took = static_cast<double>(platform::now_ns() - start) / 1e9;
-            if (!reply || reply->value("type", "") != "error")
+            if (!reply || !control::is(*reply, control::message_kind::error))
                 return std::string("no error within 5 s for a connect that cannot succeed");
             if (reply->value("status", 0) != IPCB_E_TIMEOUT)
                 return fmt::format("status {} where IPCB_E_TIMEOUT (-1) was due: {}",

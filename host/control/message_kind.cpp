@@ -65,6 +65,10 @@ nlohmann::json message(message_kind kind, nlohmann::json fields) {
     return fields;
 }
 
+nlohmann::json message_of_no_kind(const std::string &type) {
+    return {{"type", type}};
+}
+
 message_kind kind_of(const nlohmann::json &m) {
     const auto &type = m.at("type").get_ref<const std::string &>();
     if (auto kind = message_kind_from(type)) return *kind;

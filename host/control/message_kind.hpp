@@ -47,6 +47,9 @@ std::vector<std::string> names_where(bool message_kind_info::*property);
 
 // A message of kind k: {"type": name} and the given fields.
 nlohmann::json message(message_kind k, nlohmann::json fields = nlohmann::json::object());
+// A message whose type is no kind of ours, `type`: what a conformance check sends a worker to
+// see it refused by name.
+nlohmann::json message_of_no_kind(const std::string &type);
 // The kind of a received message (one whose "type" the frame decoder found to be a string);
 // throws protocol_error naming the type when it is no kind of this list.
 message_kind kind_of(const nlohmann::json &m);

@@ -445,8 +445,8 @@ void worker_pair::shut_down(bool polite) {
             spdlog::warn("{}: could not remove {}", transport_.id, problem);
     // Both workers are gone: any child of ipchost left now was started by plugin code.
     for (const auto &escaped : platform::kill_escaped_children())
-        spdlog::warn("{}: a process the plugin left behind, {}, was killed", transport_.id,
-                     escaped);
+        spdlog::warn("{}: a process the plugin or a kit's worker left behind, {}, was killed",
+                     transport_.id, escaped);
     addresses_.clear();
     server_.reset();
     client_.reset();

@@ -238,3 +238,100 @@ TEST_CASE("check --impl go passes", "[kits]") {
 TEST_CASE("check --impl python passes", "[kits]") {
     passes_check("python");
 }
+
+namespace {
+
+// Kits replay-SIDE that play the recorded side of a transcript (tests/kits/replay_worker.py).
+void write_replay_kits(const std::string &dir, const std::string &transcript,
+                       const std::vector<std::string> &sides) {
+    for (const auto &side : sides) {
+        const std::string name = "replay-" + side;
+        std::filesystem::create_directories(dir + "/" + name);
+        std::ofstream(dir + "/" + name + "/ipcbench-kit.json") << json{
+            {"kit_manifest", 1},
+            {"name", name},
+            {"language", "Python"},
+            {"worker",
+             {"python3", std::string(SOURCE_DIR) + "/tests/kits/replay_worker.py", transcript, side,
+              name}},
+            {"runtime_version", {"python3", "--version"}},
+            {"protocol", {"1.0"}},
+            {"roles", {"sender", "receiver", "pinger", "ponger"}},
+            {"transports", {"pipe.fifo", "socket.unix"}}}.dump();
+    }
+}
+
+// The recorded worker's answer to its run: its result message.
+json recorded_result(const std::string &transcript, const std::string &side) {
+    std::ifstream in(transcript);
+    std::string line;
+    while (std::getline(in, line)) {
+        const json e = json::parse(line);
+        if (e["side"] == side && e["message"]["type"] == "result") return e["message"];
+    }
+    return nullptr;
+}
+
+}  // namespace
+
+TEST_CASE("the golden transcripts replay against ipchost message for message", "[kits]") {
+    if (!usable_kits().contains("python")) IPCBENCH_SKIP("no python3 for the replaying worker");
+    ipcbench::test::temp_dir dir;
+    const std::string transcripts = std::string(SOURCE_DIR) + "/docs/worker-protocol/transcripts/";
+    SECTION("throughput: pipe.fifo, 1000 x 32 B") {
+        const std::string t = transcripts + "throughput.jsonl";
+        write_replay_kits(dir.path(), t, {"sender", "receiver"});
+        const auto results =
+            run_json({"--kit-dir", dir.path(), "--plugin", "pipe.fifo", "--mode", "throughput",
+                      "--size", "32", "--count", "1000", "--warmup", "0", "--impl",
+                      "sender=replay-sender", "--impl", "receiver=replay-receiver"});
+        REQUIRE(results.size() == 1);
+        INFO(results[0].dump().substr(0, 800));
+        REQUIRE(results[0]["status"] == "ok");
+        const json received = recorded_result(t, "receiver");
+        CHECK(results[0]["integrity"]["messages_received"] ==
+              received["parts"][0]["messages_received"]);
+        CHECK(results[0]["integrity"]["messages_received"] == 1000);
+    }
+    SECTION("latency: socket.unix, 100 round trips") {
+        const std::string t = transcripts + "latency.jsonl";
+        write_replay_kits(dir.path(), t, {"pinger", "ponger"});
+        const auto results =
+            run_json({"--kit-dir", dir.path(), "--plugin", "socket.unix", "--mode", "latency",
+                      "--size", "32", "--count", "100", "--warmup", "0", "--impl",
+                      "pinger=replay-pinger", "--impl", "ponger=replay-ponger"});
+        REQUIRE(results.size() == 1);
+        INFO(results[0].dump().substr(0, 800));
+        REQUIRE(results[0]["status"] == "ok");
+        const json pinged = recorded_result(t, "pinger");
+        CHECK(results[0]["latency_ns"]["samples"] == pinged["parts"][0]["round_trips"]);
+        CHECK(results[0]["latency_ns"]["max"] == pinged["parts"][0]["histogram"]["max"]);
+    }
+    SECTION("failing: the kit refuses an option at setup") {
+        const std::string t = transcripts + "failing.jsonl";
+        write_replay_kits(dir.path(), t, {"sender", "receiver"});
+        int code = 0;
+        const auto results =
+            run_json({"--kit-dir", dir.path(), "--plugin", "pipe.fifo", "--mode", "throughput",
+                      "--size", "32", "--count", "10", "--warmup", "0", "--opt", "splice=vmsplice",
+                      "--impl", "sender=replay-sender", "--impl", "receiver=replay-receiver"},
+                     &code);
+        REQUIRE(results.size() == 1);
+        CHECK(results[0]["status"] == "failed");
+        CHECK_THAT(results[0]["error"].get<std::string>(),
+                   Catch::Contains("this kit runs pipe.fifo with splice=none only"));
+        CHECK(code == 1);
+    }
+    SECTION("a host that sends another message than the transcript is caught") {
+        // The throughput transcript replayed against a case of another size: the setup differs.
+        write_replay_kits(dir.path(), transcripts + "throughput.jsonl", {"sender", "receiver"});
+        const auto results =
+            run_json({"--kit-dir", dir.path(), "--plugin", "pipe.fifo", "--mode", "throughput",
+                      "--size", "64", "--count", "1000", "--warmup", "0", "--impl",
+                      "sender=replay-sender", "--impl", "receiver=replay-receiver"});
+        REQUIRE(results.size() == 1);
+        CHECK(results[0]["status"] == "failed");
+        CHECK_THAT(results[0]["error"].get<std::string>(),
+                   Catch::Contains("message.max_message_size is 64, the transcript has 32"));
+    }
+}
