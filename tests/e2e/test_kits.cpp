@@ -6,8 +6,10 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <string>
 
+#include "support/json_schema.hpp"
 #include "support/process_runner.hpp"
 #include "support/skip.hpp"
 
@@ -334,4 +336,35 @@ TEST_CASE("the golden transcripts replay against ipchost message for message", "
         CHECK_THAT(results[0]["error"].get<std::string>(),
                    Catch::Contains("message.max_message_size is 64, the transcript has 32"));
     }
+}
+
+TEST_CASE("every message of the golden transcripts fits the published message schema", "[kits]") {
+    const std::string root = std::string(SOURCE_DIR) + "/docs/worker-protocol/";
+    std::ifstream schema_file(root + "messages.schema.json");
+    const json schema = json::parse(schema_file);
+    std::size_t checked = 0;
+    std::set<std::string> kinds;
+    for (const char *name : {"throughput", "latency", "failing"}) {
+        std::ifstream in(root + "transcripts/" + name + ".jsonl");
+        std::string line;
+        while (std::getline(in, line)) {
+            const json message = json::parse(line).at("message");
+            INFO(name << ": " << message.dump().substr(0, 300));
+            CHECK(ipcbench::test::schema_problems(schema, message).empty());
+            kinds.insert(message.at("type").get<std::string>());
+            ++checked;
+        }
+    }
+    CHECK(checked > 40);
+    // A case's whole conversation is in them.
+    for (const char *kind : {"hello", "welcome", "setup", "opened", "connect", "connected", "run",
+                             "sent", "sender_done", "result", "close", "closed", "error"})
+        CHECK(kinds.count(kind) == 1);
+    // The schema is no formality: what a worker must refuse, it refuses.
+    CHECK_FALSE(ipcbench::test::schema_problems(schema, json{{"type", "bogus"}}).empty());
+    CHECK_FALSE(
+        ipcbench::test::schema_problems(schema, json{{"type", "setup"}, {"role", "creator"}})
+            .empty());
+    CHECK_FALSE(ipcbench::test::schema_problems(schema, json{{"type", "welcome"}, {"protocol", 1}})
+                    .empty());
 }

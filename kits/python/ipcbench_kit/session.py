@@ -179,6 +179,9 @@ class Session:
             part, target, args, progress = tasks[0]
             progress.poll_control = lambda: self.pass_counts(tasks, self.channel.poll())
             loops.guarded(part, target, progress, *args)
+            if part == "send" and not progress.result["error"]:
+                # What an unreliable receiver waits for, as serve_run sends it.
+                self.channel.send({"type": "sent", "streams": [progress.result["messages_sent"]]})
         else:
             threads = [threading.Thread(target=loops.guarded, args=(t[0], t[1], t[3], *t[2]),
                                         daemon=True) for t in tasks]
