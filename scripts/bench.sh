@@ -9,13 +9,16 @@
 #  4. Many streams: --streams 1..10000 per engine (--io threads, epoll, uring), against plain
 #     epoll and io_uring loops (scripts/bench/epollref.c, uringref.c) and iperf3 -P 128, with
 #     set-up rate, fairness, RSS/stream.
+#  5. Kits: each kit against a plain loop in its own language doing the same calls, and a kit
+#     reader against the native one.
 # Each compared pair runs alternately, pinned the same way (sender CPU 0, receiver CPU 1); a
 # ratio is the median of the per-round ratios, so the drift of a shared machine cancels out, and
 # carries its 95 % interval (a bootstrap of that median over the rounds). Rounds are added, from
 # ROUNDS (5) up to MAX_ROUNDS (15), until the interval is within +/-5 % of the ratio; rows that
 # never got there are listed at the end as unresolved. Prints Markdown; `--write-docs` also
 # writes docs/benchmarks.md. DURATION (0.5 s per run) tunes it; QUICK=1 runs one size per
-# transport and fewer stream counts (a smoke run); ONLY=shm-wait runs the shm.ring wait rows alone.
+# transport and fewer stream counts (a smoke run); ONLY=shm-wait runs the shm.ring wait rows alone,
+# ONLY=kits the kit rows (section 5) alone.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 rounds="${ROUNDS:-5}"
@@ -136,6 +139,72 @@ out="$work/bench.md"
   echo "|---|---:|---|---:|---:|---:|---|---:|"
 } >"$out"
 
+# Kits (kits/go, kits/python) against a plain loop in their own language making the same calls
+# (scripts/bench/plainloop-go, plainloop.py): both sides the kit, not pinned (a runtime's own
+# threads go where its scheduler puts them, as in the plain loop); and a kit reader against
+# ipchost's native reader with the same native writer: the answer kit users came for.
+kit_section() {
+  {
+    echo
+    echo "## 5. Kits: workers in Go and Python"
+    echo
+    echo "### Each kit against a plain loop in its language, both sides that language (target: ratio >= 0.95 for throughput, <= 1.05 for the round trip)"
+    echo
+    echo "| kit | transport | size | figure | ipchost --impl KIT | plain loop | ratio | meets |"
+    echo "|---|---|---:|---|---:|---:|---:|---|"
+  } >>"$out"
+  local kits=()
+  "$ipchost" --list --format json | jq -e '.kits[] | select(.name == "go" and .usable)' >/dev/null && kits+=(go)
+  "$ipchost" --list --format json | jq -e '.kits[] | select(.name == "python" and .usable)' >/dev/null && kits+=(python)
+  if [ ${#kits[@]} = 0 ]; then echo "(no kit built: scripts/install-deps.sh --kits)" >>"$out"; return; fi
+  (cd "$root/scripts/bench/plainloop-go" && GOCACHE="$work/gocache" GOFLAGS=-mod=mod go build -o "$work/plainloop-go" .) 2>/dev/null || true
+  kit_json() {  # kit mode transport size [options...]
+    local k="$1" mode="$2" t="$3" s="$4"
+    shift 4
+    "$ipchost" --plugin "$t" --mode "$mode" --size "$s" --duration "$duration" --warmup 0.1 \
+      --format json --impl "$@" 2>/dev/null | jq -c '.results[0]' 2>/dev/null || echo '{}'
+  }
+  kit_tput() { kit_json "$2" throughput "$3" "$4" "$1" | jq -r '.throughput.bytes_per_sec // 0'; }
+  kit_p50() { kit_json "$2" latency "$3" "$4" "$1" | jq -r '.latency_ns.p50 // 0'; }
+  plain_of() { [ "$1" = go ] && echo "$work/plainloop-go" || echo "python3 $root/scripts/bench/plainloop.py"; }
+  plain_tput() { $(plain_of "$1") tput "$2" "$3" "$duration" | sed -n 's/.*mb_per_sec=\([0-9.]*\).*/\1/p' | awk '{print $1 * 1e6}'; }
+  plain_p50() { $(plain_of "$1") lat "$2" "$3" "$duration" | sed -n 's/.*p50_ns=\([0-9]*\).*/\1/p'; }
+  local k
+  for k in "${kits[@]}"; do
+    for row in "pipe.fifo fifo 32" "pipe.fifo fifo 1024" "socket.unix unix 32" "socket.unix unix 1024"; do
+      set -- $row
+      alternate "kit_tput $k $k $1 $3" "plain_tput $k $2 $3" "$k $1 $3 vs plain loop"
+      printf '| %s | %s | %s | MB/s | %.1f | %.1f | %s | %s |\n' "$k" "$1" "$3" \
+        "$(awk -v x="$ours" 'BEGIN {print x/1e6}')" "$(awk -v x="$theirs" 'BEGIN {print x/1e6}')" \
+        "$rat_text" "$(verdict "$rat" ">=" 0.95)" >>"$out"
+    done
+    alternate "kit_p50 $k $k socket.unix 32" "plain_p50 $k unix 32" "$k socket.unix p50 vs plain loop"
+    printf '| %s | socket.unix | 32 | round trip p50 | %.1f µs | %.1f µs | %s | %s |\n' "$k" \
+      "$(awk -v x="$ours" 'BEGIN {print x/1e3}')" "$(awk -v x="$theirs" 'BEGIN {print x/1e3}')" \
+      "$rat_text" "$(verdict "$rat" "<=" 1.05)" >>"$out"
+  done
+  {
+    echo
+    echo "### A kit reader against ipchost's native reader, the same native writer"
+    echo
+    echo "| reader | transport | size | kit MB/s | native MB/s | kit / native |"
+    echo "|---|---|---:|---:|---:|---:|"
+  } >>"$out"
+  for k in "${kits[@]}"; do
+    for row in "pipe.fifo 32" "pipe.fifo 1024" "socket.unix 1024" "socket.tcp 1024"; do
+      set -- $row
+      alternate "kit_tput receiver=$k $k $1 $2" "kit_tput receiver=native native $1 $2" "$k reader vs native, $1 $2"
+      printf '| %s | %s | %s | %.1f | %.1f | %s |\n' "$k" "$1" "$2" \
+        "$(awk -v x="$ours" 'BEGIN {print x/1e6}')" "$(awk -v x="$theirs" 'BEGIN {print x/1e6}')" \
+        "$rat_text" >>"$out"
+    done
+  done
+}
+if [ "${ONLY:-}" = kits ]; then
+  kit_section
+  cat "$out"
+  exit 0
+fi
 # ONLY=shm-wait: the shm.ring default-wait rows alone (printed, never written to the docs).
 if [ "${ONLY:-}" != shm-wait ]; then
 pairs="pipe.fifo:fifo socket.unix:unix socket.tcp:tcp mq.sysv:sysv mq.posix:posix shm.ring:shm"
@@ -512,6 +581,8 @@ idle_limit=$((8 * 1024 + 16 * 10000))
   echo "$(jq -r '.integrity.messages_received' <<<"$idle") messages received, $(jq -r '.integrity.lost' <<<"$idle") lost,"
   echo "one-way p99 $(jq -r '(.latency_ns.p99 // 0) / 1000 | floor' <<<"$idle") µs."
 } >>"$out"
+
+kit_section
 
 if [ "${#unresolved[@]}" -gt 0 ]; then
   {

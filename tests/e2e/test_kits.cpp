@@ -70,9 +70,10 @@ void meets_native(const std::string &name) {
         const std::string t = transport.get<std::string>();
         DYNAMIC_SECTION(name << " on " << t) {
             const bool reliable = t != "udp.inet";
-            const auto results =
-                run_json({"--plugin", t, "--size", "200", "--count", "2000", "--verify", "--impl",
-                          "sender=native," + name, "--impl", "receiver=native," + name});
+            // --timeout: a case that hangs fails at its own watchdog, naming itself.
+            const auto results = run_json(
+                {"--plugin", t, "--size", "200", "--count", "2000", "--timeout", "20", "--verify",
+                 "--impl", "sender=native," + name, "--impl", "receiver=native," + name});
             REQUIRE(results.size() == 8);  // (throughput + latency) x 4 pairings
             for (const auto &r : results) {
                 INFO(r.dump().substr(0, 600));

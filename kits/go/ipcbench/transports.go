@@ -58,9 +58,20 @@ type OpenParams struct {
 type Factory func(p OpenParams) (Endpoint, error)
 
 var factories = map[string]Factory{}
+var builtins = map[string]Factory{}
 
-// Register makes a transport available under an id (plugin.variant).
+// Register makes a transport available under an id (plugin.variant); an adapter registered
+// under a built-in's id replaces it, and may wrap it through OpenBuiltin.
 func Register(id string, f Factory) { factories[id] = f }
+
+// OpenBuiltin opens the kit's own endpoint of p.Transport, whatever is registered over it.
+func OpenBuiltin(p OpenParams) (Endpoint, error) {
+	f, ok := builtins[p.Transport]
+	if !ok {
+		return nil, Fail(StatusUnsupported, "the kit has no built-in %s", p.Transport)
+	}
+	return f(p)
+}
 
 // Open opens an endpoint of a registered transport.
 func Open(p OpenParams) (Endpoint, error) {
@@ -77,12 +88,15 @@ func Open(p OpenParams) (Endpoint, error) {
 }
 
 func init() {
-	Register("pipe.fifo", openFifo)
-	Register("socket.unix", func(p OpenParams) (Endpoint, error) { return openSocket(p, false) })
-	Register("socket.tcp", func(p OpenParams) (Endpoint, error) { return openSocket(p, true) })
-	Register("udp.inet", openUDP)
-	Register("mq.sysv", openSysv)
-	Register("mq.posix", openPosixQueue)
+	builtins["pipe.fifo"] = openFifo
+	builtins["socket.unix"] = func(p OpenParams) (Endpoint, error) { return openSocket(p, false) }
+	builtins["socket.tcp"] = func(p OpenParams) (Endpoint, error) { return openSocket(p, true) }
+	builtins["udp.inet"] = openUDP
+	builtins["mq.sysv"] = openSysv
+	builtins["mq.posix"] = openPosixQueue
+	for id, f := range builtins {
+		factories[id] = f
+	}
 }
 
 // ParseBytes reads a byte count with suffixes K, M, G, as the plugins do.

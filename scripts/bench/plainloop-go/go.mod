@@ -1,0 +1,3 @@
+module plainloop
+
+go 1.19
