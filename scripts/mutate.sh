@@ -78,6 +78,11 @@ mutations=(
   # One timing core, settings kept, the default wait (issue 25).
   "host/report/json_report.cpp|              {\"settings\", c}};|              {\"settings\", model::case_settings{}}};|keeps every case setting"
   "plugins/shm/shm_ring.c|    return cpu >= 0 && atomic_load_explicit(&ep->ring->cpu[other], memory_order_relaxed) == cpu;|    return 0;|default wait sleeps at once"
+  # Typed messages and kits (issues 25, 26).
+  "host/worker/worker.cpp|                } else if (!welcomed_) {|                } else if (false) {|takes nothing before its welcome"
+  "host/conformance/kit_conformance.cpp|    if (d.count && i.messages_sent != expected)|    if (false)|catches a kit that miscounts"
+  "host/harness/orchestrator.cpp|    figures.outside_cpu_percent = (view.after->cpu_s - view.before->cpu_s) / wall_s * 100;||measured from outside"
+  "host/harness/worker_pair.cpp|    if (w.child && said != launch.implementation)|    if (false)|a broken kit fails its own cases"
 )
 
 echo "mutate: copying the tracked tree to $work"
