@@ -53,6 +53,15 @@ grep -q "^ipchost $version (plugin ABI 1\.[0-9]*)$" "$work/version.txt" || fail 
 for id in pipe.fifo socket.tcp mq.sysv udp.inet shm.ring; do
   grep -q "^$id " "$work/list.txt" || fail "--list of the unpacked package lacks $id"
 done
+# The kits built here are in the package, found from the installed ipchost, and run there.
+for kit in python go; do
+  [ -e "$build_dir/lib/ipcbench/kits/$kit/ipcbench-kit.json" ] || continue
+  grep -qx "./usr/lib/ipcbench/kits/$kit/ipcbench-kit.json" <<<"$contents" || fail "the package lacks the $kit kit"
+  grep -q "^$kit " "$work/list.txt" || fail "--list of the unpacked package lacks the $kit kit"
+  "$ipchost" -q --plugin pipe.fifo --mode throughput --size 64 --count 1000 --impl "receiver=$kit" \
+    --format csv >"$work/kit-$kit.csv" || fail "a run with the installed $kit kit"
+done
+if grep -q "__pycache__" <<<"$contents"; then fail "Python byte code in the package"; fi
 if command -v groff >/dev/null; then
   groff -man -Tutf8 -ww -z "$work/root/usr/share/man/man1/ipchost.1" 2>"$work/groff.txt" || true
   [ ! -s "$work/groff.txt" ] || { cat "$work/groff.txt" >&2; fail "the man page has roff warnings"; }
