@@ -349,6 +349,7 @@ std::vector<std::pair<std::string, std::string>> parse_implementations(
             "--impl KIT (both sides) and --impl ROLE=KIT exclude each other; name "
             "each side's list: --impl sender=native --impl receiver=native,go");
     std::vector<std::pair<std::string, std::string>> pairs;
+    pairs.reserve(both.size() + senders.size() * receivers.size() + 1);
     for (const auto &k : both) pairs.emplace_back(k, k);
     if (senders.empty()) senders = {"native"};
     if (receivers.empty()) receivers = {"native"};

@@ -5,6 +5,8 @@
 // manifest is read here, in the main ipchost process, which never runs a kit's code itself
 // except the runtime-version command (kit_registry.hpp).
 
+#include <cstddef>
+#include <cstdint>
 #include <filesystem>
 #include <string>
 #include <type_traits>
@@ -16,7 +18,7 @@ namespace ipcbench::kit {
 
 inline constexpr const char *manifest_file_name = "ipcbench-kit.json";
 inline constexpr int manifest_format = 1;  // the "kit_manifest" field
-inline constexpr std::size_t max_manifest_bytes = 64 * 1024;
+inline constexpr std::size_t max_manifest_bytes = std::size_t{64} * 1024;
 
 // The side a kit can take: a throughput sender or receiver, a latency pinger or ponger.
 enum class side_role { sender, receiver, pinger, ponger };

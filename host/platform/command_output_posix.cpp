@@ -65,6 +65,7 @@ command_output run_for_output(const std::vector<std::string> &argv, int timeout_
     }
     std::vector<std::string> storage(argv);
     std::vector<char *> args;
+    args.reserve(storage.size() + 1);
     for (auto &a : storage) args.push_back(a.data());
     args.push_back(nullptr);
     const pid_t parent = getpid();
@@ -125,7 +126,7 @@ std::string find_program(const std::string &program) {
     std::string folder;
     while (std::getline(folders, folder, ':')) {
         if (folder.empty()) continue;
-        const std::string candidate = folder + "/" + program;
+        std::string candidate = folder + "/" + program;
         if (executable(candidate)) return candidate;
     }
     return "";

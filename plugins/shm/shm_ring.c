@@ -168,8 +168,8 @@ static void choose_publishing(ipcb_endpoint *ep) {
     const int want = ep->can_lazy && !shares_cpu(ep);
     if (want == ep->lazy) return;
     if (want) {
-        atomic_store_explicit(&ep->ring->lazy[me], 1, memory_order_seq_cst);
-        atomic_thread_fence(memory_order_seq_cst);
+        /* A read-modify-write: a full barrier, before the first plain store. */
+        atomic_exchange_explicit(&ep->ring->lazy[me], 1, memory_order_seq_cst);
     } else {
         atomic_store_explicit(&ep->ring->lazy[me], 0, memory_order_release);
     }
