@@ -406,10 +406,11 @@ func summed(part string, streams []*LoopResult) map[string]interface{} {
 		if s.EndNs > sum.EndNs {
 			sum.EndNs = s.EndNs
 		}
-		sum.Usage.CPUUserS += s.Usage.CPUUserS
-		sum.Usage.CPUSysS += s.Usage.CPUSysS
-		sum.Usage.VoluntaryCS += s.Usage.VoluntaryCS
-		sum.Usage.InvolunCS += s.Usage.InvolunCS
+		// Each stream's usage is the process's over its window (loops.go): the largest.
+		if s.Usage.CPUUserS+s.Usage.CPUSysS > sum.Usage.CPUUserS+sum.Usage.CPUSysS {
+			sum.Usage.CPUUserS, sum.Usage.CPUSysS = s.Usage.CPUUserS, s.Usage.CPUSysS
+			sum.Usage.VoluntaryCS, sum.Usage.InvolunCS = s.Usage.VoluntaryCS, s.Usage.InvolunCS
+		}
 		sum.Usage.CPUsSeen |= s.Usage.CPUsSeen
 		if s.Histogram != nil {
 			if sum.Histogram == nil {

@@ -264,81 +264,160 @@ class Reader:
         return self.message
 
 
-def run_receiver(ep, job, progress):
+def fast_receive(ep, size, pattern, verify, tally, progress, usage):
+    """A reliable byte stream, unpaced: each message read straight into the buffer with the
+    endpoint's own call (FileIO.readinto, socket.recv_into), the header unpacked, counted.
+    The loop a plain Python reader runs, plus the header and the count."""
+    buf = bytearray(size)
+    view = memoryview(buf)
+    read = ep.raw_recv_into
+    unpack = U64.unpack_from
+    received = warm = corrupted = 0
+    expected = -1  # the next sequence number in order; -1 before the first
+    tracker = tally["tracker"]
+    first = end = 0
+    ended_by = "closed"
+    while True:
+        try:
+            n = read(view)
+        except ConnectionResetError:
+            n = 0
+        if n != size:
+            while 0 < n < size:
+                try:
+                    more = read(view[n:])
+                except ConnectionResetError:
+                    more = 0
+                if not more:
+                    n = 0
+                    break
+                n += more
+            if n != size:
+                end = now_ns() if received else 0
+                break
+        header = unpack(buf, 0)[0]
+        if header >> 62:
+            if header & dp.FLAG_END:
+                end, ended_by = now_ns(), "end-marker"
+                break
+            warm += 1
+            continue
+        if not received:
+            first = now_ns()
+            usage.start()
+            tracker.record(header)
+            expected = header + 1
+        elif header == expected:
+            expected += 1
+        else:
+            tracker.expected = expected
+            fresh = tracker.record(header)
+            expected = tracker.expected
+            if verify and fresh and not pattern.matches(buf, header):
+                corrupted += 1
+            received += 1
+            progress.messages = received
+            continue
+        received += 1
+        if verify and not pattern.matches(buf, header):
+            corrupted += 1
+        progress.messages = received
+    tracker.expected = max(expected, 0)
+    progress.expected_next = tracker.expected
+    tally.update(received=received, warm=warm, corrupted=corrupted, first=first, end=end,
+                 ended_by=ended_by)
+
+
+def general_receive(ep, job, pattern, tally, progress, usage):
+    """Any transport: datagrams, unreliable (polled every 20 ms), paced (one-way delays)."""
     c = job["case"]
-    size, reliable = c["size_bytes"], job["reliable"]
-    paced = c["rate_per_s"] > 0
-    pattern = dp.Pattern(size, dp.pattern_offset(paced))
-    verify = c["verify"]
+    size, reliable, verify = c["size_bytes"], job["reliable"], c["verify"]
     reader = Reader(ep, size)
-    result = blank_result("receive", ep.recv_call)
     timeout = None if reliable else dp.RECEIVER_QUIET_NS / 1e9
-    one_way = dp.Histogram() if paced else None
-    tracker = dp.SequenceTracker()
+    one_way = tally["one_way"]
+    tracker = tally["tracker"]
     received = warm = corrupted = 0
     first = last = end = 0
     ended_by = ""
-    usage = Usage()
     unpack = U64.unpack_from
     next_message = reader.next
+    while not ended_by:
+        try:
+            m = next_message(timeout)
+        except TimeoutError:
+            if progress.poll_control:
+                progress.poll_control()
+            if progress.peer_sent >= 0:
+                ended_by, end = "sender-done", last
+            continue
+        if m is None:
+            ended_by = "closed"
+            end = now_ns() if received else 0
+            break
+        header = unpack(m, 0)[0]
+        if header & dp.FLAG_END:
+            end, ended_by = now_ns(), "end-marker"
+            break
+        if header & dp.FLAG_WARMUP:
+            warm += 1
+            continue
+        if not received:
+            first = now_ns()
+            usage.start()
+        if one_way is not None or not reliable:
+            last = now_ns()
+        received += 1
+        seq = header & dp.SEQUENCE_MASK
+        if seq == tracker.expected and tracker.any:
+            tracker.expected = seq + 1
+            fresh = True
+        else:
+            fresh = tracker.record(seq)
+        if verify and fresh and not pattern.matches(m, seq):
+            corrupted += 1
+        if one_way is not None:
+            one_way.record(last - unpack(m, dp.TIMESTAMP_OFFSET)[0])
+        progress.messages = received
+        progress.expected_next = tracker.expected
+    tally.update(received=received, warm=warm, corrupted=corrupted, first=first, end=end,
+                 ended_by=ended_by)
+
+
+def run_receiver(ep, job, progress):
+    c = job["case"]
+    size = c["size_bytes"]
+    paced = c["rate_per_s"] > 0
+    pattern = dp.Pattern(size, dp.pattern_offset(paced))
+    result = blank_result("receive", ep.recv_call)
+    tally = {"tracker": dp.SequenceTracker(), "one_way": dp.Histogram() if paced else None,
+             "received": 0, "warm": 0, "corrupted": 0, "first": 0, "end": 0, "ended_by": ""}
+    usage = Usage()
+    fast = (job["reliable"] and ep.stream and not paced and
+            getattr(ep, "raw_recv_into", None) is not None)
     try:
-        while not ended_by:
-            try:
-                m = next_message(timeout)
-            except TimeoutError:
-                if progress.poll_control:
-                    progress.poll_control()
-                if progress.peer_sent >= 0:
-                    ended_by, end = "sender-done", last
-                continue
-            if m is None:
-                ended_by = "closed"
-                end = now_ns() if received else 0
-                break
-            header = unpack(m, 0)[0]
-            if header & dp.FLAG_END:
-                end = now_ns()
-                ended_by = "end-marker"
-                break
-            if header & dp.FLAG_WARMUP:
-                warm += 1
-                continue
-            if not received:
-                first = now_ns()
-                usage.start()
-            if one_way is not None or not reliable:
-                last = now_ns()
-            received += 1
-            seq = header & dp.SEQUENCE_MASK
-            if seq == tracker.expected and tracker.any:
-                tracker.expected = seq + 1
-                fresh = True
-            else:
-                fresh = tracker.record(seq)
-            if verify and fresh and not pattern.matches(m, seq):
-                corrupted += 1
-            if one_way is not None:
-                one_way.record(last - unpack(m, dp.TIMESTAMP_OFFSET)[0])
-            progress.messages = received
-            progress.expected_next = tracker.expected
+        if fast:
+            fast_receive(ep, size, pattern, c["verify"], tally, progress, usage)
+        else:
+            general_receive(ep, job, pattern, tally, progress, usage)
     except KitError as e:
         failed(result, e.status, f"recv: {e}")
     except OSError as e:
         failed(result, -11, f"recv: {e}")
+    tracker, received = tally["tracker"], tally["received"]
     progress.messages = received
     progress.expected_next = tracker.expected
     result["usage"] = usage.stop()
     result.update(messages_received=received, bytes_received=received * size,
-                  warmup_messages=warm, duplicates=tracker.duplicates,
+                  warmup_messages=tally["warm"], duplicates=tracker.duplicates,
                   out_of_order=tracker.out_of_order, beyond_window=tracker.beyond_window,
-                  corrupted=corrupted, first_ns=first, end_ns=end if received else first,
-                  ended_by=ended_by)
+                  corrupted=tally["corrupted"], first_ns=tally["first"],
+                  end_ns=tally["end"] if received else tally["first"], ended_by=tally["ended_by"])
     # The window runs from the first timed arrival to the end marker: `received` intervals;
     # ended by the last arrival it covers one fewer.
-    whole = ended_by in ("end-marker", "closed")
+    whole = tally["ended_by"] in ("end-marker", "closed")
     result["counted_messages"] = received if whole else max(0, received - 1)
-    if one_way is not None:
-        result["histogram"] = one_way.to_json()
+    if tally["one_way"] is not None:
+        result["histogram"] = tally["one_way"].to_json()
     return result
 
 

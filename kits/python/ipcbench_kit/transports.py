@@ -213,6 +213,7 @@ class FifoEndpoint(Endpoint):
         if self.direction == SEND:
             os.write(self.fd, b"H")
         self.file = io.FileIO(self.fd, "rb" if self.direction == RECV else "wb", closefd=False)
+        self.raw_recv_into = self.file.readinto  # the blocking read, for the loops' fast path
         # The loops call these directly: one Python call per message, as a plain loop would.
         self.send = self._send
         self.recv_into = self._recv_into
@@ -342,6 +343,7 @@ class SocketEndpoint(Endpoint):
             self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, int(self.nodelay))
         self.send = self.sock.sendall
         self._recv = self.sock.recv_into
+        self.raw_recv_into = self.sock.recv_into  # the blocking read, for the loops' fast path
 
     def _connect_peer(self, deadline):
         while True:
