@@ -92,14 +92,14 @@ const subCount = 1 << subBits
 
 // Histogram is ipchost's log-linear histogram of nanoseconds.
 type Histogram struct {
-	counts          map[int]uint64
+	counts          []uint64
 	count, sum, max uint64
 	min             uint64
 	any             bool
 }
 
 // NewHistogram is empty.
-func NewHistogram() *Histogram { return &Histogram{counts: map[int]uint64{}} }
+func NewHistogram() *Histogram { return &Histogram{counts: make([]uint64, subCount*(64-subBits+1))} }
 
 func bucketOf(v uint64) int {
 	if v < subCount {
@@ -149,9 +149,9 @@ func (h *Histogram) Merge(o *Histogram) {
 
 // JSON is the histogram as the protocol writes it.
 func (h *Histogram) JSON() map[string]interface{} {
-	buckets := make([][2]uint64, 0, len(h.counts))
-	for b := 0; b < subCount*(64-subBits+1); b++ {
-		if c, ok := h.counts[b]; ok {
+	buckets := [][2]uint64{}
+	for b, c := range h.counts {
+		if c > 0 {
 			buckets = append(buckets, [2]uint64{uint64(b), c})
 		}
 	}
