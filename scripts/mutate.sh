@@ -44,7 +44,7 @@ mutations=(
   "host/timed/stream_set.cpp|            report_failure_and_wait(*failure, channel);|            (void)failure;|one failing stream"
   "host/cli/command_line.cpp|        check_pacing(cmd);||pacing: impossible"
   "plugins/shm/shm_os_posix.c|return pid > 0 && kill(pid, 0) != 0 && errno == ESRCH;|return 0;|a receiver waiting on a crashed sender"
-  "plugins/udp/udp_endpoint.c|    if ((size_t)n > cap)|    if (false)|conformance.udp.inet"
+  "plugins/udp/udp_endpoint.c|    if ((size_t)n > cap)|    if ((size_t)n > cap + 65536)|conformance.udp.inet"
   "host/timed/receive_tally.hpp|if (sequences.record(seq) && j.settings.verify && !pattern.matches(m, seq)) ++corrupted;|sequences.record(seq);|verify finds nothing"
   "host/stats/sequence_tracker.hpp|if (highest_ - seq >= window) {|if (false) {|older than the window"
   "host/harness/placement_sampler.cpp|shared += together ? 1 : 0;|shared += 0;|placement"
