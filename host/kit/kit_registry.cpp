@@ -1,9 +1,7 @@
 #include "kit/kit_registry.hpp"
 
 #include <algorithm>
-#include <cstdlib>
 #include <future>
-#include <sstream>
 #include <system_error>
 #include <type_traits>
 
@@ -153,17 +151,8 @@ std::filesystem::path default_kit_folder() {
 
 std::vector<std::filesystem::path> kit_search_path(const std::vector<std::filesystem::path> &dirs) {
     std::vector<std::filesystem::path> folders(dirs.begin(), dirs.end());
-    if (const char *env = std::getenv("IPCBENCH_KIT_PATH")) {
-#if defined(_WIN32)
-        const char separator = ';';
-#else
-        const char separator = ':';
-#endif
-        std::stringstream list(env);
-        std::string entry;
-        while (std::getline(list, entry, separator))
-            if (!entry.empty()) folders.emplace_back(entry);
-    }
+    for (auto &f : plugin::folders_from_environment("IPCBENCH_KIT_PATH"))
+        folders.push_back(std::move(f));
     folders.push_back(default_kit_folder());
     return folders;
 }

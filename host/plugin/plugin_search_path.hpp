@@ -9,6 +9,9 @@ namespace ipcbench::plugin {
 // layout holds in the build tree and after `cmake --install`.
 std::filesystem::path default_plugin_folder();
 
+// The folders an environment variable lists (':'-separated; ';' on Windows), empty ones skipped.
+std::vector<std::filesystem::path> folders_from_environment(const char *name);
+
 // Search order: every --plugin-dir as given, then IPCBENCH_PLUGIN_PATH (':'-separated; ';' on
 // Windows), then the default folder (unless `include_default` is false).
 std::vector<std::filesystem::path> plugin_search_path(
