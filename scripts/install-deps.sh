@@ -2,7 +2,7 @@
 # Installs the Debian 12 packages ipcbench needs, if any is missing. Without flags: what
 # building and running ipchost needs (scripts/run.sh). `--test`: also what the test suite uses
 # (scripts/test.sh), the kits' runtimes included; `--kits`: the runtimes of the kits (workers in
-# Go and Python, kits/), for users who want --impl go or python; `--bench`: the peer tools
+# Go, Python and Java, kits/), for users who want --impl go, python or java; `--bench`: the peer tools
 # scripts/bench.sh compares with; `--windows`: the mingw-w64 cross compiler and wine, for the
 # Windows build and its tests.
 # Runs as root (CI, containers) or through sudo.
@@ -17,6 +17,7 @@ packages=(
 kit_packages=(
   golang-go  # kits/go: built by CMake where go is found
   python3    # kits/python: standard library only
+  openjdk-17-jdk-headless  # kits/java: javac, jni.h for its JNI library (queues, affinity)
 )
 test_packages=(
   catch2
