@@ -118,6 +118,39 @@ TEST_CASE("the python kit on either side meets the native worker byte for byte",
     meets_native("python");
 }
 
+TEST_CASE("the java kit on either side meets the native worker byte for byte", "[kits]") {
+    meets_native("java");
+}
+
+// What a JVM side adds: its runtime named, the collectors' and the JIT's work during the run
+// (MXBeans), every JVM thread where --affinity put it (the kit's JNI library), the queue it
+// reached over JNI counted exactly.
+TEST_CASE(
+    "a java side names its JVM, reports its collectors and JIT, and runs on the CPU it was given",
+    "[kits]") {
+    const json kits = usable_kits();
+    if (!kits.contains("java")) IPCBENCH_SKIP("the java kit was not built (no JDK)");
+    CHECK(kits["java"]["runtime"].get<std::string>().rfind("OpenJDK 1", 0) == 0);
+    CHECK(kits["java"]["transports"].size() == 6);
+    const auto results =
+        run_json({"--plugin", "mq.sysv", "--mode", "throughput", "--size", "1024", "--count",
+                  "20000", "--verify", "--impl", "receiver=java", "--affinity", "0,1"});
+    REQUIRE(results.size() == 1);
+    INFO(results[0].dump().substr(0, 1500));
+    REQUIRE(results[0].at("status") == "ok");
+    CHECK(results[0].at("integrity").at("messages_received") == 20000);
+    CHECK(results[0].at("integrity").at("corrupted") == 0);
+    const auto &receiver = results[0].at("receiver");
+    CHECK(receiver.at("implementation") == "java");
+    CHECK(receiver.at("runtime").get<std::string>().rfind("OpenJDK 1", 0) == 0);
+    CHECK(receiver.at("cpus") == json::array({1}));
+    const auto &kit = receiver.at("kit");
+    CHECK(kit.contains("gc_collections"));
+    CHECK(kit.contains("gc_pause_ns"));
+    // 20,000 messages through a fresh JVM: the JIT compiled the receive loop during the run.
+    CHECK(kit.at("jit_compile_ns").get<double>() > 0);
+}
+
 TEST_CASE("ipchost --list finds the go and python kits with their runtimes, roles and transports",
           "[kits]") {
     const json kits = usable_kits();
