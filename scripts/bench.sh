@@ -139,14 +139,14 @@ out="$work/bench.md"
   echo "|---|---:|---|---:|---:|---:|---|---:|"
 } >"$out"
 
-# Kits (kits/go, kits/python) against a plain loop in their own language making the same calls
-# (scripts/bench/plainloop-go, plainloop.py): both sides the kit, not pinned (a runtime's own
+# Kits (kits/go, kits/python, kits/java) against a plain loop in their own language making the
+# same calls (scripts/bench/plainloop-go, plainloop.py, PlainLoop.java): both sides the kit, not pinned (a runtime's own
 # threads go where its scheduler puts them, as in the plain loop); and a kit reader against
 # ipchost's native reader with the same native writer: the answer kit users came for.
 kit_section() {
   {
     echo
-    echo "## 5. Kits: workers in Go and Python"
+    echo "## 5. Kits: workers in Go, Python and Java"
     echo
     echo "### Each kit against a plain loop in its language, both sides that language (target: ratio >= 0.95 for throughput, <= 1.05 for the round trip)"
     echo
@@ -156,6 +156,7 @@ kit_section() {
   local kits=()
   "$ipchost" --list --format json | jq -e '.kits[] | select(.name == "go" and .usable)' >/dev/null && kits+=(go)
   "$ipchost" --list --format json | jq -e '.kits[] | select(.name == "python" and .usable)' >/dev/null && kits+=(python)
+  "$ipchost" --list --format json | jq -e '.kits[] | select(.name == "java" and .usable)' >/dev/null && kits+=(java)
   if [ ${#kits[@]} = 0 ]; then echo "(no kit built: scripts/install-deps.sh --kits)" >>"$out"; return; fi
   (cd "$root/scripts/bench/plainloop-go" && GOCACHE="$work/gocache" GOFLAGS=-mod=mod go build -o "$work/plainloop-go" .) 2>/dev/null || true
   kit_json() {  # kit mode transport size [options...]
@@ -166,7 +167,13 @@ kit_section() {
   }
   kit_tput() { kit_json "$2" throughput "$3" "$4" "$1" | jq -r '.throughput.bytes_per_sec // 0'; }
   kit_p50() { kit_json "$2" latency "$3" "$4" "$1" | jq -r '.latency_ns.p50 // 0'; }
-  plain_of() { [ "$1" = go ] && echo "$work/plainloop-go" || echo "python3 $root/scripts/bench/plainloop.py"; }
+  plain_of() {
+    case "$1" in
+      go) echo "$work/plainloop-go" ;;
+      java) echo "java -XX:-UsePerfData -Dplainloop.self=$root/scripts/bench/PlainLoop.java $root/scripts/bench/PlainLoop.java" ;;
+      *) echo "python3 $root/scripts/bench/plainloop.py" ;;
+    esac
+  }
   plain_tput() { $(plain_of "$1") tput "$2" "$3" "$duration" | sed -n 's/.*mb_per_sec=\([0-9.]*\).*/\1/p' | awk '{print $1 * 1e6}'; }
   plain_p50() { $(plain_of "$1") lat "$2" "$3" "$duration" | sed -n 's/.*p50_ns=\([0-9]*\).*/\1/p'; }
   local k
