@@ -51,14 +51,16 @@ stage tests suite "${IPCBENCH_TEST_BUILD_DIR:-$root/build-test}" "" \
 if [ "$fast" = 0 ]; then
   # The fault suite needs a crash to be a crash: the sanitizers must not turn SIGSEGV into
   # their own report and exit code. The SDK consumer and package tests and the ABI dump need
-  # plain builds (a package of a sanitized ipchost is not one anybody installs).
+  # plain builds (a package of a sanitized ipchost is not one anybody installs). The Java kit's
+  # tests run in the plain build only: the JVM is not sanitized, and the host side they drive
+  # is the one the Go and Python kit tests drive under the sanitizers.
   sanitized='-O1 -g1 -fno-omit-frame-pointer'
   ASAN_OPTIONS=handle_segv=0:detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
-    stage asan-ubsan suite "$root/build-asan" "sdk.consumer|package.deb|abi.baseline|netns" \
+    stage asan-ubsan suite "$root/build-asan" "sdk.consumer|package.deb|abi.baseline|netns|java" \
     -DCMAKE_BUILD_TYPE= -DCMAKE_C_FLAGS="$sanitized" -DCMAKE_CXX_FLAGS="$sanitized" \
     -DIPCBENCH_SANITIZE=address
   TSAN_OPTIONS=handle_segv=0:halt_on_error=1:suppressions="$root/tests/tsan.supp" \
-    stage tsan suite "$root/build-tsan" "sdk.consumer|package.deb|abi.baseline|netns" \
+    stage tsan suite "$root/build-tsan" "sdk.consumer|package.deb|abi.baseline|netns|java" \
     -DCMAKE_BUILD_TYPE= -DCMAKE_C_FLAGS="$sanitized" -DCMAKE_CXX_FLAGS="$sanitized" \
     -DIPCBENCH_SANITIZE=thread
   # The fuzzer uses one core: clang-tidy runs beside it.
