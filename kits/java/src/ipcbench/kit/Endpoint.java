@@ -2,6 +2,7 @@ package ipcbench.kit;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.channels.ReadableByteChannel;
 import java.util.Collections;
 import java.util.Map;
 
@@ -52,6 +53,11 @@ public abstract class Endpoint {
     /** What the transport really set, as text (pipe_size, sndbuf, nodelay...). */
     public Map<String, String> settings() throws IOException {
         return Collections.emptyMap();
+    }
+
+    /** A blocking byte channel the receive loop may read straight from, or null. */
+    public ReadableByteChannel channel() {
+        return null;
     }
 
     public abstract void close();

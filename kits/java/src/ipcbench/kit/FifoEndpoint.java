@@ -152,8 +152,8 @@ final class FifoEndpoint extends Endpoint {
         return file.read(buf);
     }
 
-    /** The raw channel, for the loops' fast path. */
-    FileChannel channel() {
+    @Override
+    public FileChannel channel() {
         return file;
     }
 

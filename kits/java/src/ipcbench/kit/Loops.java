@@ -353,8 +353,7 @@ final class Loops {
         Tally t = new Tally();
         if (paced) t.oneWay = new DataPlane.Histogram();
         Usage usage = new Usage();
-        ReadableByteChannel raw = ep instanceof FifoEndpoint ? ((FifoEndpoint) ep).channel()
-                : ep instanceof SocketEndpoint ? ((SocketEndpoint) ep).channel() : null;
+        ReadableByteChannel raw = ep.channel();
         try {
             if (job.reliable && ep.stream() && !paced && raw != null) fastReceive(raw, c, pattern, t, progress, usage);
             else generalReceive(ep, job, pattern, t, progress, usage);

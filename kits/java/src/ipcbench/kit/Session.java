@@ -2,8 +2,6 @@ package ipcbench.kit;
 
 import java.io.EOFException;
 import java.io.IOException;
-import java.lang.management.GarbageCollectorMXBean;
-import java.lang.management.ManagementFactory;
 import java.nio.channels.SocketChannel;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

@@ -168,7 +168,8 @@ final class SocketEndpoint extends Endpoint {
         }
     }
 
-    SocketChannel channel() {
+    @Override
+    public SocketChannel channel() {
         return socket;
     }
 
