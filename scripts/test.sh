@@ -9,7 +9,7 @@
 #   6. the Windows build (mingw-w64) and its tests under wine (scripts/windows/test.sh)
 # `scripts/test.sh --fast` runs stages 0 and 1 only. Build folders: build-test, build-asan, build-tsan,
 # build-fuzz, build-tidy, build-windows (kept between runs, so a second run only rebuilds what
-# changed).
+# changed), and build-go-cache: the one Go build cache they share.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 jobs="$(nproc)"
@@ -37,10 +37,12 @@ stage() {
   fi
 }
 
+export IPCBENCH_GO_CACHE="$root/build-go-cache"
 suite() {  # suite <build dir> <ctest -E regex or ""> [cmake args...]
   local dir="$1" exclude="$2"
   shift 2
-  cmake -S "$root" -B "$dir" -DIPCBENCH_BUILD_TESTS=ON "$@" >/dev/null &&
+  cmake -S "$root" -B "$dir" -DIPCBENCH_BUILD_TESTS=ON -DIPCBENCH_GO_CACHE="$IPCBENCH_GO_CACHE" \
+    "$@" >/dev/null &&
     cmake --build "$dir" -j"$jobs" &&
     (cd "$dir" && ctest --output-on-failure --no-tests=error -j"$jobs" --timeout 300 ${exclude:+-E "$exclude"})
 }
@@ -53,16 +55,17 @@ if [ "$fast" = 0 ]; then
   # their own report and exit code. The SDK consumer and package tests and the ABI dump need
   # plain builds (a package of a sanitized ipchost is not one anybody installs). The Java kit's
   # tests run in the plain build only: the JVM is not sanitized, and the host side they drive
-  # is the one the Go and Python kit tests drive under the sanitizers.
+  # is the one the Go and Python kit tests drive under the sanitizers, so those builds leave the
+  # Java kit out (CMAKE_DISABLE_FIND_PACKAGE_Java).
   sanitized='-O1 -g1 -fno-omit-frame-pointer'
   ASAN_OPTIONS=handle_segv=0:detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
     stage asan-ubsan suite "$root/build-asan" "sdk.consumer|package.deb|abi.baseline|netns|java" \
     -DCMAKE_BUILD_TYPE= -DCMAKE_C_FLAGS="$sanitized" -DCMAKE_CXX_FLAGS="$sanitized" \
-    -DIPCBENCH_SANITIZE=address
+    -DIPCBENCH_SANITIZE=address -DCMAKE_DISABLE_FIND_PACKAGE_Java=ON
   TSAN_OPTIONS=handle_segv=0:halt_on_error=1:suppressions="$root/tests/tsan.supp" \
     stage tsan suite "$root/build-tsan" "sdk.consumer|package.deb|abi.baseline|netns|java" \
     -DCMAKE_BUILD_TYPE= -DCMAKE_C_FLAGS="$sanitized" -DCMAKE_CXX_FLAGS="$sanitized" \
-    -DIPCBENCH_SANITIZE=thread
+    -DIPCBENCH_SANITIZE=thread -DCMAKE_DISABLE_FIND_PACKAGE_Java=ON
   # The fuzzer uses one core: clang-tidy runs beside it.
   fuzz_log="$(mktemp)"
   # (errexit would end the subshell before it wrote the code: a failed build must report too.)

@@ -12,7 +12,7 @@ deps="${IPCBENCH_WINDOWS_DEPS:-$root/build-win-deps}"
 "$root/scripts/windows/build-deps.sh" "$deps"
 cmake -S "$root" -B "$build" -DCMAKE_TOOLCHAIN_FILE="$root/cmake/mingw-w64-toolchain.cmake" \
   -DIPCBENCH_WINDOWS_DEPS="$deps" -DIPCBENCH_BUILD_TESTS=ON -DIPCBENCH_WERROR=ON \
-  -DCMAKE_BUILD_TYPE=Release >/dev/null
+  -DCMAKE_BUILD_TYPE=Release ${IPCBENCH_GO_CACHE:+-DIPCBENCH_GO_CACHE="$IPCBENCH_GO_CACHE"} >/dev/null
 cmake --build "$build" -j"$(nproc)"
 
 export WINEPREFIX="$build/wine-prefix" WINEDEBUG=-all
