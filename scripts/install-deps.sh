@@ -18,6 +18,7 @@ kit_packages=(
   golang-go  # kits/go: built by CMake where go is found
   python3    # kits/python: standard library only
   openjdk-17-jdk-headless  # kits/java: javac, jni.h for its JNI library (queues, affinity)
+  mono-mcs mono-runtime libmono-system-core4.0-cil  # kits/dotnet: mcs, mono, System.IO.Pipes
 )
 test_packages=(
   catch2

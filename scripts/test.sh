@@ -53,19 +53,19 @@ stage tests suite "${IPCBENCH_TEST_BUILD_DIR:-$root/build-test}" "" \
 if [ "$fast" = 0 ]; then
   # The fault suite needs a crash to be a crash: the sanitizers must not turn SIGSEGV into
   # their own report and exit code. The SDK consumer and package tests and the ABI dump need
-  # plain builds (a package of a sanitized ipchost is not one anybody installs). The Java kit's
-  # tests run in the plain build only: the JVM is not sanitized, and the host side they drive
-  # is the one the Go and Python kit tests drive under the sanitizers, so those builds leave the
-  # Java kit out (CMAKE_DISABLE_FIND_PACKAGE_Java).
+  # plain builds (a package of a sanitized ipchost is not one anybody installs). The Java and
+  # .NET kits' tests run in the plain build only: neither runtime is sanitized, and the host side
+  # they drive is the one the Go and Python kit tests drive under the sanitizers, so those
+  # builds leave both kits out (CMAKE_DISABLE_FIND_PACKAGE_Java, IPCBENCH_DOTNET_KIT).
   sanitized='-O1 -g1 -fno-omit-frame-pointer'
   ASAN_OPTIONS=handle_segv=0:detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
-    stage asan-ubsan suite "$root/build-asan" "sdk.consumer|package.deb|abi.baseline|netns|java" \
+    stage asan-ubsan suite "$root/build-asan" "sdk.consumer|package.deb|abi.baseline|netns|java|dotnet" \
     -DCMAKE_BUILD_TYPE= -DCMAKE_C_FLAGS="$sanitized" -DCMAKE_CXX_FLAGS="$sanitized" \
-    -DIPCBENCH_SANITIZE=address -DCMAKE_DISABLE_FIND_PACKAGE_Java=ON
+    -DIPCBENCH_SANITIZE=address -DCMAKE_DISABLE_FIND_PACKAGE_Java=ON -DIPCBENCH_DOTNET_KIT=OFF
   TSAN_OPTIONS=handle_segv=0:halt_on_error=1:suppressions="$root/tests/tsan.supp" \
-    stage tsan suite "$root/build-tsan" "sdk.consumer|package.deb|abi.baseline|netns|java" \
+    stage tsan suite "$root/build-tsan" "sdk.consumer|package.deb|abi.baseline|netns|java|dotnet" \
     -DCMAKE_BUILD_TYPE= -DCMAKE_C_FLAGS="$sanitized" -DCMAKE_CXX_FLAGS="$sanitized" \
-    -DIPCBENCH_SANITIZE=thread -DCMAKE_DISABLE_FIND_PACKAGE_Java=ON
+    -DIPCBENCH_SANITIZE=thread -DCMAKE_DISABLE_FIND_PACKAGE_Java=ON -DIPCBENCH_DOTNET_KIT=OFF
   # The fuzzer uses one core: clang-tidy runs beside it.
   fuzz_log="$(mktemp)"
   # (errexit would end the subshell before it wrote the code: a failed build must report too.)

@@ -151,6 +151,85 @@ TEST_CASE(
     CHECK(kit.at("jit_compile_ns").get<double>() > 0);
 }
 
+TEST_CASE("the dotnet kit on either side meets the native worker byte for byte", "[kits]") {
+    meets_native("dotnet");
+}
+
+// Mono implements System.IO.Pipes on Linux as a Unix stream socket: a PipeStream side meets the
+// native socket.unix, and its path says the pipe API is what ran.
+TEST_CASE("a dotnet-pipestream side meets the native socket.unix through NamedPipe streams",
+          "[kits]") {
+    meets_native("dotnet-pipestream");
+    if (!usable_kits().contains("dotnet-pipestream")) return;
+    const auto results = run_json(
+        {"--plugin", "socket.unix", "--mode", "throughput", "--size", "4096", "--count", "5000",
+         "--verify", "--impl", "sender=dotnet-pipestream", "--impl", "receiver=dotnet-pipestream"});
+    REQUIRE(results.size() == 1);
+    INFO(results[0].dump().substr(0, 1500));
+    REQUIRE(results[0].at("status") == "ok");
+    CHECK(results[0].at("integrity").at("messages_received") == 5000);
+    CHECK(results[0].at("data_path") == "PipeStream.Write -> PipeStream.Read");
+}
+
+// What a Mono side adds: its runtime named (not ".NET"), collections per generation, every
+// thread where --affinity put it, the async socket calls it made named in its path.
+TEST_CASE("a dotnet side names Mono, counts collections per generation and runs where it was put",
+          "[kits]") {
+    const json kits = usable_kits();
+    if (!kits.contains("dotnet")) IPCBENCH_SKIP("the dotnet kit was not built (no mono)");
+    CHECK(kits["dotnet"]["runtime"].get<std::string>().rfind("Mono 6.", 0) == 0);
+    const auto results =
+        run_json({"--plugin", "socket.tcp", "--mode", "throughput", "--size", "1024", "--count",
+                  "20000", "--verify", "--impl", "receiver=dotnet", "--affinity", "0,1"});
+    REQUIRE(results.size() == 1);
+    INFO(results[0].dump().substr(0, 1500));
+    REQUIRE(results[0].at("status") == "ok");
+    CHECK(results[0].at("integrity").at("messages_received") == 20000);
+    CHECK(results[0].at("integrity").at("corrupted") == 0);
+    const auto &receiver = results[0].at("receiver");
+    CHECK(receiver.at("implementation") == "dotnet");
+    CHECK(receiver.at("runtime").get<std::string>().rfind("Mono 6.", 0) == 0);
+    CHECK(results[0].at("data_path").get<std::string>().find("-> Socket.ReceiveAsync") !=
+          std::string::npos);
+    CHECK(receiver.at("cpus") == json::array({1}));
+    const auto &kit = receiver.at("kit");
+    // SGen: a nursery (0) and a major (1) generation; every major collection counts in both.
+    REQUIRE(kit.contains("gc_gen0_collections"));
+    REQUIRE(kit.contains("gc_gen1_collections"));
+    CHECK(kit.at("gc_gen0_collections").get<double>() >=
+          kit.at("gc_gen1_collections").get<double>());
+    CHECK(kit.at("gc_collections") == kit.at("gc_gen0_collections"));
+}
+
+// Two kits, no native side: each pairing of java and dotnet counts every message.
+TEST_CASE("the java and dotnet kits meet each other byte for byte", "[kits]") {
+    const json kits = usable_kits();
+    if (!kits.contains("java") || !kits.contains("dotnet"))
+        IPCBENCH_SKIP("the java or the dotnet kit was not built");
+    for (const char *t : {"socket.tcp", "mq.posix"}) {
+        DYNAMIC_SECTION(t) {
+            const auto results = run_json({"--plugin", t, "--size", "300", "--count", "2000",
+                                           "--timeout", "30", "--verify", "--impl",
+                                           "sender=java,dotnet", "--impl", "receiver=java,dotnet"});
+            REQUIRE(results.size() == 8);
+            std::set<std::string> pairs;
+            for (const auto &r : results) {
+                INFO(r.dump().substr(0, 600));
+                REQUIRE(r.at("status") == "ok");
+                CHECK(r.at("integrity").at("corrupted") == 0);
+                if (r.at("mode") == "latency")
+                    CHECK(r.at("latency_ns").at("samples") == 2000);
+                else
+                    CHECK(r.at("integrity").at("messages_received") == 2000);
+                pairs.insert(r.at("sender").at("implementation").get<std::string>() + ">" +
+                             r.at("receiver").at("implementation").get<std::string>());
+            }
+            CHECK(pairs == std::set<std::string>{"java>java", "java>dotnet", "dotnet>java",
+                                                 "dotnet>dotnet"});
+        }
+    }
+}
+
 TEST_CASE("ipchost --list finds the go and python kits with their runtimes, roles and transports",
           "[kits]") {
     const json kits = usable_kits();

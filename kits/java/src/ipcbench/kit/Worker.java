@@ -11,6 +11,29 @@ import java.nio.channels.SocketChannel;
 public final class Worker {
     private Worker() {}
 
+    /**
+     * Loads and initializes what the loops use while the session is set up: a fresh JVM loads
+     * a class on first use, and the management beans behind Usage and the GC figures take tens
+     * of milliseconds to start. A receive loop that starts that much after its sender (a UDP
+     * receiver, whose datagrams do not wait) loses what was sent meanwhile.
+     */
+    static void prepare() {
+        new Usage().stop();
+        Run.gcTotals();
+        Usage.maxRssKib();
+        Usage.threadId();
+        for (String name : new String[] {"Loops", "Loops$Reader", "Loops$Tally", "Loops$Progress", "Loops$Job",
+                "DataPlane", "DataPlane$Pattern", "DataPlane$Histogram", "DataPlane$SequenceTracker",
+                "DataPlane$SendSchedule", "LoopResult", "Run", "Run$Task", "Run$Intervals", "CaseSettings"}) {
+            try {
+                Class.forName("ipcbench.kit." + name, true, Worker.class.getClassLoader());
+            } catch (ClassNotFoundException e) {
+                throw new IllegalStateException(e); // renamed: update the list
+            }
+        }
+        new DataPlane.Histogram().toJson();
+    }
+
     public static void main(String[] args) throws Exception {
         if (args.length == 1 && args[0].equals("--runtime-version")) {
             System.out.println(Session.runtimeName());
@@ -21,6 +44,9 @@ public final class Worker {
                     + "ipchost --impl java ...; docs/worker-protocol.md)");
             System.exit(2);
         }
+        Thread prepare = new Thread(Worker::prepare, "prepare");
+        prepare.setDaemon(true);
+        prepare.start();
         Channel inherited = System.inheritedChannel();
         if (!(inherited instanceof SocketChannel)) {
             System.err.println("ipcbench-java-worker: standard input is not the control socket ("

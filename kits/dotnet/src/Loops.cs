@@ -1,0 +1,424 @@
+using System;
+using System.IO;
+using System.Net.Sockets;
+using System.Threading;
+
+namespace IpcBench.Kit {
+/// <summary>What a running stream shows the control thread (interval reports, sender counts).</summary>
+sealed class Progress {
+    public long Messages, ExpectedNext, PeerSent = -1; // read and written with Volatile
+    public volatile bool Finished;
+    public volatile LoopResult Result;
+    public Action PollControl; // a single stream on the main thread polls the channel
+}
+
+/// <summary>One part of one stream: what the loops read of the run job.</summary>
+sealed class Job {
+    public readonly CaseSettings C;
+    public readonly bool Reliable;
+
+    public Job(CaseSettings c, bool reliable) {
+        C = c;
+        Reliable = reliable;
+    }
+}
+
+/// <summary>
+/// The timed loops: what a sender, receiver, pinger and ponger do between the clock reads, by
+/// the rules of docs/worker-protocol.md ("The timed side"). The hot loops make the calls a plain
+/// C# loop makes and no more: one Send or Receive of a byte[] a message, the header put or got
+/// little-endian, the clock read every 16 small messages.
+/// </summary>
+static class Loops {
+    static void WaitUntil(long when) {
+        long left = when - Libc.Now();
+        if (left > 100000) Libc.usleep((uint)((left - 50000) / 1000));
+        while (Libc.Now() < when) Thread.SpinWait(10);
+    }
+
+    static LoopResult Failed(LoopResult r, string what, Exception e) {
+        var k = e as KitException;
+        if (k != null) return r.Fail(k.Status, what + ": " + e.Message);
+        var s = e as SocketException;
+        bool closed = (s != null && (s.SocketErrorCode == SocketError.ConnectionReset || s.SocketErrorCode == SocketError.Shutdown)) ||
+                      e.Message.Contains("Broken pipe");
+        return r.Fail(closed ? KitException.E_CLOSED : KitException.E_SYSTEM, what + ": " + e.GetType().Name + ": " + e.Message);
+    }
+
+    static bool Expected(Exception e) {
+        return e is KitException || e is IOException || e is SocketException || e is ObjectDisposedException;
+    }
+
+    // ---- sender ----
+
+    public static LoopResult Sender(Endpoint ep, Job job, Progress progress) {
+        CaseSettings c = job.C;
+        var schedule = new DataPlane.SendSchedule(c);
+        bool paced = schedule.Paced;
+        var pattern = new DataPlane.Pattern(c.SizeBytes, DataPlane.PatternOffset(paced));
+        var buf = new byte[c.SizeBytes];
+        pattern.Write(buf, 0, 0);
+        var r = new LoopResult("send", ep.SendCall);
+        try {
+            r.Count[LoopResult.WARMUP] = Warmup(ep, c, buf, pattern);
+            var usage = new Usage();
+            long start = Libc.Now();
+            schedule.StartNs = start;
+            long seq;
+            if (paced) seq = PacedSends(ep, c, schedule, buf, pattern, progress);
+            else if (c.Batch > 1 && ep.Stream) seq = BatchedSends(ep, c, start, pattern, progress);
+            else seq = PlainSends(ep, c, start, buf, pattern, progress);
+            r.EndNs = Libc.Now();
+            r.FirstNs = start;
+            r.UsageFigures = usage.Stop();
+            r.Count[LoopResult.SENT] = seq;
+            r.Count[LoopResult.BYTES_SENT] = seq * c.SizeBytes;
+            for (int i = 0; i < DataPlane.EndMarkers(job.Reliable); i++) {
+                DataPlane.PutLong(buf, 0, DataPlane.FlagEnd | seq);
+                if (c.Verify) pattern.Write(buf, 0, seq);
+                ep.Send(buf, 0, buf.Length);
+            }
+        } catch (Exception e) when (Expected(e)) {
+            return Failed(r, "send", e);
+        }
+        return r;
+    }
+
+    static long Warmup(Endpoint ep, CaseSettings c, byte[] buf, DataPlane.Pattern pattern) {
+        long warmupNs = (long)(c.WarmupS * 1e9);
+        if (warmupNs <= 0) return 0;
+        int stride = DataPlane.ClockStride(c.SizeBytes);
+        long end = Libc.Now() + warmupNs;
+        long warm = 0;
+        while (true) {
+            DataPlane.PutLong(buf, 0, DataPlane.FlagWarmup | warm);
+            if (c.Verify) pattern.Write(buf, 0, warm);
+            ep.Send(buf, 0, buf.Length);
+            warm++;
+            if (warm % stride == 0 && Libc.Now() >= end) return warm;
+        }
+    }
+
+    /// <summary>Unpaced, one message a call: the loop a plain program writes.</summary>
+    static long PlainSends(Endpoint ep, CaseSettings c, long start, byte[] buf, DataPlane.Pattern pattern, Progress progress) {
+        long end = start + (long)(c.DurationS * 1e9);
+        int stride = DataPlane.ClockStride(c.SizeBytes);
+        bool verify = c.Verify;
+        long count = c.Count, seq = 0;
+        int size = buf.Length;
+        while (true) {
+            DataPlane.PutLong(buf, 0, seq);
+            if (verify) pattern.Write(buf, 0, seq);
+            ep.Send(buf, 0, size);
+            seq++;
+            if (count > 0) {
+                if ((seq & 0x3FF) == 0) Volatile.Write(ref progress.Messages, seq);
+                if (seq >= count) break;
+            } else if (seq % stride == 0) {
+                Volatile.Write(ref progress.Messages, seq);
+                if (Libc.Now() >= end) break;
+            }
+        }
+        Volatile.Write(ref progress.Messages, seq);
+        return seq;
+    }
+
+    /// <summary>--batch N on a stream: N messages in one write.</summary>
+    static long BatchedSends(Endpoint ep, CaseSettings c, long start, DataPlane.Pattern pattern, Progress progress) {
+        int size = c.SizeBytes;
+        long end = start + (long)(c.DurationS * 1e9);
+        var block = new byte[size * c.Batch];
+        for (int i = 0; i < c.Batch; i++) pattern.Write(block, i * size, 0);
+        long seq = 0;
+        while (true) {
+            long n = c.Count > 0 ? Math.Min(c.Batch, c.Count - seq) : c.Batch;
+            if (n <= 0) break;
+            for (int i = 0; i < n; i++) {
+                DataPlane.PutLong(block, i * size, seq + i);
+                if (c.Verify) pattern.Write(block, i * size, seq + i);
+            }
+            ep.Send(block, 0, (int)n * size);
+            seq += n;
+            Volatile.Write(ref progress.Messages, seq);
+            if (c.Count == 0 && Libc.Now() >= end) break;
+        }
+        return seq;
+    }
+
+    /// <summary>--rate: each message in its slot, the slot (not the send time) written at offset 8.</summary>
+    static long PacedSends(Endpoint ep, CaseSettings c, DataPlane.SendSchedule schedule, byte[] buf, DataPlane.Pattern pattern,
+                           Progress progress) {
+        long end = schedule.WindowEnd, seq = 0;
+        while (true) {
+            if (c.Count > 0 && seq >= c.Count) break;
+            long due = schedule.Due(seq);
+            if (c.Count == 0 && due >= end) break;
+            if (due > Libc.Now()) WaitUntil(due);
+            DataPlane.PutLong(buf, 0, seq);
+            DataPlane.PutLong(buf, DataPlane.TimestampOffset, due);
+            if (c.Verify) pattern.Write(buf, 0, seq);
+            ep.Send(buf, 0, buf.Length);
+            seq++;
+            Volatile.Write(ref progress.Messages, seq);
+            if (c.Count == 0 && Libc.Now() >= end) break;
+        }
+        return seq;
+    }
+
+    // ---- receiver ----
+
+    /// <summary>Whole messages: on a stream, reads until size bytes are in; else one datagram each.</summary>
+    sealed class Reader {
+        readonly Endpoint ep;
+        readonly int size;
+        public readonly byte[] Buf;
+        readonly bool stream;
+
+        public Reader(Endpoint ep, int size) {
+            this.ep = ep;
+            this.size = size;
+            stream = ep.Stream;
+            Buf = new byte[stream ? size : Math.Max(size, 64)];
+        }
+
+        /// <summary>The next message in Buf; false when the peer closed.</summary>
+        public bool Next(long timeoutNs) {
+            if (!stream) {
+                while (ep.Recv(Buf, 0, Buf.Length, timeoutNs) != size) {}
+                return true;
+            }
+            int got = ep.Recv(Buf, 0, size, timeoutNs);
+            if (got < 0) return false;
+            while (got < size) { // a message begun is finished
+                int n = ep.Recv(Buf, got, size - got, -1);
+                if (n < 0) return false;
+                got += n;
+            }
+            return true;
+        }
+    }
+
+    /// <summary>What a receive loop counted.</summary>
+    sealed class Tally {
+        public readonly DataPlane.SequenceTracker Tracker = new DataPlane.SequenceTracker();
+        public DataPlane.Histogram OneWay;
+        public long Received, Warm, Corrupted, First, End;
+        public string EndedBy = "";
+    }
+
+    static void Receive(Endpoint ep, Job job, DataPlane.Pattern pattern, Tally t, Progress progress, Usage usage) {
+        CaseSettings c = job.C;
+        var reader = new Reader(ep, c.SizeBytes);
+        byte[] m = reader.Buf;
+        long timeout = job.Reliable ? -1 : DataPlane.ReceiverQuietNs;
+        var tracker = t.Tracker;
+        long last = 0;
+        bool stamp = t.OneWay != null || !job.Reliable;
+        while (t.EndedBy.Length == 0) {
+            try {
+                if (!reader.Next(timeout)) {
+                    t.EndedBy = "closed";
+                    t.End = t.Received > 0 ? Libc.Now() : 0;
+                    break;
+                }
+            } catch (TimedOut) {
+                if (progress.PollControl != null) progress.PollControl();
+                if (Volatile.Read(ref progress.PeerSent) >= 0) {
+                    t.EndedBy = "sender-done";
+                    t.End = last;
+                }
+                continue;
+            }
+            long header = DataPlane.GetLong(m, 0);
+            if ((header & DataPlane.FlagEnd) != 0) {
+                t.End = Libc.Now();
+                t.EndedBy = "end-marker";
+                break;
+            }
+            if ((header & DataPlane.FlagWarmup) != 0) {
+                t.Warm++;
+                continue;
+            }
+            if (t.Received == 0) {
+                t.First = Libc.Now();
+                usage.Start();
+            }
+            if (stamp) last = Libc.Now();
+            t.Received++;
+            long seq = header & DataPlane.SequenceMask;
+            bool fresh;
+            if (seq == tracker.Expected && tracker.Any) {
+                tracker.Expected = seq + 1;
+                fresh = true;
+            } else {
+                fresh = tracker.Record(seq);
+            }
+            if (c.Verify && fresh && !pattern.Matches(m, 0, seq)) t.Corrupted++;
+            if (t.OneWay != null) t.OneWay.Record(last - DataPlane.GetLong(m, DataPlane.TimestampOffset));
+            Volatile.Write(ref progress.Messages, t.Received);
+            Volatile.Write(ref progress.ExpectedNext, tracker.Expected);
+        }
+    }
+
+    public static LoopResult Receiver(Endpoint ep, Job job, Progress progress) {
+        CaseSettings c = job.C;
+        bool paced = c.RatePerS > 0;
+        var pattern = new DataPlane.Pattern(c.SizeBytes, DataPlane.PatternOffset(paced));
+        var r = new LoopResult("receive", ep.RecvCall);
+        var t = new Tally();
+        if (paced) t.OneWay = new DataPlane.Histogram();
+        var usage = new Usage();
+        try {
+            Receive(ep, job, pattern, t, progress, usage);
+        } catch (Exception e) when (Expected(e)) {
+            Failed(r, "recv", e);
+        }
+        Volatile.Write(ref progress.Messages, t.Received);
+        Volatile.Write(ref progress.ExpectedNext, t.Tracker.Expected);
+        r.UsageFigures = usage.Stop();
+        r.Count[LoopResult.RECEIVED] = t.Received;
+        r.Count[LoopResult.BYTES_RECEIVED] = t.Received * c.SizeBytes;
+        r.Count[LoopResult.WARMUP] = t.Warm;
+        r.Count[LoopResult.DUPLICATES] = t.Tracker.Duplicates;
+        r.Count[LoopResult.OUT_OF_ORDER] = t.Tracker.OutOfOrder;
+        r.Count[LoopResult.BEYOND_WINDOW] = t.Tracker.BeyondWindow;
+        r.Count[LoopResult.CORRUPTED] = t.Corrupted;
+        r.FirstNs = t.First;
+        r.EndNs = t.Received > 0 ? t.End : t.First;
+        r.EndedBy = t.EndedBy;
+        // The window runs from the first timed arrival to the end marker: `received` intervals;
+        // ended by the last arrival it covers one fewer.
+        bool whole = t.EndedBy == "end-marker" || t.EndedBy == "closed";
+        r.Count[LoopResult.COUNTED] = whole ? t.Received : Math.Max(0, t.Received - 1);
+        r.Histogram = t.OneWay;
+        return r;
+    }
+
+    // ---- latency ----
+
+    const int MATCHED = 0, MISMATCHED_PONG = 1, WARMUP_PONG = 2, CORRUPTED_PONG = 3, STALE_PONG = 4;
+
+    static int JudgePong(long ping, long pong, bool reliable) {
+        if (!reliable && (pong & DataPlane.FlagsMask) == 0 && (ping & DataPlane.FlagsMask) == 0 &&
+            (pong & DataPlane.SequenceMask) < (ping & DataPlane.SequenceMask))
+            return STALE_PONG;
+        if ((ping & DataPlane.FlagWarmup) != 0) return WARMUP_PONG;
+        return (pong & DataPlane.SequenceMask) == (ping & DataPlane.SequenceMask) ? MATCHED : MISMATCHED_PONG;
+    }
+
+    /// <summary>One ping and its pong: a verdict; TimedOut when the pong was lost.</summary>
+    static int RoundTrip(Endpoint output, Reader reader, byte[] buf, long header, Job job, DataPlane.Pattern pattern, long timeout,
+                         ref long stale) {
+        DataPlane.PutLong(buf, 0, header);
+        if (job.C.Verify) pattern.Write(buf, 0, header & DataPlane.SequenceMask);
+        output.Send(buf, 0, buf.Length);
+        while (true) {
+            if (!reader.Next(timeout)) throw new KitException(KitException.E_CLOSED, "the ponger closed the connection");
+            long pong = DataPlane.GetLong(reader.Buf, 0);
+            int verdict = JudgePong(header, pong, job.Reliable);
+            if (verdict == STALE_PONG) {
+                stale++;
+                continue;
+            }
+            if (job.C.Verify && verdict == MATCHED && !pattern.Matches(reader.Buf, 0, pong & DataPlane.SequenceMask)) return CORRUPTED_PONG;
+            return verdict;
+        }
+    }
+
+    public static LoopResult Pinger(Endpoint output, Endpoint input, Job job, Progress progress) {
+        CaseSettings c = job.C;
+        var pattern = new DataPlane.Pattern(c.SizeBytes, DataPlane.HeaderBytes);
+        var buf = new byte[c.SizeBytes];
+        pattern.Write(buf, 0, 0);
+        var reader = new Reader(input, c.SizeBytes);
+        long timeout = job.Reliable ? -1 : DataPlane.LostPingNs;
+        var r = new LoopResult("ping", output.SendCall + " -> " + input.RecvCall);
+        var histogram = new DataPlane.Histogram();
+        long stale = 0, warm = 0, seq = 0, lost = 0, mismatched = 0, corrupted = 0;
+        try {
+            long warmEnd = Libc.Now() + (long)(c.WarmupS * 1e9);
+            while (c.WarmupS > 0 && Libc.Now() < warmEnd) {
+                try {
+                    RoundTrip(output, reader, buf, DataPlane.FlagWarmup | warm, job, pattern, timeout, ref stale);
+                    warm++;
+                } catch (TimedOut) {
+                    // a lost warm-up ping: the next one
+                }
+            }
+            var usage = new Usage();
+            long start = Libc.Now(), end = start + (long)(c.DurationS * 1e9), t = start;
+            while (true) {
+                long t0 = t;
+                try {
+                    int verdict = RoundTrip(output, reader, buf, seq, job, pattern, timeout, ref stale);
+                    t = Libc.Now();
+                    histogram.Record(t - t0);
+                    if (verdict == MISMATCHED_PONG) mismatched++;
+                    else if (verdict == CORRUPTED_PONG) corrupted++;
+                } catch (TimedOut) {
+                    t = Libc.Now();
+                    lost++;
+                }
+                seq++;
+                Volatile.Write(ref progress.Messages, seq);
+                if (c.Count > 0 ? seq >= c.Count : t >= end) break;
+            }
+            r.EndNs = Libc.Now();
+            r.FirstNs = start;
+            r.UsageFigures = usage.Stop();
+            for (int i = 0; i < DataPlane.EndMarkers(job.Reliable); i++) {
+                DataPlane.PutLong(buf, 0, DataPlane.FlagEnd | seq);
+                output.Send(buf, 0, buf.Length);
+            }
+        } catch (Exception e) when (Expected(e)) {
+            Failed(r, "ping", e);
+        }
+        r.Count[LoopResult.ROUND_TRIPS] = histogram.Count;
+        r.Count[LoopResult.PINGS] = seq;
+        r.Count[LoopResult.LOST] = lost;
+        r.Count[LoopResult.MISMATCHED] = mismatched;
+        r.Count[LoopResult.STALE] = stale;
+        r.Count[LoopResult.CORRUPTED] = corrupted;
+        r.Count[LoopResult.WARMUP] = warm;
+        r.Histogram = histogram;
+        return r;
+    }
+
+    public static LoopResult Ponger(Endpoint input, Endpoint output, Job job, Progress progress) {
+        int size = job.C.SizeBytes;
+        var reader = new Reader(input, size);
+        long timeout = job.Reliable ? -1 : DataPlane.PongerSilenceNs;
+        var r = new LoopResult("pong", input.RecvCall + " -> " + output.SendCall);
+        var usage = new Usage();
+        long start = Libc.Now(), echoed = 0;
+        bool timed = false;
+        try {
+            while (true) {
+                try {
+                    if (!reader.Next(timeout)) break;
+                } catch (TimedOut) {
+                    break; // the pinger's end markers may all be lost
+                }
+                long header = DataPlane.GetLong(reader.Buf, 0);
+                if ((header & DataPlane.FlagEnd) != 0) break;
+                if (!timed && (header & DataPlane.FlagWarmup) == 0) {
+                    timed = true;
+                    usage.Start();
+                    start = Libc.Now();
+                }
+                output.Send(reader.Buf, 0, size);
+                echoed++;
+                Volatile.Write(ref progress.Messages, echoed);
+            }
+        } catch (Exception e) when (Expected(e)) {
+            Failed(r, "pong", e);
+        }
+        Volatile.Write(ref progress.Messages, echoed);
+        r.EndNs = Libc.Now();
+        r.FirstNs = start;
+        r.UsageFigures = usage.Stop();
+        r.Count[LoopResult.ECHOED] = echoed;
+        return r;
+    }
+}
+}

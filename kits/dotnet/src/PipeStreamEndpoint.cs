@@ -1,0 +1,118 @@
+using System;
+using System.Collections.Generic;
+using System.IO;
+using System.IO.Pipes;
+
+namespace IpcBench.Kit {
+/// <summary>
+/// socket.unix through System.IO.Pipes, the API a .NET program names "named pipes". Mono (as
+/// .NET on Unix) implements NamedPipeServerStream as a listening AF_UNIX stream socket at
+/// /tmp/CoreFxPipe_NAME, or at NAME itself when it is an absolute path, and
+/// NamedPipeClientStream as a connect to it: the bytes meet the native socket.unix. The
+/// creator's pipe is a path in a folder of its own in runtime_dir; its server stream listens
+/// from open and accepts at connect (BeginWaitForConnection, with the deadline); then
+/// PipeStream.Write and PipeStream.Read carry the messages.
+/// </summary>
+sealed class PipeStreamEndpoint : Endpoint {
+    readonly bool creator;
+    readonly PrivateFolder folder;
+    readonly string path;
+    NamedPipeServerStream server;
+    NamedPipeClientStream client;
+    PipeStream pipe;
+
+    public PipeStreamEndpoint(Spec spec) {
+        Transports.CheckOptions(spec, new string[0], null);
+        creator = spec.Creator;
+        if (creator) {
+            folder = new PrivateFolder(spec.RuntimeDir);
+            path = folder.Name("pipe");
+            server = new NamedPipeServerStream(path, PipeDirection.InOut, 1, PipeTransmissionMode.Byte, PipeOptions.Asynchronous);
+            if (!File.Exists(path))
+                throw new KitException(KitException.E_UNSUPPORTED, "NamedPipeServerStream made no socket at " + path +
+                                       " (this Mono does not map named pipes onto Unix sockets as documented in kits/README.md)");
+            if (Libc.chmod(path, Convert.ToUInt32("600", 8)) != 0) throw Libc.Failure("chmod " + path, Libc.Errno());
+        } else {
+            if (!spec.Address.StartsWith("/"))
+                throw new KitException(KitException.E_BAD_ADDRESS, "socket.unix address '" + spec.Address + "' is not a path");
+            path = spec.Address;
+        }
+    }
+
+    public override string SendCall {
+        get { return "PipeStream.Write"; }
+    }
+
+    public override string RecvCall {
+        get { return "PipeStream.Read"; }
+    }
+
+    public override string Export() {
+        return path;
+    }
+
+    public override void Connect(long timeoutNs) {
+        if (creator) {
+            IAsyncResult waiting = server.BeginWaitForConnection(null, null);
+            if (!waiting.AsyncWaitHandle.WaitOne(timeoutNs < 0 ? -1 : Transports.Millis(timeoutNs)))
+                throw new TimedOut("socket.unix (NamedPipeServerStream): no peer connected in time");
+            server.EndWaitForConnection(waiting);
+            pipe = server;
+            try {
+                File.Delete(path);
+            } catch (IOException) {
+                // ipchost removes the run folder after the case
+            }
+            folder.Remove();
+            return;
+        }
+        client = new NamedPipeClientStream(".", path, PipeDirection.InOut);
+        try {
+            client.Connect(timeoutNs < 0 ? System.Threading.Timeout.Infinite : Transports.Millis(timeoutNs));
+        } catch (TimeoutException) {
+            throw new TimedOut("socket.unix (NamedPipeClientStream): connect timed out");
+        }
+        pipe = client;
+    }
+
+    public override void Send(byte[] buf, int offset, int count) {
+        try {
+            pipe.Write(buf, offset, count);
+        } catch (IOException e) {
+            throw new KitException(KitException.E_CLOSED, "socket.unix (PipeStream): the peer closed the pipe (" + e.Message + ")");
+        }
+    }
+
+    public override int Recv(byte[] buf, int offset, int count, long timeoutNs) {
+        int n;
+        try {
+            n = pipe.Read(buf, offset, count);
+        } catch (IOException) {
+            return -1; // reset by the peer
+        }
+        return n == 0 ? -1 : n;
+    }
+
+    public override void Close() {
+        if (pipe != null) {
+            try {
+                pipe.Dispose();
+            } catch (IOException) {
+                // the peer left first
+            }
+        }
+        if (server != null && pipe == null) server.Dispose();
+        pipe = null;
+        server = null;
+        client = null;
+        if (folder != null) {
+            try {
+                File.Delete(path);
+            } catch (IOException) {
+                // gone already
+            }
+            folder.Remove();
+        }
+    }
+}
+}

@@ -1,0 +1,234 @@
+using System;
+using System.Collections.Generic;
+using System.IO;
+using System.Net;
+using System.Net.Sockets;
+using System.Text;
+using System.Threading;
+
+namespace IpcBench.Kit {
+/// <summary>An AF_UNIX address for System.Net.Sockets (what Mono.Posix's UnixEndPoint does).</summary>
+sealed class UnixPath : EndPoint {
+    public readonly string Path;
+
+    public UnixPath(string path) {
+        Path = path;
+    }
+
+    public override AddressFamily AddressFamily {
+        get { return AddressFamily.Unix; }
+    }
+
+    public override SocketAddress Serialize() {
+        byte[] bytes = Encoding.UTF8.GetBytes(Path);
+        var sa = new SocketAddress(AddressFamily.Unix, 2 + bytes.Length + 1);
+        for (int i = 0; i < bytes.Length; i++) sa[2 + i] = bytes[i];
+        sa[2 + bytes.Length] = 0;
+        return sa;
+    }
+
+    public override EndPoint Create(SocketAddress sa) {
+        var bytes = new List<byte>();
+        for (int i = 2; i < sa.Size && sa[i] != 0; i++) bytes.Add(sa[i]);
+        return new UnixPath(Encoding.UTF8.GetString(bytes.ToArray()));
+    }
+
+    public override string ToString() {
+        return Path;
+    }
+}
+
+/// <summary>
+/// One direction of a socket the way the .NET write-up drove it: SocketAsyncEventArgs, one
+/// operation in flight, the caller waiting for its completion. When SendAsync / ReceiveAsync
+/// return false the operation finished at once and no wake-up is needed.
+/// </summary>
+sealed class AsyncOp {
+    readonly SocketAsyncEventArgs args = new SocketAsyncEventArgs();
+    readonly SemaphoreSlim done = new SemaphoreSlim(0);
+
+    public AsyncOp() {
+        args.Completed += (sender, e) => done.Release();
+    }
+
+    public int Send(Socket s, byte[] buf, int offset, int count) {
+        args.SetBuffer(buf, offset, count);
+        if (s.SendAsync(args)) done.Wait();
+        return Finish();
+    }
+
+    public int Receive(Socket s, byte[] buf, int offset, int count) {
+        args.SetBuffer(buf, offset, count);
+        if (s.ReceiveAsync(args)) done.Wait();
+        return Finish();
+    }
+
+    int Finish() {
+        if (args.SocketError == SocketError.Success) return args.BytesTransferred;
+        if (args.SocketError == SocketError.ConnectionReset || args.SocketError == SocketError.Shutdown ||
+            args.SocketError == SocketError.ConnectionAborted)
+            return -1;
+        throw new SocketException((int)args.SocketError);
+    }
+}
+
+/// <summary>
+/// socket.tcp and socket.unix through System.Net.Sockets: the creator listens at open and accepts
+/// one connection at connect (a Unix socket file is unlinked once accepted); the connector
+/// connects, retrying until the deadline; then every send and receive is a SocketAsyncEventArgs
+/// operation (SendAsync / ReceiveAsync). Duplex: one endpoint serves both directions.
+/// </summary>
+sealed class SocketEndpoint : Endpoint {
+    readonly string id;
+    readonly bool tcp, creator, nodelay;
+    readonly int sndbuf, rcvbuf;
+    readonly AsyncOp sending = new AsyncOp(), receiving = new AsyncOp();
+    Socket listener, socket;
+    EndPoint peer;
+    PrivateFolder folder;
+    string path;
+
+    public SocketEndpoint(Spec spec) {
+        id = spec.Transport;
+        tcp = id == "socket.tcp";
+        creator = spec.Creator;
+        Transports.CheckOptions(spec, tcp ? new[] { "sndbuf", "rcvbuf", "nodelay", "bind" } : new[] { "sndbuf", "rcvbuf" },
+                                tcp ? new Dictionary<string, string> { { "zerocopy", "0" } } : null);
+        if (spec.Option("sndbuf").Length > 0) sndbuf = Transports.ParseBytes("sndbuf", spec.Option("sndbuf"));
+        if (spec.Option("rcvbuf").Length > 0) rcvbuf = Transports.ParseBytes("rcvbuf", spec.Option("rcvbuf"));
+        nodelay = spec.Option("nodelay") != "0";
+        if (creator) {
+            Listen(spec);
+        } else if (tcp) {
+            peer = Transports.ParseInet(spec.Address, "socket.tcp address");
+        } else {
+            if (!spec.Address.StartsWith("/"))
+                throw new KitException(KitException.E_BAD_ADDRESS, "socket.unix address '" + spec.Address + "' is not a path");
+            peer = new UnixPath(spec.Address);
+        }
+    }
+
+    Socket NewSocket(EndPoint where) {
+        var s = tcp ? new Socket(where.AddressFamily, SocketType.Stream, ProtocolType.Tcp)
+                    : new Socket(AddressFamily.Unix, SocketType.Stream, ProtocolType.Unspecified);
+        if (sndbuf > 0) s.SendBufferSize = sndbuf;
+        if (rcvbuf > 0) s.ReceiveBufferSize = rcvbuf;
+        return s;
+    }
+
+    void Listen(Spec spec) {
+        if (tcp) {
+            string where = spec.Option("bind");
+            if (where.Length == 0) where = spec.Address.Length == 0 ? "127.0.0.1:0" : spec.Address;
+            IPEndPoint local = Transports.ParseInet(where, "option bind");
+            listener = NewSocket(local);
+            listener.SetSocketOption(SocketOptionLevel.Socket, SocketOptionName.ReuseAddress, true);
+            listener.Bind(local);
+        } else {
+            folder = new PrivateFolder(spec.RuntimeDir);
+            path = folder.Name("s");
+            listener = NewSocket(null);
+            listener.Bind(new UnixPath(path));
+            if (Libc.chmod(path, Convert.ToUInt32("600", 8)) != 0) throw Libc.Failure("chmod " + path, Libc.Errno());
+        }
+        listener.Listen(4);
+    }
+
+    public override string SendCall {
+        get { return "Socket.SendAsync"; }
+    }
+
+    public override string RecvCall {
+        get { return "Socket.ReceiveAsync"; }
+    }
+
+    public override string Export() {
+        return tcp ? Transports.FormatInet((IPEndPoint)listener.LocalEndPoint) : path;
+    }
+
+    public override void Connect(long timeoutNs) {
+        long deadline = Transports.DeadlineOf(timeoutNs);
+        if (creator) {
+            while (!listener.Poll(100000, SelectMode.SelectRead))
+                if (Transports.LeftOf(deadline) == 0) throw new TimedOut(id + ": no peer connected in time");
+            socket = listener.Accept();
+            listener.Close();
+            listener = null;
+            Unlink();
+        } else {
+            ConnectPeer(deadline);
+        }
+        if (sndbuf > 0) socket.SendBufferSize = sndbuf;
+        if (rcvbuf > 0) socket.ReceiveBufferSize = rcvbuf;
+        if (tcp) socket.NoDelay = nodelay;
+    }
+
+    void ConnectPeer(long deadline) {
+        while (true) {
+            Socket s = NewSocket(peer);
+            try {
+                s.Connect(peer);
+                socket = s;
+                return;
+            } catch (SocketException e) {
+                s.Close();
+                // Refused, or (a Unix socket) not there yet: the creator is still getting ready.
+                bool early = e.SocketErrorCode == SocketError.ConnectionRefused ||
+                             (!tcp && (e.SocketErrorCode == SocketError.AddressNotAvailable || !File.Exists(((UnixPath)peer).Path)));
+                if (!early) throw;
+            }
+            if (Transports.LeftOf(deadline) == 0) throw new TimedOut(id + ": connect timed out (refused)");
+            Thread.Sleep(1);
+        }
+    }
+
+    public override void Send(byte[] buf, int offset, int count) {
+        while (count > 0) {
+            int n = sending.Send(socket, buf, offset, count);
+            if (n < 0) throw new KitException(KitException.E_CLOSED, id + ": the peer closed the connection");
+            offset += n;
+            count -= n;
+        }
+    }
+
+    public override int Recv(byte[] buf, int offset, int count, long timeoutNs) {
+        int n = receiving.Receive(socket, buf, offset, count);
+        return n == 0 ? -1 : n;
+    }
+
+    public override Dictionary<string, string> Settings() {
+        var o = new Dictionary<string, string>();
+        Socket s = socket ?? listener;
+        o["sndbuf"] = s.SendBufferSize.ToString();
+        o["rcvbuf"] = s.ReceiveBufferSize.ToString();
+        if (tcp) {
+            o["nodelay"] = socket != null && socket.NoDelay ? "1" : "0";
+            o["zerocopy"] = "0";
+        }
+        return o;
+    }
+
+    void Unlink() {
+        if (path != null) {
+            try {
+                File.Delete(path);
+            } catch (IOException) {
+                // ipchost removes the run folder after the case
+            }
+            path = null;
+        }
+        if (folder != null) {
+            folder.Remove();
+            folder = null;
+        }
+    }
+
+    public override void Close() {
+        if (socket != null) socket.Close();
+        if (listener != null) listener.Close();
+        socket = null;
+        listener = null;
+        Unlink();
+    }
+}
+}
