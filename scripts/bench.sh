@@ -139,14 +139,15 @@ out="$work/bench.md"
   echo "|---|---:|---|---:|---:|---:|---|---:|"
 } >"$out"
 
-# Kits (kits/go, kits/python, kits/java) against a plain loop in their own language making the
-# same calls (scripts/bench/plainloop-go, plainloop.py, PlainLoop.java): both sides the kit, not pinned (a runtime's own
+# Kits (kits/go, kits/python, kits/java, kits/dotnet) against a plain loop in their own language
+# making the same calls (scripts/bench/plainloop-go, plainloop.py, PlainLoop.java, PlainLoop.cs):
+# both sides the kit, not pinned (a runtime's own
 # threads go where its scheduler puts them, as in the plain loop); and a kit reader against
 # ipchost's native reader with the same native writer: the answer kit users came for.
 kit_section() {
   {
     echo
-    echo "## 5. Kits: workers in Go, Python and Java"
+    echo "## 5. Kits: workers in Go, Python, Java and C#"
     echo
     echo "### Each kit against a plain loop in its language, both sides that language (target: ratio >= 0.95 for throughput, <= 1.05 for the round trip)"
     echo
@@ -157,6 +158,10 @@ kit_section() {
   "$ipchost" --list --format json | jq -e '.kits[] | select(.name == "go" and .usable)' >/dev/null && kits+=(go)
   "$ipchost" --list --format json | jq -e '.kits[] | select(.name == "python" and .usable)' >/dev/null && kits+=(python)
   "$ipchost" --list --format json | jq -e '.kits[] | select(.name == "java" and .usable)' >/dev/null && kits+=(java)
+  if "$ipchost" --list --format json | jq -e '.kits[] | select(.name == "dotnet" and .usable)' >/dev/null &&
+    mcs -nologo -optimize+ -out:"$work/plainloop-cs.exe" -r:System.dll "$root/scripts/bench/PlainLoop.cs" >/dev/null; then
+    kits+=(dotnet dotnet-sync)
+  fi
   if [ ${#kits[@]} = 0 ]; then echo "(no kit built: scripts/install-deps.sh --kits)" >>"$out"; return; fi
   (cd "$root/scripts/bench/plainloop-go" && GOCACHE="$work/gocache" GOFLAGS=-mod=mod go build -o "$work/plainloop-go" .) 2>/dev/null || true
   kit_json() {  # kit mode transport size [options...]
@@ -171,21 +176,31 @@ kit_section() {
     case "$1" in
       go) echo "$work/plainloop-go" ;;
       java) echo "java -XX:-UsePerfData -Dplainloop.self=$root/scripts/bench/PlainLoop.java $root/scripts/bench/PlainLoop.java" ;;
+      dotnet*) echo "mono $work/plainloop-cs.exe" ;;
       *) echo "python3 $root/scripts/bench/plainloop.py" ;;
     esac
   }
   plain_tput() { $(plain_of "$1") tput "$2" "$3" "$duration" | sed -n 's/.*mb_per_sec=\([0-9.]*\).*/\1/p' | awk '{print $1 * 1e6}'; }
   plain_p50() { $(plain_of "$1") lat "$2" "$3" "$duration" | sed -n 's/.*p50_ns=\([0-9]*\).*/\1/p'; }
+  # The plain loop's name for a transport: dotnet-sync's is its blocking socket loop.
+  rows_of() {
+    case "$1" in
+      dotnet-sync) echo "socket.unix:unix-sync:32 socket.unix:unix-sync:1024" ;;
+      *) echo "pipe.fifo:fifo:32 pipe.fifo:fifo:1024 socket.unix:unix:32 socket.unix:unix:1024" ;;
+    esac
+  }
   local k
   for k in "${kits[@]}"; do
-    for row in "pipe.fifo fifo 32" "pipe.fifo fifo 1024" "socket.unix unix 32" "socket.unix unix 1024"; do
-      set -- $row
+    local unix=unix
+    [ "$k" != dotnet-sync ] || unix=unix-sync
+    for row in $(rows_of "$k"); do
+      set -- ${row//:/ }
       alternate "kit_tput $k $k $1 $3" "plain_tput $k $2 $3" "$k $1 $3 vs plain loop"
       printf '| %s | %s | %s | MB/s | %.1f | %.1f | %s | %s |\n' "$k" "$1" "$3" \
         "$(awk -v x="$ours" 'BEGIN {print x/1e6}')" "$(awk -v x="$theirs" 'BEGIN {print x/1e6}')" \
         "$rat_text" "$(verdict "$rat" ">=" 0.95)" >>"$out"
     done
-    alternate "kit_p50 $k $k socket.unix 32" "plain_p50 $k unix 32" "$k socket.unix p50 vs plain loop"
+    alternate "kit_p50 $k $k socket.unix 32" "plain_p50 $k $unix 32" "$k socket.unix p50 vs plain loop"
     printf '| %s | socket.unix | 32 | round trip p50 | %.1f µs | %.1f µs | %s | %s |\n' "$k" \
       "$(awk -v x="$ours" 'BEGIN {print x/1e3}')" "$(awk -v x="$theirs" 'BEGIN {print x/1e3}')" \
       "$rat_text" "$(verdict "$rat" "<=" 1.05)" >>"$out"
@@ -200,6 +215,7 @@ kit_section() {
   for k in "${kits[@]}"; do
     for row in "pipe.fifo 32" "pipe.fifo 1024" "socket.unix 1024" "socket.tcp 1024"; do
       set -- $row
+      if [ "$k" = dotnet-sync ] && [ "$1" = pipe.fifo ]; then continue; fi  # its sockets only
       alternate "kit_tput receiver=$k $k $1 $2" "kit_tput receiver=native native $1 $2" "$k reader vs native, $1 $2"
       printf '| %s | %s | %s | %.1f | %.1f | %s |\n' "$k" "$1" "$2" \
         "$(awk -v x="$ours" 'BEGIN {print x/1e6}')" "$(awk -v x="$theirs" 'BEGIN {print x/1e6}')" \

@@ -155,6 +155,10 @@ TEST_CASE("the dotnet kit on either side meets the native worker byte for byte",
     meets_native("dotnet");
 }
 
+TEST_CASE("the dotnet-sync kit on either side meets the native worker byte for byte", "[kits]") {
+    meets_native("dotnet-sync");
+}
+
 // Mono implements System.IO.Pipes on Linux as a Unix stream socket: a PipeStream side meets the
 // native socket.unix, and its path says the pipe API is what ran.
 TEST_CASE("a dotnet-pipestream side meets the native socket.unix through NamedPipe streams",

@@ -54,10 +54,10 @@ for id in pipe.fifo socket.tcp mq.sysv udp.inet shm.ring; do
   grep -q "^$id " "$work/list.txt" || fail "--list of the unpacked package lacks $id"
 done
 # The kits built here are in the package, found from the installed ipchost, and run there.
-for kit in python go java dotnet dotnet-pipestream; do
+for kit in python go java dotnet dotnet-sync dotnet-pipestream; do
   [ -e "$build_dir/lib/ipcbench/kits/$kit/ipcbench-kit.json" ] || continue
   transport=pipe.fifo
-  [ "$kit" != dotnet-pipestream ] || transport=socket.unix
+  case "$kit" in dotnet-sync | dotnet-pipestream) transport=socket.unix ;; esac
   grep -qx "./usr/lib/ipcbench/kits/$kit/ipcbench-kit.json" <<<"$contents" || fail "the package lacks the $kit kit"
   grep -q "^$kit " "$work/list.txt" || fail "--list of the unpacked package lacks the $kit kit"
   "$ipchost" -q --plugin "$transport" --mode throughput --size 64 --count 1000 --impl "receiver=$kit" \

@@ -72,10 +72,13 @@ public static class Transports {
     static readonly SortedDictionary<string, Func<Spec, Endpoint>> factories =
         new SortedDictionary<string, Func<Spec, Endpoint>>(StringComparer.Ordinal);
 
+    public static readonly string[] Apis = { "socket", "sync", "pipestream" };
+
     /// <summary>
     /// The kit's API family (--api): "socket" (System.Net.Sockets with SocketAsyncEventArgs,
-    /// FileStream on FIFOs, the queues through libc) or "pipestream" (System.IO.Pipes, which Mono
-    /// implements on Linux as a Unix stream socket: it meets socket.unix).
+    /// FileStream on FIFOs, the queues through libc), "sync" (blocking Socket.Send / Receive on
+    /// the stream sockets) or "pipestream" (System.IO.Pipes, which Mono implements on Linux as a
+    /// Unix stream socket: it meets socket.unix).
     /// </summary>
     public static void Use(string api) {
         factories.Clear();
@@ -83,9 +86,14 @@ public static class Transports {
             Register("socket.unix", s => new PipeStreamEndpoint(s));
             return;
         }
+        if (api == "sync") {
+            Register("socket.tcp", s => new SocketEndpoint(s, true));
+            Register("socket.unix", s => new SocketEndpoint(s, true));
+            return;
+        }
         Register("pipe.fifo", s => new FifoEndpoint(s));
-        Register("socket.tcp", s => new SocketEndpoint(s));
-        Register("socket.unix", s => new SocketEndpoint(s));
+        Register("socket.tcp", s => new SocketEndpoint(s, false));
+        Register("socket.unix", s => new SocketEndpoint(s, false));
         Register("udp.inet", s => new UdpEndpoint(s));
         Register("mq.sysv", s => new SysvQueueEndpoint(s));
         Register("mq.posix", s => new PosixQueueEndpoint(s));

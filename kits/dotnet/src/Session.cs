@@ -173,7 +173,7 @@ sealed class Session {
 /// side run with --impl dotnet or --impl dotnet-pipestream (docs/worker-protocol.md).
 /// </summary>
 static class Worker {
-    const string Usage = "usage: ipcbench-dotnet-worker [--api socket|pipestream] --control-socket FD (ipchost starts this worker: " +
+    const string Usage = "usage: ipcbench-dotnet-worker [--api socket|sync|pipestream] --control-socket FD (ipchost starts this worker: " +
                          "ipchost --impl dotnet ...; docs/worker-protocol.md)";
 
     /// <summary>
@@ -211,7 +211,7 @@ static class Worker {
             at = 2;
         }
         int fd;
-        if (api != "socket" && api != "pipestream" || args.Length != at + 2 || args[at] != "--control-socket" ||
+        if (!Transports.Apis.Contains(api) || args.Length != at + 2 || args[at] != "--control-socket" ||
             !int.TryParse(args[at + 1], out fd) || fd < 0) {
             Console.Error.WriteLine(Usage);
             return 2;

@@ -76,11 +76,12 @@ sealed class AsyncOp {
 /// socket.tcp and socket.unix through System.Net.Sockets: the creator listens at open and accepts
 /// one connection at connect (a Unix socket file is unlinked once accepted); the connector
 /// connects, retrying until the deadline; then every send and receive is a SocketAsyncEventArgs
-/// operation (SendAsync / ReceiveAsync). Duplex: one endpoint serves both directions.
+/// operation (SendAsync / ReceiveAsync), or with blocking set (the dotnet-sync kit) a Socket.Send
+/// / Socket.Receive. Duplex: one endpoint serves both directions.
 /// </summary>
 sealed class SocketEndpoint : Endpoint {
     readonly string id;
-    readonly bool tcp, creator, nodelay;
+    readonly bool tcp, creator, nodelay, blocking;
     readonly int sndbuf, rcvbuf;
     readonly AsyncOp sending = new AsyncOp(), receiving = new AsyncOp();
     Socket listener, socket;
@@ -88,7 +89,9 @@ sealed class SocketEndpoint : Endpoint {
     PrivateFolder folder;
     string path;
 
-    public SocketEndpoint(Spec spec) {
+    /// <summary>blocking: Socket.Send / Socket.Receive instead (the dotnet-sync kit).</summary>
+    public SocketEndpoint(Spec spec, bool blocking) {
+        this.blocking = blocking;
         id = spec.Transport;
         tcp = id == "socket.tcp";
         creator = spec.Creator;
@@ -135,11 +138,11 @@ sealed class SocketEndpoint : Endpoint {
     }
 
     public override string SendCall {
-        get { return "Socket.SendAsync"; }
+        get { return blocking ? "Socket.Send" : "Socket.SendAsync"; }
     }
 
     public override string RecvCall {
-        get { return "Socket.ReceiveAsync"; }
+        get { return blocking ? "Socket.Receive" : "Socket.ReceiveAsync"; }
     }
 
     public override string Export() {
@@ -184,7 +187,7 @@ sealed class SocketEndpoint : Endpoint {
 
     public override void Send(byte[] buf, int offset, int count) {
         while (count > 0) {
-            int n = sending.Send(socket, buf, offset, count);
+            int n = blocking ? BlockingSend(buf, offset, count) : sending.Send(socket, buf, offset, count);
             if (n < 0) throw new KitException(KitException.E_CLOSED, id + ": the peer closed the connection");
             offset += n;
             count -= n;
@@ -192,8 +195,29 @@ sealed class SocketEndpoint : Endpoint {
     }
 
     public override int Recv(byte[] buf, int offset, int count, long timeoutNs) {
-        int n = receiving.Receive(socket, buf, offset, count);
+        int n = blocking ? BlockingReceive(buf, offset, count) : receiving.Receive(socket, buf, offset, count);
         return n == 0 ? -1 : n;
+    }
+
+    static bool Gone(SocketException e) {
+        return e.SocketErrorCode == SocketError.ConnectionReset || e.SocketErrorCode == SocketError.Shutdown ||
+               e.SocketErrorCode == SocketError.ConnectionAborted;
+    }
+
+    int BlockingSend(byte[] buf, int offset, int count) {
+        try {
+            return socket.Send(buf, offset, count, SocketFlags.None);
+        } catch (SocketException e) when (Gone(e)) {
+            return -1;
+        }
+    }
+
+    int BlockingReceive(byte[] buf, int offset, int count) {
+        try {
+            return socket.Receive(buf, offset, count, SocketFlags.None);
+        } catch (SocketException e) when (Gone(e)) {
+            return -1;
+        }
     }
 
     public override Dictionary<string, string> Settings() {

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# The .NET UDP write-up, in C#: a sender of 65,507-byte datagrams (the IPv4 maximum; the
+# write-up's 65,535 does not fit) printing MB/s, Mbit/s and packets/s each second, here with the
+# datagrams lost counted too. C# on both sides (the dotnet kit: Socket.Send / Socket.Receive on a
+# connected UDP socket) and then the native worker on both sides, each second as measured by the
+# receiver (--interval 1), and the totals with the C# / native ratio. DURATION=... seconds.
+source "$(dirname "$0")/common.sh"
+duration="${DURATION:-5}"
+command -v jq >/dev/null || { echo "needs jq (apt-get install jq)" >&2; exit 1; }
+if ! "$IPCHOST" --list --format json | jq -e '.kits[] | select(.name == "dotnet" and .usable)' >/dev/null; then
+  echo "the dotnet kit is not built here: scripts/install-deps.sh --kits, then rebuild" >&2
+  exit 1
+fi
+out="$(mktemp)"
+trap 'rm -f "$out"' EXIT
+total() { jq -r '.results[0] | [.throughput.mb_per_sec // 0, .throughput.mbit_per_sec // 0,
+                 .throughput.messages_per_sec // 0, .integrity.lost // 0, .integrity.messages_sent // 0,
+                 .status] | @tsv' "$out"; }
+side() {  # impl -> prints the seconds, leaves the run in $out
+  "$IPCHOST" --plugin udp.inet --mode throughput --size 65507 --duration "$duration" --interval 1 \
+    --impl "sender=$1" --impl "receiver=$1" --format json >"$out" 2>/dev/null || true
+  printf '\n== %s on both sides (%s)\n%8s %10s %10s %12s %10s\n' "$1" \
+    "$(jq -r '.results[0].receiver.runtime // "" | if . == "" then "native" else . end' "$out")" second "MB/s" "Mbit/s" "packets/s" lost
+  jq -r '.results[0].intervals[] | select(.seconds > 0.5) |
+         [.end_s, .mb_per_sec, .mb_per_sec * 8, .messages / .seconds, .lost] | @tsv' "$out" |
+    awk -F'\t' '{ printf "%8.0f %10.1f %10.1f %12.0f %10d\n", $1, $2, $3, $4, $5 }'
+  read -r mb mbit pps lost sent status <<<"$(total)"
+  printf '%8s %10.1f %10.1f %12.0f %10d  of %d sent %s\n' total "$mb" "$mbit" "$pps" "$lost" "$sent" \
+    "$([ "$status" = ok ] || echo "($status)")"
+}
+side dotnet
+csharp="$(total | cut -f1)"
+side native
+awk -v c="$csharp" -v n="$(total | cut -f1)" \
+  'BEGIN { if (n > 0) printf "\nC# / native received MB/s: %.2f\n", c / n }'
+echo "A datagram the receiver had no room for is lost, not late: compare the lost column, not only MB/s."
