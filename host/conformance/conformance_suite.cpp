@@ -77,6 +77,31 @@ private:
         }
     }
 
+    // The payload check: sizes x per_size messages, every byte checked. On an unreliable
+    // transport a datagram dropped by a receiver a loaded machine did not schedule (wine, a
+    // build beside) shows as lost data: such a failure runs again on a fresh pair, up to
+    // payload_tries in all, and the verdict says how many tries it took.
+    std::pair<json, json> run_payload(harness::worker_pair &pair, const json &plan,
+                                      std::uint64_t max, bool reliable) {
+        constexpr int payload_tries = 3;
+        auto once = [&](harness::worker_pair &p) {
+            return p.run(check_job_message(check_job::payload_receive, json(plan)),
+                         check_job_message(check_job::payload_send, json(plan)), watch(60));
+        };
+        auto result = once(pair);
+        int tries = 1;
+        while (!reliable && tries < payload_tries && result.second.value("ok", false) &&
+               !result.first.value("ok", false)) {
+            harness::worker_pair fresh(transport_, {IPCB_DIR_RECV}, "receiver", "sender");
+            fresh.connect(options_, max, connect_timeout_ns);
+            result = once(fresh);
+            fresh.close();
+            ++tries;
+        }
+        if (tries > 1) result.first["tries_note"] = fmt::format("; {} tries", tries);
+        return result;
+    }
+
     void run_with_worker_pair() {
         const bool stream = transport_.has(IPCB_CAP_STREAM);
         const bool reliable = transport_.has(IPCB_CAP_RELIABLE);
@@ -101,10 +126,7 @@ private:
                          {"per_size", 4},
                          {"stream", stream},
                          {"pace_us", reliable ? 0 : 2000}};
-            json send = plan, receive = plan;
-            send = check_job_message(check_job::payload_send, std::move(send));
-            receive = check_job_message(check_job::payload_receive, std::move(receive));
-            auto [got, sent] = pair.run(receive, send, watch(60));
+            auto [got, sent] = run_payload(pair, plan, max, reliable);
             std::string size_list;
             for (auto s : sizes) size_list += (size_list.empty() ? "" : ", ") + std::to_string(s);
             if (!sent.value("ok", false)) {
@@ -112,7 +134,8 @@ private:
                 return;
             }
             add("payload", got.value("ok", false),
-                got.value("detail", "") + " (sizes " + size_list + " B, 4 each)");
+                got.value("detail", "") + " (sizes " + size_list + " B, 4 each" +
+                    got.value("tries_note", "") + ")");
             if (got.value("ok", false)) {
                 if (stream)
                     add("stream-reassembly", true,

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <numeric>
 
+#include "report/impl_grid.hpp"
 #include "report/placement_warning.hpp"
 
 namespace ipcbench::report {
@@ -180,6 +181,7 @@ std::string to_table(const run_report &report, bool markdown, const table_layout
         if (markdown) out += "\n";
         out += table(report, table_kind::latency, lat, markdown, layout);
     }
+    out += grids_text(impl_grids(report), markdown);
     if (!warned.empty()) {
         out += fmt::format("\n{}Warnings\n{}", heading, markdown ? "\n" : "");
         // Advice that every placement warning repeats is said once, under them all.
