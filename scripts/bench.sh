@@ -18,7 +18,7 @@
 # never got there are listed at the end as unresolved. Prints Markdown; `--write-docs` also
 # writes docs/benchmarks.md. DURATION (0.5 s per run) tunes it; QUICK=1 runs one size per
 # transport and fewer stream counts (a smoke run); ONLY=shm-wait runs the shm.ring wait rows alone,
-# ONLY=kits the kit rows (section 5) alone.
+# ONLY=kits the kit rows (section 5) alone (KITS="java dotnet" picks kits).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 rounds="${ROUNDS:-5}"
@@ -161,6 +161,11 @@ kit_section() {
   if "$ipchost" --list --format json | jq -e '.kits[] | select(.name == "dotnet" and .usable)' >/dev/null &&
     mcs -nologo -optimize+ -out:"$work/plainloop-cs.exe" -r:System.dll "$root/scripts/bench/PlainLoop.cs" >/dev/null; then
     kits+=(dotnet dotnet-sync)
+  fi
+  if [ -n "${KITS:-}" ]; then  # KITS="java dotnet": those rows only
+    local wanted=() k
+    for k in "${kits[@]}"; do [[ " $KITS " == *" $k "* ]] && wanted+=("$k"); done
+    kits=("${wanted[@]}")
   fi
   if [ ${#kits[@]} = 0 ]; then echo "(no kit built: scripts/install-deps.sh --kits)" >>"$out"; return; fi
   (cd "$root/scripts/bench/plainloop-go" && GOCACHE="$work/gocache" GOFLAGS=-mod=mod go build -o "$work/plainloop-go" .) 2>/dev/null || true
