@@ -61,7 +61,8 @@ build_behind() {  # build_behind <name> <command...>
   shift
   (
     rc=0
-    nice -n 10 "$@" >"$logs/$name.log" 2>&1 || rc=$?
+    renice -n 10 -p "$BASHPID" >/dev/null  # (nice(1) cannot run a shell function)
+    "$@" >"$logs/$name.log" 2>&1 || rc=$?
     echo "$rc" >"$logs/$name.rc"
   ) &
 }

@@ -358,6 +358,14 @@ TEST_CASE("check --impl python passes", "[kits]") {
     passes_check("python");
 }
 
+TEST_CASE("check --impl java passes", "[kits]") {
+    passes_check("java");
+}
+
+TEST_CASE("check --impl dotnet passes", "[kits]") {
+    passes_check("dotnet");
+}
+
 namespace {
 
 // Kits replay-SIDE that play the recorded side of a transcript (tests/kits/replay_worker.py).
