@@ -13,7 +13,7 @@ fi
 figures() {  # impl transport [options...] -> "seconds MB/s gc_collections gc_pause_ms"
   local impl="$1" transport="$2"
   shift 2
-  "$IPCHOST" --plugin "$transport" --mode throughput --size 1K --count "$count" --warmup 0.5 \
+  "$IPCHOST" --plugin "$transport" --mode throughput --size 1K --count "$count" --warmup 1 \
     --impl "$impl" --format json "$@" 2>/dev/null |
     jq -r '.results[0] | [(.integrity.messages_received * 1024 / (.throughput.bytes_per_sec + 1e-9)),
            (.throughput.bytes_per_sec / 1e6), (.receiver.kit.gc_collections // 0),
