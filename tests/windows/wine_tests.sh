@@ -183,7 +183,7 @@ template)
   cmake --build "$out/template" >"$out/stdout" 2>"$out/stderr" || fail "the template does not build"
   dll="$out/template/ipcbench-plugins/ipcb-mytransport.dll"
   [ -f "$dll" ] || fail "no $dll"
-  x86_64-w64-mingw32-objdump -p "$dll" | grep -q 'DLL Name: libwinpthread' &&
+  x86_64-w64-mingw32-objdump -p "$dll" | grep 'DLL Name: libwinpthread' >/dev/null &&
     fail "the template DLL needs libwinpthread-1.dll"
   winerun "$out/prefix/bin/ipchost.exe" check --plugin-dir "$out/template/ipcbench-plugins" \
     --plugin mytransport --timeout 240
@@ -228,7 +228,7 @@ leftovers)
     case "$stat" in Z*) continue ;; esac
     case "$args" in *ipchost.exe*) ;; *) continue ;; esac
     [ "$pid" = "$$" ] && continue
-    tr '\0' '\n' <"/proc/$pid/environ" 2>/dev/null | grep -qx "WINEPREFIX=$WINEPREFIX" &&
+    tr '\0' '\n' <"/proc/$pid/environ" 2>/dev/null | grep -x "WINEPREFIX=$WINEPREFIX" >/dev/null &&
       echo "$pid $args" >>"$out/stdout"
   done < <(ps -eo pid=,stat=,args=)
   [ -s "$out/stdout" ] && fail "ipchost.exe processes of this prefix are still running"
