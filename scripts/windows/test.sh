@@ -2,30 +2,24 @@
 # The Windows stage of scripts/test.sh: cross-builds ipchost.exe, the Windows plugins and tests
 # with mingw-w64 (-Werror), then runs them under wine (tests/windows). Usage: test.sh [BUILD_DIR]
 # Under wine means: the code paths run (process start, Job objects, named pipes, Winsock), but no
-# figure it prints is a Windows figure. IPCBENCH_WINDOWS_STEP=build or =test runs one half
-# (scripts/test.sh builds behind another stage's tests and runs the tests later).
+# figure it prints is a Windows figure.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 build="${1:-$root/build-windows}"
 deps="${IPCBENCH_WINDOWS_DEPS:-$root/build-win-deps}"
 
-step="${IPCBENCH_WINDOWS_STEP:-all}"
-export WINEPREFIX="$build/wine-prefix" WINEDEBUG=-all
-if [ "$step" != test ]; then
-  "$root/scripts/install-deps.sh" --windows
-  "$root/scripts/windows/build-deps.sh" "$deps"
-  cmake -S "$root" -B "$build" -DCMAKE_TOOLCHAIN_FILE="$root/cmake/mingw-w64-toolchain.cmake" \
-    -DIPCBENCH_WINDOWS_DEPS="$deps" -DIPCBENCH_BUILD_TESTS=ON -DIPCBENCH_WERROR=ON \
-    -DCMAKE_BUILD_TYPE=Release ${IPCBENCH_GO_CACHE:+-DIPCBENCH_GO_CACHE="$IPCBENCH_GO_CACHE"} >/dev/null
-  cmake --build "$build" -j"$(nproc)"
-  if [ ! -f "$WINEPREFIX/system.reg" ]; then
-    echo "windows: creating the wine prefix $WINEPREFIX"
-    wine wineboot -i </dev/null >"$build/wineboot.log" 2>&1 || true
-    wineserver -k 2>/dev/null || true
-  fi
-fi
-[ "$step" != build ] || exit 0
+"$root/scripts/install-deps.sh" --windows
+"$root/scripts/windows/build-deps.sh" "$deps"
+cmake -S "$root" -B "$build" -DCMAKE_TOOLCHAIN_FILE="$root/cmake/mingw-w64-toolchain.cmake" \
+  -DIPCBENCH_WINDOWS_DEPS="$deps" -DIPCBENCH_BUILD_TESTS=ON -DIPCBENCH_WERROR=ON \
+  -DCMAKE_BUILD_TYPE=Release ${IPCBENCH_GO_CACHE:+-DIPCBENCH_GO_CACHE="$IPCBENCH_GO_CACHE"} >/dev/null
+cmake --build "$build" -j"$(nproc)"
 
+export WINEPREFIX="$build/wine-prefix" WINEDEBUG=-all
+if [ ! -f "$WINEPREFIX/system.reg" ]; then
+  echo "windows: creating the wine prefix $WINEPREFIX"
+  wine wineboot -i </dev/null >"$build/wineboot.log" 2>&1 || true
+fi
 rc=0
 (cd "$build" && ctest --output-on-failure -j"$(nproc)" --timeout 300) || rc=$?
 wineserver -k 2>/dev/null || true

@@ -52,7 +52,7 @@ public abstract class Endpoint {
 
 /// <summary>Everything setup gives one endpoint.</summary>
 public sealed class Spec {
-    public string Transport, Role, Direction, Address, RuntimeDir, Api;
+    public string Transport, Role, Direction, Address, RuntimeDir;
     public Dictionary<string, string> Options;
     public long MaxMessage;
 
