@@ -2,7 +2,9 @@
 # The Windows stage of scripts/test.sh: cross-builds ipchost.exe, the Windows plugins and tests
 # with mingw-w64 (-Werror), then runs them under wine (tests/windows). Usage: test.sh [BUILD_DIR]
 # Under wine means: the code paths run (process start, Job objects, named pipes, Winsock), but no
-# figure it prints is a Windows figure.
+# figure it prints is a Windows figure. So the stage builds at -O1 (Release otherwise: NDEBUG):
+# optimisation would buy no figure, and -O1 compiles the tree in 167 s against 260 s at -O2
+# (2 cores); the .exe users run comes from a Release build of their own.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 build="${1:-$root/build-windows}"
@@ -12,7 +14,8 @@ deps="${IPCBENCH_WINDOWS_DEPS:-$root/build-win-deps}"
 "$root/scripts/windows/build-deps.sh" "$deps"
 cmake -S "$root" -B "$build" -DCMAKE_TOOLCHAIN_FILE="$root/cmake/mingw-w64-toolchain.cmake" \
   -DIPCBENCH_WINDOWS_DEPS="$deps" -DIPCBENCH_BUILD_TESTS=ON -DIPCBENCH_WERROR=ON \
-  -DCMAKE_BUILD_TYPE=Release ${IPCBENCH_GO_CACHE:+-DIPCBENCH_GO_CACHE="$IPCBENCH_GO_CACHE"} >/dev/null
+  -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_FLAGS_RELEASE="-O1 -DNDEBUG" \
+  -DCMAKE_C_FLAGS_RELEASE="-O1 -DNDEBUG" ${IPCBENCH_GO_CACHE:+-DIPCBENCH_GO_CACHE="$IPCBENCH_GO_CACHE"} >/dev/null
 cmake --build "$build" -j"$(nproc)"
 
 export WINEPREFIX="$build/wine-prefix" WINEDEBUG=-all
