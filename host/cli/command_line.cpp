@@ -23,9 +23,9 @@ namespace {
 struct typed_options {
     std::string mode = "both", sizes = "32,1K,64K", duration = "0.5", warmup = "0.2", count,
                 timeout, streams, rate, affinity, repeat, cv_warn, interval, regression, token_file,
-                data_port, idle_timeout, bitrate, batch, burst, zero_copy = "auto", io = "auto",
-                threads, format = "table", peer, token, bind = "127.0.0.1", lang = "c", dir,
-                memory_budget, allow_ports, columns;
+                data_port, idle_timeout, max_sessions, bitrate, batch, burst, zero_copy = "auto",
+                io = "auto", threads, format = "table", peer, token, bind = "127.0.0.1", lang = "c",
+                dir, memory_budget, allow_ports, columns;
     std::vector<std::string> plugin_lists, dirs, allow_connect, allow_option, kit_dirs, impls;
 };
 
@@ -185,6 +185,9 @@ po::options_description remote_options(typed_options &t) {
     add("idle-timeout", po::value(&t.idle_timeout)->value_name("SECONDS"),
         "serve: end a session silent for SECONDS with no request outstanding, and drop a "
         "connection without a handshake after min(SECONDS, 5) (default 10)");
+    add("max-sessions", po::value(&t.max_sessions)->value_name("N"),
+        "serve: run up to N clients' sessions at once, each with its own worker (default 1; "
+        "one more is told busy); results record how many ran beside them");
     add("allow-ports", po::value(&t.allow_ports)->value_name("FIRST-LAST"),
         "serve: the ports data endpoints may listen on (default 1024-65535: no privileged "
         "port); they always listen on the address the client reached the agent by");
@@ -415,6 +418,7 @@ void check_option_scope(const po::variables_map &vm, const command_line &cmd) {
         {"insecure", {"serve"}},
         {"allow-root", {"serve"}},
         {"idle-timeout", {"serve"}},
+        {"max-sessions", {"serve"}},
         {"fail-on-regression", {"compare"}},
         {"lang", {"new-plugin"}},
         {"dir", {"new-plugin"}},
@@ -527,6 +531,8 @@ void apply_remote_options(const po::variables_map &vm, const typed_options &t, c
         throw usage_error("--insecure means no token; drop --token/--token-file or --insecure");
     if (!t.idle_timeout.empty())
         serve.idle_timeout_s = parse_seconds("--idle-timeout", t.idle_timeout, false);
+    if (!t.max_sessions.empty())
+        serve.max_sessions = parse_small_int("--max-sessions", t.max_sessions, 1, 64);
     if (cmd.subcommand == "serve") serve.bind = parse_address("--bind", t.bind, "");
     apply_agent_rules(t, serve.rules);
 }

@@ -154,7 +154,17 @@ struct side_view {
     const worker_identity *identity = nullptr;
     std::optional<platform::process_usage> before, after;
     std::map<std::string, double> kit;
+    int agent_sessions = 0;
 };
+
+// What the agent (never its worker: remote/agent_server) added to a result from over there:
+// the most sessions it ran while this was measured. Untrusted: a small count or nothing.
+int agent_sessions_of(const json &answer) {
+    const auto it = answer.find("agent_sessions");
+    if (it == answer.end() || !it->is_number_integer()) return 0;
+    const auto n = it->get<std::int64_t>();
+    return n >= 1 && n <= 1024 ? static_cast<int>(n) : 0;
+}
 
 // A result's `kit` object: at most 32 numbers by name (untrusted: a worker wrote it).
 std::map<std::string, double> kit_figures_of(const json &answer) {
@@ -173,6 +183,7 @@ void record_side(model::process_figures &figures, const side_view &view,
     figures.implementation = view.identity->implementation;
     figures.runtime = view.identity->runtime;
     figures.kit = view.kit;
+    figures.agent_sessions = view.agent_sessions;
     if (!view.before || !view.after || view.after->at_ns <= view.before->at_ns) return;
     const double wall_s = static_cast<double>(view.after->at_ns - view.before->at_ns) / 1e9;
     figures.outside_cpu_percent = (view.after->cpu_s - view.before->cpu_s) / wall_s * 100;
@@ -231,8 +242,8 @@ void measure(const plugin::transport_info &transport, const model::case_settings
     placement_sampler placement(plan.client_sends ? pair.client_pid() : pair.server_pid(),
                                 plan.client_sends ? pair.server_pid() : pair.client_pid());
     const bool bidir = plan.client_kind == job_kind::bidir;
-    side_view server_view{&pair.server_identity(), usage_of(pair.server_pid()), {}, {}};
-    side_view client_view{&pair.client_identity(), usage_of(pair.client_pid()), {}, {}};
+    side_view server_view{&pair.server_identity(), usage_of(pair.server_pid()), {}, {}, 0};
+    side_view client_view{&pair.client_identity(), usage_of(pair.client_pid()), {}, {}, 0};
     auto [server_answer, client_answer] = pair.run(
         server_job, client_job, model::watchdog_seconds(c),
         [&](bool from_client, const json &event) {
@@ -258,6 +269,7 @@ void measure(const plugin::transport_info &transport, const model::case_settings
     client_view.after = usage_of(pair.client_pid());
     server_view.kit = kit_figures_of(server_answer);
     client_view.kit = kit_figures_of(client_answer);
+    if (agent != nullptr) server_view.agent_sessions = agent_sessions_of(server_answer);
     fill_results(results, plan, worker_result_from(server_answer, plan.server_side),
                  worker_result_from(client_answer, plan.client_side), placement);
     record_sides(results, plan, server_view, client_view);

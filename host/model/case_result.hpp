@@ -39,6 +39,9 @@ struct process_figures {
     std::int64_t outside_max_rss_kib = 0;
     // What a kit says of its runtime (GC cycles, pause time...), by name.
     std::map<std::string, double> kit;
+    // A side run by an `ipchost serve` agent: the most sessions (clients) it ran at once while
+    // this was measured, this one included (ipchost serve --max-sessions); 0 on this host.
+    int agent_sessions = 0;
 };
 
 // How the connector's connections were set up, one after another (harness: worker connect).
@@ -125,6 +128,7 @@ auto figure_fields(S &p, V &&v)
     v("outside_cpu_percent", p.outside_cpu_percent, false);
     v("outside_max_rss_kib", p.outside_max_rss_kib, false);
     v("kit", p.kit, false);
+    v("agent_sessions", p.agent_sessions, false);
 }
 
 template <class S, class V>

@@ -85,6 +85,10 @@ struct session {
     std::int64_t client_progress = 0;  // when the client last took bytes (or had none owed)
     int outstanding = 0;
     bool creator_setup = false;  // the last setup asked for creators: check what they opened
+    bool ended = false;          // its sockets are closed: removed once this turn is over
+    // Sessions running on the agent (this one included), at most, since its worker was asked to
+    // run and has not yet answered: what its result says it was measured beside (0: no run).
+    int running_beside = 0;
     control::frame_decoder from_client{control::max_frame_bytes};
     control::frame_decoder from_worker{control::max_frame_bytes};
     // To the client: two whole frames of the largest size (a result of 20,000 streams) and a
@@ -117,10 +121,9 @@ public:
         while (!platform::interrupted() && !stop_) {
             std::vector<platform::poll_interest> interests{{listen_fd_, true, false}};
             for (const auto &p : pending_.all()) interests.push_back({p.fd, true, false});
-            if (active_) {
-                session &s = *active_;
-                interests.push_back({s.fd, s.to_worker.empty(), !s.to_client.empty()});
-                interests.push_back({s.worker_fd, true, !s.to_worker.empty()});
+            for (const auto &s : sessions_) {
+                interests.push_back({s->fd, s->to_worker.empty(), !s->to_client.empty()});
+                interests.push_back({s->worker_fd, true, !s->to_worker.empty()});
             }
             platform::poll_events ready;
             try {
@@ -132,26 +135,27 @@ public:
             if (ready.interrupted) break;
             expire();
             serve_events(interests, ready);
+            remove_ended();
         }
-        end_session("the agent is stopping", true);
+        for (auto &s : sessions_) end_session(*s, "the agent is stopping", true);
+        remove_ended();
         for (auto &p : pending_.expire(std::numeric_limits<std::int64_t>::max()))
             refuse(p.fd, p.peer, "the agent is stopping");
-        spdlog::info("stopped after {} session(s)", sessions_);
+        spdlog::info("stopped after {} session(s)", sessions_ended_);
         return 0;
     }
 
 private:
-    // interests as polled: the listener, the handshakes, then (if there was one) the session's
-    // client and worker. The session goes first, so a client that just left frees the agent
-    // for a handshake; new connections come last.
+    // interests as polled: the listener, the handshakes, then each session's client and worker
+    // (the sessions as they were when polled: none is added or removed before this returns).
+    // Sessions go first, so a client that just left frees a place for a handshake; new
+    // connections come last.
     void serve_events(const std::vector<platform::poll_interest> &interests,
                       const platform::poll_events &ready) {
-        std::size_t handshakes = interests.size() - 1;
-        if (active_ && interests.size() >= 3 &&
-            interests[interests.size() - 2].socket == active_->fd) {
-            handshakes -= 2;
-            const std::size_t c = interests.size() - 2, w = c + 1;
-            serve_session(ready.readable[c], ready.writable[c], ready.readable[w],
+        const std::size_t handshakes = interests.size() - 1 - 2 * sessions_.size();
+        for (std::size_t k = 0; k < sessions_.size(); ++k) {
+            const std::size_t c = 1 + handshakes + 2 * k, w = c + 1;
+            serve_session(*sessions_[k], ready.readable[c], ready.writable[c], ready.readable[w],
                           ready.writable[w]);
         }
         for (std::size_t i = 1; i <= handshakes; ++i)
@@ -159,11 +163,12 @@ private:
         if (ready.readable[0]) accept_clients();
     }
 
-    void serve_session(bool client_in, bool client_out, bool worker_in, bool worker_out) {
-        if (active_ && client_out) flush_client();
-        if (active_ && worker_out) flush_worker();
-        if (active_ && worker_in) read_worker();
-        if (active_ && client_in) read_client();
+    void serve_session(session &s, bool client_in, bool client_out, bool worker_in,
+                       bool worker_out) {
+        if (!s.ended && client_out) flush_client(s);
+        if (!s.ended && worker_out) flush_worker(s);
+        if (!s.ended && worker_in) read_worker(s);
+        if (!s.ended && client_in) read_client(s);
     }
 
     void accept_clients() {
@@ -191,14 +196,16 @@ private:
         const std::int64_t now = now_ns();
         for (auto &p : pending_.expire(now))
             refuse(p.fd, p.peer, fmt::format("no handshake within {:g} s", handshake_seconds()));
-        if (!active_) return;
-        session &s = *active_;
         const double idle = options_.idle_timeout_s;
-        if (!s.to_client.empty() && now - s.client_progress > seconds_ns(idle))
-            return end_session(fmt::format("the client took none of its answers for {:g} s", idle),
-                               false);
-        if (s.outstanding == 0 && s.to_client.empty() && now > s.idle_deadline)
-            end_session(fmt::format("idle for {:g} s: the agent ended the session", idle), true);
+        for (auto &owned : sessions_) {
+            session &s = *owned;
+            if (!s.to_client.empty() && now - s.client_progress > seconds_ns(idle))
+                end_session(s, fmt::format("the client took none of its answers for {:g} s", idle),
+                            false);
+            else if (s.outstanding == 0 && s.to_client.empty() && now > s.idle_deadline)
+                end_session(s, fmt::format("idle for {:g} s: the agent ended the session", idle),
+                            true);
+        }
     }
 
     // Reads what a client still authenticating sent; answers and forgets it once decided.
@@ -244,11 +251,26 @@ private:
             stop_ = options_.once;
             return;
         }
-        if (active_)
-            return refuse(client.fd, client.peer,
-                          "busy: this agent serves one benchmark at a time and is serving " +
-                              active_->peer + "; try again later");
+        if (const std::string why = busy_text(); !why.empty())
+            return refuse(client.fd, client.peer, why);
         start_session(client, hello);
+    }
+
+    int live_sessions() const {
+        return static_cast<int>(std::count_if(sessions_.begin(), sessions_.end(),
+                                              [](const auto &s) { return !s->ended; }));
+    }
+
+    // "" when a new session fits --max-sessions, else the "busy" answer naming who is served.
+    std::string busy_text() const {
+        if (live_sessions() < options_.max_sessions) return "";
+        std::vector<std::string> peers;
+        for (const auto &s : sessions_)
+            if (!s->ended) peers.push_back(s->peer);
+        return fmt::format(
+            "busy: this agent serves {} benchmark(s) at a time (ipchost serve --max-sessions) "
+            "and is serving {}; try again later",
+            options_.max_sessions, fmt::join(peers, ", "));
     }
 
     void start_session(const pending_client &client, const agent_hello &hello) {
@@ -276,43 +298,52 @@ private:
         s->to_client.push(control::encode_frame(
             control::message(control::message_kind::welcome,
                              {{"agent", std::string("ipchost ") + IPCBENCH_VERSION}})));
-        spdlog::info("client {}: session started ({}); its endpoints listen on {}, connect to {}",
-                     s->peer, hello.client.empty() ? "?" : hello.client, s->policy.local_host,
-                     s->policy.client_host);
-        active_ = std::move(s);
-        flush_client();
+        spdlog::info(
+            "client {}: session started ({}); its endpoints listen on {}, connect to {}; {} of "
+            "{} session(s) running",
+            s->peer, hello.client.empty() ? "?" : hello.client, s->policy.local_host,
+            s->policy.client_host, live_sessions() + 1, options_.max_sessions);
+        sessions_.push_back(std::move(s));
+        note_running_beside();
+        flush_client(*sessions_.back());
     }
 
-    void flush_client() {
-        session &s = *active_;
+    // Every session waiting for its run's result has run beside this many sessions, at least.
+    void note_running_beside() {
+        const int live = live_sessions();
+        for (auto &s : sessions_)
+            if (!s->ended && s->running_beside > 0)
+                s->running_beside = std::max(s->running_beside, live);
+    }
+
+    void flush_client(session &s) {
         bool moved = false;
-        if (!s.to_client.flush(s.fd, moved)) return end_session("the client disconnected", false);
+        if (!s.to_client.flush(s.fd, moved))
+            return end_session(s, "the client disconnected", false);
         if (moved || s.to_client.empty()) s.client_progress = now_ns();
     }
 
-    void flush_worker() {
-        session &s = *active_;
+    void flush_worker(session &s) {
         bool moved = false;
-        if (!s.to_worker.flush(s.worker_fd, moved)) end_session("the worker ended", true);
+        if (!s.to_worker.flush(s.worker_fd, moved)) end_session(s, "the worker ended", true);
     }
 
     // Reads what the client sent, checks each whole frame and queues it for the worker.
-    void read_client() {
-        session &s = *active_;
+    void read_client(session &s) {
         char buf[65536];
         const platform::io_result got = receive_now(s.fd, buf, sizeof buf);
         if (got.status == platform::io_status::would_block) return;
         if (got.status == platform::io_status::closed)
-            return end_session("the client disconnected", false);
-        const std::string problem = each_frame(s.from_client, buf, got.bytes, "client",
-                                               [this](json &frame) { return from_client(frame); });
-        if (!problem.empty() && active_) end_session(problem, true);
-        if (active_) s.idle_deadline = now_ns() + seconds_ns(options_.idle_timeout_s);
+            return end_session(s, "the client disconnected", false);
+        const std::string problem =
+            each_frame(s, s.from_client, buf, got.bytes, "client",
+                       [this, &s](json &frame) { return from_client(s, frame); });
+        if (!problem.empty()) end_session(s, problem, true);
+        if (!s.ended) s.idle_deadline = now_ns() + seconds_ns(options_.idle_timeout_s);
     }
 
     // "" when the frame went on to the worker, else why the session must end.
-    std::string from_client(json &frame) {
-        session &s = *active_;
+    std::string from_client(session &s, json &frame) {
         const auto kind = control::known_kind(frame);
         if (!client_may_send(kind))
             return fmt::format(
@@ -326,6 +357,7 @@ private:
             frame.erase("runtime_dir");
         } else if (kind == control::message_kind::run) {
             refused = refuse_run(frame, s.policy);
+            s.running_beside = live_sessions();
         }
         if (!refused.empty()) return refused;
         if (is_request(*kind) && ++s.outstanding > max_outstanding)
@@ -335,36 +367,35 @@ private:
                 max_outstanding);
         if (!s.to_worker.push(control::encode_frame(frame)))
             return "the client sent more than the worker could take";
-        flush_worker();
+        flush_worker(s);
         return "";
     }
 
     // Reads what the worker answered and queues it for the client, within the bound.
-    void read_worker() {
-        session &s = *active_;
+    void read_worker(session &s) {
         char buf[65536];
-        for (int i = 0; i < 16 && active_; ++i) {  // a large result in few turns
+        for (int i = 0; i < 16 && !s.ended; ++i) {  // a large result in few turns
             const platform::io_result got = receive_now(s.worker_fd, buf, sizeof buf);
             if (got.status == platform::io_status::would_block) break;
             if (got.status == platform::io_status::closed)
-                return end_session("the worker ended", true);
+                return end_session(s, "the worker ended", true);
             const std::string problem =
-                each_frame(s.from_worker, buf, got.bytes, "worker",
-                           [this](json &frame) { return from_worker(frame); });
-            if (!problem.empty()) return end_session(problem, true);
+                each_frame(s, s.from_worker, buf, got.bytes, "worker",
+                           [this, &s](json &frame) { return from_worker(s, frame); });
+            if (!problem.empty()) return end_session(s, problem, true);
             if (got.bytes < sizeof buf) break;
         }
-        if (active_) flush_client();
+        if (!s.ended) flush_client(s);
     }
 
     // Feeds what arrived to the decoder and hands each whole frame to on_frame while the
     // session lives and no frame was refused: "" or why the session must end.
     template <class F>
-    std::string each_frame(control::frame_decoder &decoder, const char *buf, std::size_t n,
-                           const char *from, F &&on_frame) {
+    std::string each_frame(const session &s, control::frame_decoder &decoder, const char *buf,
+                           std::size_t n, const char *from, F &&on_frame) {
         try {
             decoder.feed(buf, n);
-            while (active_)
+            while (!s.ended)
                 if (auto frame = decoder.next()) {
                     if (std::string problem = on_frame(*frame); !problem.empty()) return problem;
                 } else {
@@ -376,12 +407,15 @@ private:
         return "";
     }
 
-    std::string from_worker(json &frame) {
-        session &s = *active_;
+    std::string from_worker(session &s, json &frame) {
         const auto kind = control::known_kind(frame);
         if (is_answer(kind)) s.outstanding = std::max(0, s.outstanding - 1);
         if (kind == control::message_kind::opened && s.creator_setup) {
             if (std::string why = refuse_opened(frame, s.policy); !why.empty()) return why;
+        }
+        if (kind == control::message_kind::result && s.running_beside > 0) {
+            frame["agent_sessions"] = s.running_beside;  // the agent's word, not the worker's
+            s.running_beside = 0;
         }
         if (!s.to_client.push(control::encode_frame(frame)))
             return fmt::format(
@@ -391,9 +425,11 @@ private:
         return "";
     }
 
-    void end_session(const std::string &why, bool tell_client) {
-        if (!active_) return;
-        session &s = *active_;
+    // Closes the session's sockets and ends its worker; the session itself is removed after
+    // the turn (remove_ended), so no caller holds a reference to a freed one.
+    void end_session(session &s, const std::string &why, bool tell_client) {
+        if (s.ended) return;
+        s.ended = true;
         if (tell_client)
             send_now(s.fd, control::message(control::message_kind::error, {{"message", why}}));
         platform::shutdown_socket(s.fd);
@@ -405,17 +441,27 @@ private:
         s.worker->wait(-1);
         spdlog::info("client {}: session ended after {:.1f} s ({}; worker {})", s.peer,
                      (now_ns() - s.started) / 1e9, why, s.worker->status().describe());
-        active_.reset();
-        ++sessions_;
-        for (const auto &escaped : platform::kill_escaped_children())
+        ++sessions_ended_;
+        // What the ended worker's plugin left behind: every child of the agent but the workers
+        // of the sessions still running.
+        std::vector<long> running;
+        for (const auto &other : sessions_)
+            if (!other->ended) running.push_back(other->worker->pid());
+        for (const auto &escaped : platform::kill_escaped_children(running))
             spdlog::warn("a process the session's plugin left behind, {}, was killed", escaped);
+    }
+
+    void remove_ended() {
+        sessions_.erase(std::remove_if(sessions_.begin(), sessions_.end(),
+                                       [](const auto &s) { return s->ended; }),
+                        sessions_.end());
     }
 
     const serve_options &options_;
     socket_handle listen_fd_;
     pending_handshakes pending_;
-    std::unique_ptr<session> active_;
-    int sessions_ = 0;
+    std::vector<std::unique_ptr<session>> sessions_;
+    int sessions_ended_ = 0;
     bool stop_ = false;
 };
 
@@ -460,14 +506,16 @@ int serve(const serve_options &given) {
                       e.what());
         return 1;
     }
-    // Room for every handshake the fair set admits, the session, and its worker's.
-    if (const std::string why = platform::ensure_open_files(pending_handshakes::default_total + 64);
+    // Room for every handshake the fair set admits, and each session's client and worker.
+    if (const std::string why = platform::ensure_open_files(pending_handshakes::default_total + 64 +
+                                                            4 * options.max_sessions);
         !why.empty())
         spdlog::warn("{}: fewer connections can wait for their handshake at once", why);
     const socket_handle listen_fd = listen_tcp(options.bind, 1024);
     platform::install_interrupt_handlers();
-    spdlog::info("serving on {} ({}), one client at a time", options.bind.text(),
-                 options.insecure ? "no token: --insecure" : "token required");
+    spdlog::info("serving on {} ({}), {} session(s) at a time", options.bind.text(),
+                 options.insecure ? "no token: --insecure" : "token required",
+                 options.max_sessions);
     const int code = agent(options, listen_fd).run();
     platform::close_socket(listen_fd);
     std::error_code ignored;

@@ -14,6 +14,7 @@ struct serve_options {
     bool insecure = false;       // run without any token: anyone who reaches the port may run
     bool allow_root = false;     // serve although running as root
     bool once = false;           // exit when the first client says its run is over
+    int max_sessions = 1;        // sessions at once; one more authenticated client is "busy"
     double idle_timeout_s = 10;  // a silent client is dropped (the handshake gets at most 5 s)
     std::filesystem::path token_path;  // where a generated token is written (default: per user)
     operator_policy rules;             // where endpoints may go, which options, the memory budget
@@ -22,7 +23,11 @@ struct serve_options {
 // `ipchost serve`: a network service, so it trusts nothing from the wire and never waits on a
 // peer. Connections that have not authenticated are admitted fairly (remote/pending_handshakes:
 // per source and in all, each with a short deadline and a 4 KiB hello); only a client whose
-// hello carried the right token can start a session or be told "busy". A session runs a fresh
+// hello carried the right token can start a session or be told "busy" (past --max-sessions,
+// default 1). Sessions share nothing but the agent's loop: each has its own worker, run folder,
+// outboxes, deadlines and policy, and ending one (its client gone, a hostile frame, its worker
+// dead) closes only its own sockets and worker. A result a worker sends gets
+// "agent_sessions": the most sessions running while it was measured. A session runs a fresh
 // worker in agent mode (only cross-host transports the agent discovered itself) and relays its
 // control channel both ways through bounded, non-blocking queues: every frame from the client
 // is checked against the session's policy (remote/agent_policy: which messages, which

@@ -1,0 +1,157 @@
+// `ipchost serve --max-sessions N`: several clients at once, each with its own worker, none
+// disturbing another, and every result saying how many sessions ran beside it. Loopback only.
+#include <catch2/catch.hpp>
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "support/agent_process.hpp"
+#include "support/process_runner.hpp"
+
+using ipcbench::test::agent;
+using ipcbench::test::answer;
+using ipcbench::test::frame;
+using ipcbench::test::read_frame;
+using ipcbench::test::run_ipchost;
+using ipcbench::test::worker_session;
+using nlohmann::json;
+
+namespace {
+
+std::vector<std::string> peer_run(const agent &a, const std::string &duration) {
+    return {"--peer",   a.address(), "--token",  "s3cret",     "--plugin",   "socket.tcp",
+            "--size",   "1K",        "--mode",   "throughput", "--duration", duration,
+            "--warmup", "0",         "--format", "json"};
+}
+
+// The one result of a one-case run, or why there is none.
+json only_result(const ipcbench::test::process_output &run) {
+    INFO(run.err);
+    REQUIRE(run.exit_code == 0);
+    const json doc = json::parse(run.out);
+    REQUIRE(doc.at("results").size() == 1);
+    return doc.at("results").at(0);
+}
+
+// The processes whose parent is pid now (/proc/*/stat, field 4).
+std::vector<int> children_of(pid_t pid) {
+    std::vector<int> out;
+    std::error_code ec;
+    for (std::filesystem::directory_iterator it("/proc", ec), end; !ec && it != end;
+         it.increment(ec)) {
+        const std::string name = it->path().filename().string();
+        if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+        std::ifstream stat(it->path() / "stat");
+        std::string line;
+        std::getline(stat, line);
+        const auto close_paren = line.rfind(')');
+        if (close_paren == std::string::npos) continue;
+        char state = 0;
+        int parent = 0;
+        if (std::sscanf(line.c_str() + close_paren + 1, " %c %d", &state, &parent) == 2 &&
+            parent == pid && state != 'Z')
+            out.push_back(std::stoi(name));
+    }
+    return out;
+}
+
+// Waits (bounded) until the agent has no child left: every session's worker reaped.
+bool workers_gone(pid_t agent_pid, double timeout_s) {
+    const auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
+    while (std::chrono::steady_clock::now() < end) {
+        if (children_of(agent_pid).empty()) return true;
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    return false;
+}
+
+}  // namespace
+
+TEST_CASE("an agent with --max-sessions 3 runs three sessions at once and tells a fourth busy",
+          "[remote]") {
+    agent a({"--token", "s3cret", "--max-sessions", "3"});
+    REQUIRE(a.reachable());
+    std::optional<worker_session> first, second;
+    first.emplace(a, "s3cret");
+    second.emplace(a, "s3cret");
+    CHECK(children_of(a.pid()).size() == 2);  // a worker of its own for each session
+
+    // Measured while two other sessions were running: its agent says 3, this one included.
+    const json beside = only_result(run_ipchost(peer_run(a, "0.3")));
+    CHECK(beside.at("status") == "ok");
+    CHECK(beside.at("integrity").at("messages_received").get<long>() > 0);
+    CHECK(beside.at("receiver").at("agent_sessions") == 3);
+    CHECK(beside.at("sender").at("agent_sessions") == 0);  // the side on this host
+
+    {
+        worker_session third(a, "s3cret");
+        const json busy =
+            answer(a.exchange(frame({{"type", "hello"}, {"protocol", 1}, {"token", "s3cret"}})));
+        const std::string text = busy.at("message").get<std::string>();
+        CHECK_THAT(text, Catch::Contains("busy") && Catch::Contains("3 benchmark(s) at a time") &&
+                             Catch::Contains("--max-sessions"));
+    }
+    first.reset();
+    // Two places free again: a run now is measured beside the one session left.
+    const json after = only_result(run_ipchost(peer_run(a, "0.3")));
+    CHECK(after.at("status") == "ok");
+    CHECK(after.at("receiver").at("agent_sessions") == 2);
+    second.reset();
+    const json alone = only_result(run_ipchost(peer_run(a, "0.2")));
+    CHECK(alone.at("receiver").at("agent_sessions") == 1);
+    CHECK(workers_gone(a.pid(), 10));
+}
+
+TEST_CASE("a session killed or hostile beside another leaves its measurement whole", "[remote]") {
+    agent a({"--token", "s3cret", "--max-sessions", "3"});
+    REQUIRE(a.reachable());
+    ipcbench::test::process_output measured;
+    std::thread steady([&] { measured = run_ipchost(peer_run(a, "2.5"), {}, 60); });
+    // Beside it: a client SIGKILLed in the middle of its case, and one that sends a frame no
+    // agent takes.
+    double exit_s = 0;
+    auto killed_args = peer_run(a, "5");
+    killed_args.insert(killed_args.begin(), IPCHOST_PATH);
+    const auto killed = ipcbench::test::run_process_signalled(killed_args, 1.0, SIGKILL, &exit_s);
+    CHECK(killed.signal == SIGKILL);
+    std::string hostile_error;
+    {
+        worker_session hostile(a, "s3cret");
+        const json refused = hostile.request({{"type", "probe"}});
+        if (refused.is_object()) hostile_error = refused.value("message", "");
+    }
+    steady.join();
+    CHECK_THAT(hostile_error, Catch::Contains("an agent takes only"));
+    const json r = only_result(measured);
+    CHECK(r.at("status") == "ok");
+    const auto &integrity = r.at("integrity");
+    CHECK(integrity.at("messages_received").get<long>() > 0);
+    CHECK(integrity.at("messages_received") == integrity.at("messages_sent"));
+    CHECK(integrity.at("lost") == 0);
+    CHECK(r.at("duration_s").get<double>() > 2.0);
+    // The killed client's worker ended with its session; none is left behind.
+    CHECK(workers_gone(a.pid(), 10));
+    // And the agent still serves.
+    CHECK(only_result(run_ipchost(peer_run(a, "0.2"))).at("status") == "ok");
+}
+
+TEST_CASE("--max-sessions takes 1 to 64 and only with serve", "[remote][cli]") {
+    auto zero = run_ipchost({"serve", "--max-sessions", "0", "--insecure"});
+    CHECK(zero.exit_code == 2);
+    CHECK_THAT(zero.err, Catch::Contains("--max-sessions"));
+    auto many = run_ipchost({"serve", "--max-sessions", "65", "--insecure"});
+    CHECK(many.exit_code == 2);
+    CHECK_THAT(many.err, Catch::Contains("--max-sessions"));
+    auto run = run_ipchost({"--max-sessions", "2", "--plugin", "pipe.fifo"});
+    CHECK(run.exit_code == 2);
+    CHECK_THAT(run.err, Catch::Contains("--max-sessions") && Catch::Contains("serve"));
+}
