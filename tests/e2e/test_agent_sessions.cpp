@@ -144,7 +144,7 @@ TEST_CASE("a session killed or hostile beside another leaves its measurement who
     CHECK(only_result(run_ipchost(peer_run(a, "0.2"))).at("status") == "ok");
 }
 
-TEST_CASE("--max-sessions takes 1 to 64 and only with serve", "[remote][cli]") {
+TEST_CASE("the agent takes --max-sessions 1 to 64, and only with serve", "[remote][cli]") {
     auto zero = run_ipchost({"serve", "--max-sessions", "0", "--insecure"});
     CHECK(zero.exit_code == 2);
     CHECK_THAT(zero.err, Catch::Contains("--max-sessions"));

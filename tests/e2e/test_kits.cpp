@@ -263,12 +263,20 @@ TEST_CASE("each kit side is measured from outside, and a kit's runtime figures c
     REQUIRE(results.size() == 1);
     const auto &receiver = results[0].at("receiver");
     CHECK(receiver.at("runtime").get<std::string>().rfind("go1.", 0) == 0);
-    // The receiver busy-reads: the kernel saw a good part of a core and a resident process.
-    CHECK(receiver.at("outside_cpu_percent").get<double>() > 20);
+    // The kernel's view of each process (every thread, run to result) holds at least what its
+    // loops reported for the timed window, less /proc's 10 ms ticks at both ends; a share of a
+    // core, not a speed: it holds however busy the machine is.
+    const double tick_points = 2 * 0.01 / results[0].at("duration_s").get<double>() * 100;
+    for (const char *side : {"receiver", "sender"}) {  // a go kit, then the native worker
+        INFO(side << ": " << results[0].at(side).dump());
+        const double own = results[0].at(side).at("cpu_percent").get<double>();
+        const double outside = results[0].at(side).at("outside_cpu_percent").get<double>();
+        CHECK(own > 0);
+        CHECK(outside > 0);
+        CHECK(outside >= 0.5 * own - tick_points);
+    }
     CHECK(receiver.at("outside_max_rss_kib").get<long>() > 500);
     CHECK(receiver.at("kit").contains("gc_cycles"));
-    // The native sender is measured the same way.
-    CHECK(results[0].at("sender").at("outside_cpu_percent").get<double>() > 20);
 }
 
 TEST_CASE("a broken kit fails its own cases with the reason, and the others still run", "[kits]") {
