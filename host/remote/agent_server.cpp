@@ -507,8 +507,9 @@ int serve(const serve_options &given) {
         return 1;
     }
     // Room for every handshake the fair set admits, and each session's client and worker.
-    if (const std::string why = platform::ensure_open_files(pending_handshakes::default_total + 64 +
-                                                            4 * options.max_sessions);
+    const auto per_sessions = 4 * static_cast<std::uint64_t>(options.max_sessions);
+    if (const std::string why =
+            platform::ensure_open_files(pending_handshakes::default_total + 64 + per_sessions);
         !why.empty())
         spdlog::warn("{}: fewer connections can wait for their handshake at once", why);
     const socket_handle listen_fd = listen_tcp(options.bind, 1024);
