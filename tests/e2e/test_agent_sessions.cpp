@@ -7,13 +7,13 @@
 
 #include <chrono>
 #include <filesystem>
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "platform/process_identity.hpp"
 #include "support/agent_process.hpp"
 #include "support/process_runner.hpp"
 
@@ -42,7 +42,7 @@ json only_result(const ipcbench::test::process_output &run) {
     return doc.at("results").at(0);
 }
 
-// The processes whose parent is pid now (/proc/*/stat, field 4).
+// The processes whose parent is pid now (zombies not counted).
 std::vector<int> children_of(pid_t pid) {
     std::vector<int> out;
     std::error_code ec;
@@ -50,16 +50,8 @@ std::vector<int> children_of(pid_t pid) {
          it.increment(ec)) {
         const std::string name = it->path().filename().string();
         if (name.find_first_not_of("0123456789") != std::string::npos) continue;
-        std::ifstream stat(it->path() / "stat");
-        std::string line;
-        std::getline(stat, line);
-        const auto close_paren = line.rfind(')');
-        if (close_paren == std::string::npos) continue;
-        char state = 0;
-        int parent = 0;
-        if (std::sscanf(line.c_str() + close_paren + 1, " %c %d", &state, &parent) == 2 &&
-            parent == pid && state != 'Z')
-            out.push_back(std::stoi(name));
+        const auto status = ipcbench::platform::read_process_status(std::stol(name));
+        if (status && status->parent == pid && status->state != 'Z') out.push_back(std::stoi(name));
     }
     return out;
 }
