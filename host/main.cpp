@@ -17,6 +17,7 @@
 #include "plugin/plugin_search_path.hpp"
 #include "remote/agent_protocol.hpp"
 #include "remote/agent_server.hpp"
+#include "remote/peer_client.hpp"
 #include "worker/worker.hpp"
 
 namespace {
@@ -59,6 +60,20 @@ int worker_entry(int argc, char **argv) {
     return ipcbench::worker::worker_main(socket, runtime_dir, agent_mode);
 }
 
+// `ipchost peer-client --control-socket HANDLE`: an agent's peer client (remote/peer_client).
+int peer_client_entry(int argc, char **argv) {
+    if (argc != 4 || std::strcmp(argv[2], "--control-socket") != 0) {
+        fmt::print(stderr, "ipchost peer-client: internal command, started by ipchost serve\n");
+        return 2;
+    }
+    try {
+        return ipcbench::remote::peer_client_main(ipcbench::platform::socket_from_token(argv[3]));
+    } catch (const std::exception &e) {
+        fmt::print(stderr, "ipchost peer-client: {}\n", e.what());
+        return 2;
+    }
+}
+
 }  // namespace
 
 // Every subcommand prints to stdout; a write that failed (disk full, closed pipe) is an error,
@@ -81,6 +96,10 @@ int run_main(int argc, char **argv) {
     if (argc > 1 && std::strcmp(argv[1], "worker") == 0) {
         set_up_logging(false);
         return worker_entry(argc, argv);
+    }
+    if (argc > 1 && std::strcmp(argv[1], "peer-client") == 0) {
+        set_up_logging(false);
+        return peer_client_entry(argc, argv);
     }
     if (argc > 1 && std::strcmp(argv[1], "isolated") == 0)  // a probe where there is no fork
         return ipcbench::platform::serve_isolated_task(argc, argv);

@@ -23,9 +23,9 @@ namespace {
 struct typed_options {
     std::string mode = "both", sizes = "32,1K,64K", duration = "0.5", warmup = "0.2", count,
                 timeout, streams, rate, affinity, repeat, cv_warn, interval, regression, token_file,
-                data_port, idle_timeout, max_sessions, bitrate, batch, burst, zero_copy = "auto",
-                io = "auto", threads, format = "table", peer, token, bind = "127.0.0.1", lang = "c",
-                dir, memory_budget, allow_ports, columns;
+                data_port, idle_timeout, max_sessions, from, bitrate, batch, burst,
+                zero_copy = "auto", io = "auto", threads, format = "table", peer, token,
+                bind = "127.0.0.1", lang = "c", dir, memory_budget, allow_ports, columns;
     std::vector<std::string> plugin_lists, dirs, allow_connect, allow_option, kit_dirs, impls;
 };
 
@@ -172,6 +172,10 @@ po::options_description remote_options(typed_options &t) {
         "--peer / serve: the shared secret the agent requires");
     add("token-file", po::value(&t.token_file)->value_name("FILE"),
         "--peer / serve: read the token from FILE (keeps it out of ps and shell history)");
+    add("from", po::value(&t.from)->value_name("HOST:PORT"),
+        "--peer: run the client side of each case on the agent at HOST:PORT instead of here "
+        "(agent to agent: it becomes a --peer client of the other; same token); results come "
+        "back here");
     add("data-port", po::value(&t.data_port)->value_name("PORT[-LAST]"),
         "--peer: the agent's data endpoints listen on these ports (one per endpoint), for "
         "firewalls; default: any free port");
@@ -188,6 +192,9 @@ po::options_description remote_options(typed_options &t) {
     add("max-sessions", po::value(&t.max_sessions)->value_name("N"),
         "serve: run up to N clients' sessions at once, each with its own worker (default 1; "
         "one more is told busy); results record how many ran beside them");
+    add("no-peer-runs",
+        "serve: refuse clients that ask this agent to run cases against other agents "
+        "(--from); by default it does, reaching only agents that answer the token handshake");
     add("allow-ports", po::value(&t.allow_ports)->value_name("FIRST-LAST"),
         "serve: the ports data endpoints may listen on (default 1024-65535: no privileged "
         "port); they always listen on the address the client reached the agent by");
@@ -419,6 +426,8 @@ void check_option_scope(const po::variables_map &vm, const command_line &cmd) {
         {"allow-root", {"serve"}},
         {"idle-timeout", {"serve"}},
         {"max-sessions", {"serve"}},
+        {"no-peer-runs", {"serve"}},
+        {"from", {""}},
         {"fail-on-regression", {"compare"}},
         {"lang", {"new-plugin"}},
         {"dir", {"new-plugin"}},
@@ -522,11 +531,23 @@ void apply_remote_options(const po::variables_map &vm, const typed_options &t, c
         }
         cmd.agent = agent;
     }
+    if (!t.from.empty()) {
+        if (!cmd.agent)
+            throw usage_error(
+                "--from names the agent that runs the client side; --peer must name the one "
+                "that runs the server side (ipchost --from A:7451 --peer B:7451 ...)");
+        remote::agent_address from = *cmd.agent;
+        from.address =
+            parse_address("--from", t.from, "; expected HOST:PORT with a numeric address");
+        from.data_port_first = from.data_port_last = 0;
+        cmd.from_agent = from;
+    }
     auto &serve = cmd.serve;
     serve.token = token;
     serve.once = vm.count("once") > 0;
     serve.insecure = vm.count("insecure") > 0;
     serve.allow_root = vm.count("allow-root") > 0;
+    serve.peer_runs = vm.count("no-peer-runs") == 0;
     if (serve.insecure && !token.empty())
         throw usage_error("--insecure means no token; drop --token/--token-file or --insecure");
     if (!t.idle_timeout.empty())

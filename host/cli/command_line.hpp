@@ -57,6 +57,8 @@ struct command_line {
 
     // Two hosts: --peer on the client, `serve` on the agent.
     std::optional<remote::agent_address> agent;  // --peer: the agent that runs the server side
+    // --from: the agent that runs the client side against --peer's (agent to agent)
+    std::optional<remote::agent_address> from_agent;
     remote::serve_options serve;
 
     std::string help_format = "text";  // --help --format: text, man, markdown, words

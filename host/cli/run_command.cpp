@@ -1,8 +1,6 @@
-#include <fmt/chrono.h>
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 #include <algorithm>
-#include <ctime>
 #include <memory>
 #include <optional>
 
@@ -11,6 +9,7 @@
 #include "cli/report_output.hpp"
 #include "cli/transport_selection.hpp"
 #include "cli/usage_error.hpp"
+#include "harness/agent_pair_case.hpp"
 #include "harness/orchestrator.hpp"
 #include "kit/kit_registry.hpp"
 #include "model/units.hpp"
@@ -25,10 +24,6 @@
 
 namespace ipcbench::cli {
 namespace {
-
-std::string utc_now() {
-    return fmt::format("{:%Y-%m-%dT%H:%M:%SZ}", fmt::gmtime(std::time(nullptr)));
-}
 
 report::case_result skipped_case(const plugin::transport_info &t,
                                  const model::case_settings &settings, std::string why) {
@@ -64,20 +59,6 @@ std::string kit_skip_reason(const plugin::transport_info &t, const model::case_s
         if (why.empty() && bidir) why = k->refusal(side.other, t.id);
         if (!why.empty()) return why;
     }
-    return "";
-}
-
-std::string reason_to_skip(const plugin::transport_info &t, const model::case_settings &c,
-                           bool across_hosts) {
-    if (t.max_message_size && c.size_bytes > t.max_message_size)
-        return fmt::format(
-            "{} exceeds the transport's maximum of {} bytes (ipchost --describe {} says where it "
-            "comes from)",
-            report::format_size(c.size_bytes), t.max_message_size, t.id);
-    if (across_hosts && !t.has(IPCB_CAP_CROSS_HOST))
-        return t.id +
-               " cannot cross hosts (no cross-host capability); --peer runs only "
-               "transports that can";
     return "";
 }
 
@@ -123,12 +104,13 @@ void print_interval(const std::string &what, model::traffic_direction half, bool
 report::run_report start_report(const command_line &cmd, int argc, const char *const argv[]) {
     report::run_report report;
     report.environment = platform::read_system_info();
-    report.started_at = utc_now();
+    report.started_at = report::utc_now();
     for (int i = 0; i < argc; ++i) report.command_line += (i ? " " : "") + std::string(argv[i]);
     report.defaults = cmd.case_defaults;
     report.repeat = cmd.repeat;
     report.per_stream_list = cmd.per_stream_list;
     if (cmd.agent) report.peer = cmd.agent->address.text();
+    if (cmd.from_agent) report.from = cmd.from_agent->address.text();
     return report;
 }
 
@@ -148,7 +130,7 @@ public:
     void run(const plugin::transport_info &t, const model::case_settings &c,
              report::run_report &report) {
         ++index_;
-        std::string skip = reason_to_skip(t, c, cmd_.agent.has_value());
+        std::string skip = harness::reason_to_skip(t, c, cmd_.agent.has_value());
         if (skip.empty()) skip = kit_skip_reason(t, c, kits_);
         if (!skip.empty()) {
             report.results.push_back(skipped_case(t, c, skip));
@@ -165,20 +147,24 @@ public:
             progress_.show(index_, cmd_.repeat > 1 ? fmt::format("{}, repetition {} of {}", what,
                                                                  rep + 1, cmd_.repeat)
                                                    : what);
-            auto results = harness::run_case(
-                t, c, cmd_.agent ? &*cmd_.agent : nullptr,
-                [&](model::traffic_direction half, const report::interval_figures &i) {
-                    if (lines_) {
-                        report::case_result running = skipped_case(t, c, "");
-                        running.direction = half;
-                        lines_->write(report::interval_line(running, rep + 1, i));
-                    }
-                    if (!live_intervals_) return;
-                    progress_.clear();
-                    print_interval(what, half, c.direction == model::traffic_direction::bidir,
-                                   rep + 1, cmd_.repeat, i);
-                },
-                kits_);
+            auto results =
+                cmd_.from_agent
+                    ? harness::run_case_between_agents(t, c, *cmd_.from_agent, *cmd_.agent)
+                    : harness::run_case(
+                          t, c, cmd_.agent ? &*cmd_.agent : nullptr,
+                          [&](model::traffic_direction half, const report::interval_figures &i) {
+                              if (lines_) {
+                                  report::case_result running = skipped_case(t, c, "");
+                                  running.direction = half;
+                                  lines_->write(report::interval_line(running, rep + 1, i));
+                              }
+                              if (!live_intervals_) return;
+                              progress_.clear();
+                              print_interval(what, half,
+                                             c.direction == model::traffic_direction::bidir,
+                                             rep + 1, cmd_.repeat, i);
+                          },
+                          kits_);
             if (halves.empty()) halves.resize(results.size());
             for (std::size_t k = 0; k < results.size(); ++k)
                 halves[k].push_back(std::move(results[k]));
@@ -275,6 +261,7 @@ int run_command(const command_line &cmd, const plugin::plugin_registry &registry
                 }
     runner.done();
     if (cmd.agent) remote::say_goodbye(*cmd.agent);
+    if (cmd.from_agent) remote::say_goodbye(*cmd.from_agent);
 
     if (lines)
         lines->write(report::end_line(report.results.size(), platform::interrupted()));

@@ -10,24 +10,26 @@ namespace {
 
 using k = message_kind;
 
-// kind, name, request, answer, agent_relays
-constexpr std::array<message_kind_info, 16> kinds = {{
-    {k::hello, "hello", false, false, false},
-    {k::welcome, "welcome", false, false, true},
-    {k::goodbye, "goodbye", false, false, false},
-    {k::setup, "setup", true, false, true},
-    {k::opened, "opened", false, true, false},
-    {k::connect, "connect", true, false, true},
-    {k::connected, "connected", false, true, false},
-    {k::run, "run", true, false, true},
-    {k::interval, "interval", false, false, false},
-    {k::sent, "sent", false, false, false},
-    {k::sender_done, "sender_done", false, false, true},
-    {k::probe, "probe", true, false, false},
-    {k::result, "result", false, true, false},
-    {k::close, "close", true, false, true},
-    {k::closed, "closed", false, true, false},
-    {k::error, "error", false, true, false},
+// kind, name, request, answer, agent_relays, peer_relays
+constexpr std::array<message_kind_info, 18> kinds = {{
+    {k::hello, "hello", false, false, false, false},
+    {k::welcome, "welcome", false, false, true, false},
+    {k::goodbye, "goodbye", false, false, false, false},
+    {k::setup, "setup", true, false, true, false},
+    {k::opened, "opened", false, true, false, false},
+    {k::connect, "connect", true, false, true, false},
+    {k::connected, "connected", false, true, false, false},
+    {k::run, "run", true, false, true, false},
+    {k::interval, "interval", false, false, false, false},
+    {k::sent, "sent", false, false, false, false},
+    {k::sender_done, "sender_done", false, false, true, false},
+    {k::probe, "probe", true, false, false, false},
+    {k::result, "result", false, true, false, false},
+    {k::close, "close", true, false, true, false},
+    {k::closed, "closed", false, true, false, false},
+    {k::error, "error", false, true, false, false},
+    {k::peer_case, "peer_case", true, false, false, true},
+    {k::peer_result, "peer_result", false, true, false, false},
 }};
 
 constexpr bool in_enum_order() {

@@ -10,8 +10,9 @@ namespace ipcbench::control {
 
 // Every kind of control message, in one list (message_kind.cpp holds its table: the wire name,
 // who sends it, whether it is a request that is answered once). A worker's control channel
-// carries all but goodbye; a client talks to an agent with hello first, then, once
-// welcomed, with what the agent relays to its worker. docs/architecture.md, "Control messages".
+// carries all but goodbye and the peer kinds; a client talks to an agent with hello first, then,
+// once welcomed, with what the agent relays to its worker, or, in a session that asked for a
+// peer client (remote/peer_client.hpp), to that. docs/architecture.md, "Control messages".
 enum class message_kind {
     hello,        // worker -> orchestrator, first; client -> agent, first (token)
     welcome,      // agent -> client: the token was right; orchestrator -> worker: the version
@@ -29,6 +30,8 @@ enum class message_kind {
     close,        // -> worker: close everything and stop (answer: closed)
     closed,       // worker ->: closed
     error,        // any side: why a request failed, or why a session ended
+    peer_case,    // client -> agent's peer client: run the client side against another agent
+    peer_result,  // agent's peer client ->: that case's results (answer to peer_case)
 };
 
 struct message_kind_info {
@@ -37,6 +40,7 @@ struct message_kind_info {
     bool request;       // sent to a worker, answered exactly once (an answer, below)
     bool answer;        // a worker's answer to a request
     bool agent_relays;  // an agent passes it from a client to the client's worker
+    bool peer_relays;   // an agent passes it from a client to the client's peer client
 };
 
 const message_kind_info &info(message_kind k);

@@ -133,6 +133,23 @@ struct error_reply {
     std::string message;
 };
 
+// client -> an agent's peer client (remote/peer_client.hpp): run the client side of this case
+// against the agent at `agent`, as `ipchost --peer AGENT` would from here.
+struct peer_case_request {
+    static constexpr message_kind kind = message_kind::peer_case;
+    std::string agent;  // numeric HOST:PORT of the agent that runs the server side
+    std::string token;  // that agent's token
+    std::int64_t data_port_first = 0, data_port_last = 0;  // its --data-port range; 0: any
+    model::case_settings settings;
+};
+
+// peer client -> client: the case as a result document of its own (report/json_report.hpp:
+// the peer client's host in "environment", one result in "results", or two for bidir).
+struct peer_result_reply {
+    static constexpr message_kind kind = message_kind::peer_result;
+    nlohmann::json report;
+};
+
 // Requests and answers that carry nothing: close, closed.
 struct empty_message {
     message_kind kind = message_kind::close;
@@ -207,6 +224,18 @@ auto visit_fields(M &m, V &&v) -> detail::if_a<M, error_reply> {
     v.text("stage", m.stage, 64);
     v.integer("status", m.status, INT32_MIN, INT32_MAX);
     v.text("message", m.message, 65536);
+}
+template <class M, class V>
+auto visit_fields(M &m, V &&v) -> detail::if_a<M, peer_case_request> {
+    v.text("agent", m.agent, 80);
+    v.optional_text("token", m.token, 1024);
+    v.integer("data_port_first", m.data_port_first, 0, 65535);
+    v.integer("data_port_last", m.data_port_last, 0, 65535);
+    v.object("settings", m.settings);
+}
+template <class M, class V>
+auto visit_fields(M &m, V &&v) -> detail::if_a<M, peer_result_reply> {
+    v.document("report", m.report);
 }
 template <class M, class V>
 auto visit_fields(M &, V &&) -> detail::if_a<M, empty_message> {}

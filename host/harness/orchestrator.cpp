@@ -13,6 +13,7 @@
 #include "model/loop_result.hpp"
 #include "platform/open_file_limit.hpp"
 #include "platform/process_usage.hpp"
+#include "report/result_columns.hpp"
 
 namespace ipcbench::harness {
 namespace {
@@ -157,15 +158,6 @@ struct side_view {
     int agent_sessions = 0;
 };
 
-// What the agent (never its worker: remote/agent_server) added to a result from over there:
-// the most sessions it ran while this was measured. Untrusted: a small count or nothing.
-int agent_sessions_of(const json &answer) {
-    const auto it = answer.find("agent_sessions");
-    if (it == answer.end() || !it->is_number_integer()) return 0;
-    const auto n = it->get<std::int64_t>();
-    return n >= 1 && n <= 1024 ? static_cast<int>(n) : 0;
-}
-
 // A result's `kit` object: at most 32 numbers by name (untrusted: a worker wrote it).
 std::map<std::string, double> kit_figures_of(const json &answer) {
     std::map<std::string, double> out;
@@ -201,12 +193,10 @@ void record_side(model::process_figures &figures, const side_view &view,
 
 // Each result names who ran its sending and its receiving side, as their hellos said, with
 // what the kernel saw of each process.
-void record_sides(std::vector<report::case_result> &results, const case_plan &plan,
-                  const side_view &server, const side_view &client) {
+void record_sides(std::vector<report::case_result> &results, const side_view &server,
+                  const side_view &client) {
     for (auto &r : results) {
-        const bool client_sends = plan.client_kind == job_kind::bidir
-                                      ? r.direction == traffic_direction::forward
-                                      : plan.client_sends;
+        const bool client_sends = client_sent(r);
         const side_view &sender = client_sends ? client : server;
         const side_view &receiver = client_sends ? server : client;
         const bool latency = r.is(model::measure_mode::latency);
@@ -272,12 +262,10 @@ void measure(const plugin::transport_info &transport, const model::case_settings
     if (agent != nullptr) server_view.agent_sessions = agent_sessions_of(server_answer);
     fill_results(results, plan, worker_result_from(server_answer, plan.server_side),
                  worker_result_from(client_answer, plan.client_side), placement);
-    record_sides(results, plan, server_view, client_view);
+    record_sides(results, server_view, client_view);
     try {
         for (auto &r : results) {
-            // The forward half is sent by the client (or the server with --reverse).
-            const bool client_sends =
-                bidir ? r.direction == traffic_direction::forward : plan.client_sends;
+            const bool client_sends = client_sent(r);
             fill_scale(r, client_sends ? pair.client_setup() : pair.server_setup(),
                        client_sends ? pair.server_setup() : pair.client_setup(),
                        pair.client_setup());
@@ -287,6 +275,8 @@ void measure(const plugin::transport_info &transport, const model::case_settings
     }
     pair.close();
 }
+
+}  // namespace
 
 // The results a case will fill: its identity and the transport's default options.
 std::vector<report::case_result> blank_results(const plugin::transport_info &transport,
@@ -305,7 +295,33 @@ std::vector<report::case_result> blank_results(const plugin::transport_info &tra
     return results;
 }
 
-}  // namespace
+int agent_sessions_of(const json &answer) {
+    const auto it = answer.find("agent_sessions");
+    if (it == answer.end() || !it->is_number_integer()) return 0;
+    const auto n = it->get<std::int64_t>();
+    return n >= 1 && n <= 1024 ? static_cast<int>(n) : 0;
+}
+
+bool client_sent(const report::case_result &r) {
+    if (r.is(model::measure_mode::latency)) return true;  // the client pings
+    if (r.settings.direction == traffic_direction::bidir)
+        return r.direction == traffic_direction::forward;
+    return r.settings.direction != traffic_direction::reverse;
+}
+
+std::string reason_to_skip(const plugin::transport_info &t, const model::case_settings &c,
+                           bool across_hosts) {
+    if (t.max_message_size && c.size_bytes > t.max_message_size)
+        return fmt::format(
+            "{} exceeds the transport's maximum of {} bytes (ipchost --describe {} says where it "
+            "comes from)",
+            report::format_size(c.size_bytes), t.max_message_size, t.id);
+    if (across_hosts && !t.has(IPCB_CAP_CROSS_HOST))
+        return t.id +
+               " cannot cross hosts (no cross-host capability); --peer runs only "
+               "transports that can";
+    return "";
+}
 
 std::vector<report::case_result> run_case(const plugin::transport_info &transport,
                                           const model::case_settings &settings,

@@ -34,4 +34,22 @@ std::vector<report::case_result> run_case(const plugin::transport_info &transpor
                                           const interval_sink &on_interval = nullptr,
                                           const kit::kit_registry *kits = nullptr);
 
+// The results of a case before it ran (one, or forward and reverse for bidir): its identity,
+// settings and the transport's options, status ok.
+std::vector<report::case_result> blank_results(const plugin::transport_info &transport,
+                                               const model::case_settings &settings);
+
+// Why the case cannot run at all (a size over the transport's maximum; across hosts, a
+// transport that cannot cross them), or "": it is skipped with that reason.
+std::string reason_to_skip(const plugin::transport_info &transport,
+                           const model::case_settings &settings, bool across_hosts);
+
+// Whether the client side (the one that connects) sent this result's traffic: it pings, and
+// sends a throughput case's forward half (the server sends with --reverse).
+bool client_sent(const report::case_result &result);
+
+// What an agent (never its worker or peer client: remote/agent_server) added to an answer from
+// over there: the most sessions it ran while this was measured. Untrusted: a small count or 0.
+int agent_sessions_of(const nlohmann::json &answer);
+
 }  // namespace ipcbench::harness

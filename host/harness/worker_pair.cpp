@@ -11,6 +11,7 @@
 #include "platform/stream_socket.hpp"
 #include "plugin/address_cleanup.hpp"
 #include "remote/agent_client.hpp"
+#include "remote/agent_policy.hpp"
 #include "text/printable_text.hpp"
 
 #include <fmt/format.h>
@@ -277,7 +278,14 @@ std::pair<json, json> worker_pair::connect(const std::map<std::string, std::stri
     auto opened = collect({server_.get()}, control::message_kind::opened,
                           setup_deadline(server_dirs_.size()));
     addresses_ = read_reply<control::opened_reply>(opened[0], server_->side).addresses;
-    if (!remote_) write_run_manifest(run_dir_.path(), transport_.id, addresses_);
+    if (remote_) {
+        if (const std::string why =
+                remote::refuse_peer_addresses(addresses_, remote_->address.host);
+            !why.empty())
+            throw pair_failure(why);
+    } else {
+        write_run_manifest(run_dir_.path(), transport_.id, addresses_);
+    }
     spdlog::debug("{}: the creator's {} addresses, first: {}", transport_.id, addresses_.size(),
                   addresses_.empty() ? "-" : addresses_.front());
     send_to(*client_, setup_message(control::endpoint_role::connector, client_dirs_, addresses_,

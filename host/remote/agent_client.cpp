@@ -7,6 +7,7 @@
 #include "platform/monotonic_clock.hpp"
 #include "platform/stream_socket.hpp"
 #include "remote/agent_protocol.hpp"
+#include "text/printable_text.hpp"
 
 namespace ipcbench::remote {
 
@@ -26,6 +27,14 @@ void say_goodbye(const agent_address &agent) {
 }
 
 namespace {
+
+using nlohmann::json;
+
+// The agent could not be reached, or what answered is no agent: the cause, for the log or the
+// client (agent_address::hide_unreached_cause).
+struct unreached : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
 
 // Reads exactly n bytes by deadline: the agent's answer must be taken off the socket without
 // reading into what the worker sends right after it.
@@ -48,57 +57,79 @@ bool recv_exact(platform::socket_handle fd, char *buf, std::size_t n, std::int64
     return true;
 }
 
-}  // namespace
+std::string at(const agent_address &agent, const std::string &what) {
+    return "the agent at " + agent.address.text() + " " + what;
+}
 
-platform::socket_handle connect_agent(const agent_address &agent, double timeout_s) {
-    const platform::socket_handle fd = connect_tcp(agent.address, timeout_s);
+// The agent's answer to the hello: returns on "welcome", throws with what it said otherwise.
+void read_welcome(platform::socket_handle fd, const agent_address &agent, std::int64_t deadline) {
+    char header[4];
+    if (!recv_exact(fd, header, 4, deadline))
+        throw unreached(at(agent, "did not answer the handshake in time"));
+    const std::uint32_t n = (std::uint32_t{static_cast<unsigned char>(header[0])} << 24) |
+                            (std::uint32_t{static_cast<unsigned char>(header[1])} << 16) |
+                            (std::uint32_t{static_cast<unsigned char>(header[2])} << 8) |
+                            std::uint32_t{static_cast<unsigned char>(header[3])};
+    if (n == 0 || n > 65536) throw unreached(at(agent, "answered with a malformed frame"));
+    std::string body(n, '\0');
+    if (!recv_exact(fd, body.data(), n, deadline))
+        throw unreached(at(agent, "did not finish its answer in time"));
+    control::frame_decoder decoder;
+    const std::string frame = std::string(header, 4) + body;
+    decoder.feed(frame.data(), frame.size());
+    auto reply = decoder.next();
+    if (control::is(*reply, control::message_kind::error))
+        throw std::runtime_error("the agent at " + agent.address.text() + " refused: " +
+                                 text::printable(reply->value("message", "no reason given"), 300));
+    if (!control::is(*reply, control::message_kind::welcome))
+        throw unreached(
+            at(agent, "answered the handshake with '" + control::type_text(*reply) + "'"));
+}
+
+// The connection and the handshake; a failure that is not the agent's own refusal is an
+// `unreached` naming the cause.
+platform::socket_handle open_session(const agent_address &agent, double timeout_s,
+                                     agent_session session) {
+    platform::socket_handle fd = platform::no_socket;
+    try {
+        fd = connect_tcp(agent.address, timeout_s);
+    } catch (const std::exception &e) {
+        throw unreached(e.what());
+    }
     try {
         control::control_channel channel(fd);
-        channel.send(control::message(control::message_kind::hello,
-                                      {{"protocol", agent_protocol_version},
-                                       {"token", agent.token},
-                                       {"client", std::string("ipchost ") + IPCBENCH_VERSION}}));
-        const std::int64_t deadline =
-            platform::now_ns() + static_cast<std::int64_t>(timeout_s * 1e9);
-        char header[4];
-        if (!recv_exact(fd, header, 4, deadline))
-            throw std::runtime_error("the agent at " + agent.address.text() +
-                                     " did not answer the handshake in time");
-        const std::uint32_t n = (std::uint32_t{static_cast<unsigned char>(header[0])} << 24) |
-                                (std::uint32_t{static_cast<unsigned char>(header[1])} << 16) |
-                                (std::uint32_t{static_cast<unsigned char>(header[2])} << 8) |
-                                std::uint32_t{static_cast<unsigned char>(header[3])};
-        if (n == 0 || n > 65536)
-            throw std::runtime_error("the agent at " + agent.address.text() +
-                                     " answered with a malformed frame");
-        std::string body(n, '\0');
-        if (!recv_exact(fd, body.data(), n, deadline))
-            throw std::runtime_error("the agent at " + agent.address.text() +
-                                     " did not finish its answer in time");
-        control::frame_decoder decoder;
-        const std::string frame = std::string(header, 4) + body;
-        decoder.feed(frame.data(), frame.size());
-        auto reply = decoder.next();
-        if (control::is(*reply, control::message_kind::error))
-            throw std::runtime_error("the agent at " + agent.address.text() +
-                                     " refused: " + reply->value("message", "no reason given"));
-        if (!control::is(*reply, control::message_kind::welcome))
-            throw std::runtime_error("the agent at " + agent.address.text() +
-                                     " answered the handshake with '" + control::type_text(*reply) +
-                                     "'");
+        json hello = {{"protocol", agent_protocol_version},
+                      {"token", agent.token},
+                      {"client", std::string("ipchost ") + IPCBENCH_VERSION}};
+        if (session == agent_session::peer_client) hello["session"] = "peer_client";
+        channel.send(control::message(control::message_kind::hello, std::move(hello)));
+        read_welcome(fd, agent, platform::now_ns() + static_cast<std::int64_t>(timeout_s * 1e9));
     } catch (const control::channel_closed &) {
         platform::close_socket(fd);
-        throw std::runtime_error("the agent at " + agent.address.text() +
-                                 " closed the connection during the handshake");
+        throw unreached(at(agent, "closed the connection during the handshake"));
     } catch (const control::protocol_error &e) {
         platform::close_socket(fd);
-        throw std::runtime_error("the agent at " + agent.address.text() +
-                                 " answered with a malformed frame: " + e.what());
+        throw unreached(at(agent, std::string("answered with a malformed frame: ") + e.what()));
     } catch (...) {
         platform::close_socket(fd);
         throw;
     }
     return fd;
+}
+
+}  // namespace
+
+platform::socket_handle connect_agent(const agent_address &agent, double timeout_s,
+                                      agent_session session) {
+    try {
+        return open_session(agent, timeout_s, session);
+    } catch (const unreached &e) {
+        if (!agent.hide_unreached_cause) throw std::runtime_error(e.what());
+        spdlog::warn("no agent answered at {}: {}", agent.address.text(), e.what());
+        throw std::runtime_error("no ipchost agent answered at " + agent.address.text() +
+                                 " (unreachable, refused, silent or not an agent; the agent's "
+                                 "log says which)");
+    }
 }
 
 }  // namespace ipcbench::remote

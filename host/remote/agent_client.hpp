@@ -12,12 +12,23 @@ struct agent_address {
     std::string token;
     int data_port_first = 0;  // 0: any free port
     int data_port_last = 0;
+    // An agent's peer client reaching another agent for a network client: a failure to connect
+    // or a peer that does not answer the handshake as an agent reads the same whatever the
+    // cause (the reason goes to the log), or the agent would be a port scanner. An agent's own
+    // refusal (wrong token, busy) is still passed on: only an agent sends one.
+    bool hide_unreached_cause = false;
 };
+
+// What the session an agent starts for this client runs: one worker (a side of a case, the
+// client driving it), or a peer client that runs the client side of whole cases against
+// another agent (remote/peer_client.hpp).
+enum class agent_session { worker, peer_client };
 
 // Connects to the agent and passes its handshake; returns the socket, now the control channel of
 // a fresh worker over there. Throws with the agent's own message when it refuses (wrong token,
 // busy, other protocol version).
-platform::socket_handle connect_agent(const agent_address &agent, double timeout_s);
+platform::socket_handle connect_agent(const agent_address &agent, double timeout_s,
+                                      agent_session session = agent_session::worker);
 
 // Tells the agent this client's run is over (an agent started with --once then exits).
 // Best effort: problems are only logged.

@@ -46,6 +46,14 @@ std::variant<agent_hello, std::string> parse_hello(const json &frame) {
         if (!done->is_boolean()) return wrong_type("done", "true or false", *done);
         hello.done = done->get<bool>();
     }
+    if (const auto session = frame.find("session"); session != frame.end()) {
+        if (!session->is_string()) return wrong_type("session", "a string", *session);
+        const auto &kind = session->get_ref<const std::string &>();
+        if (kind != "worker" && kind != "peer_client")
+            return "malformed hello: 'session' must be \"worker\" or \"peer_client\", got '" +
+                   text::printable(kind, 40) + "'";
+        hello.peer_client = kind == "peer_client";
+    }
     return hello;
 }
 

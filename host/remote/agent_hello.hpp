@@ -13,6 +13,9 @@ struct agent_hello {
     std::string token;
     std::string client;  // free text for the session log ("ipchost 1.1.0"), capped
     bool done = false;   // the client's run is over: no worker wanted
+    // "session": "peer_client": the session runs the client side of cases against another
+    // agent (remote/peer_client.hpp) instead of one worker; "worker" (the default) as before.
+    bool peer_client = false;
 };
 
 // Reads a hello from an untrusted frame. Never throws: a frame of the wrong shape (not an object,

@@ -116,6 +116,16 @@ std::string refuse_options(const std::string &transport,
     return "";
 }
 
+// "" when one worker's buffers for the case fit the agent's memory budget.
+std::string over_agent_budget(const model::case_settings &c, const address_policy &policy) {
+    const std::uint64_t budget = policy.operator_rules.memory_budget
+                                     ? policy.operator_rules.memory_budget
+                                     : model::default_agent_memory_budget;
+    return model::over_memory_budget(c, budget,
+                                     "ask the agent's operator to raise ipchost serve "
+                                     "--memory-budget");
+}
+
 }  // namespace
 
 const std::set<std::string> &wire_options(const std::string &transport_id) {
@@ -172,12 +182,51 @@ std::string refuse_run(const json &frame, const address_policy &policy) {
     } catch (const std::exception &e) {
         return std::string("run: ") + e.what();
     }
-    const std::uint64_t budget = policy.operator_rules.memory_budget
-                                     ? policy.operator_rules.memory_budget
-                                     : model::default_agent_memory_budget;
-    return model::over_memory_budget(j.settings, budget,
-                                     "ask the agent's operator to raise ipchost serve "
-                                     "--memory-budget");
+    return over_agent_budget(j.settings, policy);
+}
+
+std::string refuse_peer_case(const json &frame, const address_policy &policy) {
+    control::peer_case_request request;
+    try {
+        request = control::read_fields_of<control::peer_case_request>(
+            frame, control::message_kind::peer_case);
+        check_agent_address(request.agent, false);
+    } catch (const std::exception &e) {
+        return std::string("peer_case: ") + e.what();
+    }
+    if ((request.data_port_first == 0) != (request.data_port_last == 0) ||
+        request.data_port_first > request.data_port_last)
+        return "peer_case: 'data_port_first'..'data_port_last' must be a range in 1-65535, or "
+               "both 0 (any port)";
+    const model::case_settings &c = request.settings;
+    for (const std::string *impl : {&c.sender_impl, &c.receiver_impl})
+        if (!impl->empty() && *impl != "native")
+            return "peer_case: an agent runs only its own native worker, not the kit '" +
+                   text::printable(*impl, 32) + "'";
+    if (std::string why = refuse_options(c.transport_id, c.options, policy); !why.empty())
+        return why;
+    return over_agent_budget(c, policy);
+}
+
+std::string refuse_peer_addresses(const std::vector<std::string> &addresses,
+                                  const std::string &agent_host) {
+    const std::string expected = platform::canonical_address(agent_host);
+    for (const auto &address : addresses) {
+        std::string host;
+        try {
+            check_agent_address(address, false);
+            host = platform::canonical_address(
+                parse_host_port(address.substr(0, address.rfind(':')) + ":1", 0).host);
+        } catch (const std::exception &e) {
+            return std::string("the agent opened an address a client cannot use: ") + e.what();
+        }
+        if (host != expected)
+            return fmt::format(
+                "the agent at {} opened '{}', on another host: a --peer client connects only to "
+                "the addresses an agent opened on its own address",
+                agent_host, text::printable(address, 80));
+    }
+    return "";
 }
 
 std::string connect_failure_text(const std::string &address) {

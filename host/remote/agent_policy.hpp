@@ -53,6 +53,17 @@ std::string refuse_opened(const nlohmann::json &opened, const address_policy &po
 // "" when the run job fits the agent's memory budget (and is a job the model accepts).
 std::string refuse_run(const nlohmann::json &run, const address_policy &policy);
 
+// "" when a peer case (control::peer_case_request) may go to the session's peer client: a
+// numeric agent address, a port range, native workers only (an agent runs no kit for a
+// network client), transport options as for a setup, and the memory budget.
+std::string refuse_peer_case(const nlohmann::json &frame, const address_policy &policy);
+
+// "" when every address an agent's creators opened (its `opened` answer) is on the host this
+// side reached the agent by, with a port: a --peer client, here or an agent's peer client,
+// connects its data endpoints only there, never where a (hostile) agent points it.
+std::string refuse_peer_addresses(const std::vector<std::string> &addresses,
+                                  const std::string &agent_host);
+
 // What a connector's failed connect says to a network client: that it failed, never why (a
 // refused port and a silent one must read the same, or the agent is a port scanner).
 std::string connect_failure_text(const std::string &address);

@@ -55,8 +55,10 @@ void refuse(socket_handle s, const std::string &peer, const std::string &why) {
 bool is_request(control::message_kind kind) {
     return control::info(kind).request;
 }
-bool client_may_send(const std::optional<control::message_kind> &kind) {
-    return kind && control::info(*kind).agent_relays;
+// A session runs a worker or a peer client: each takes its own column of the table.
+bool client_may_send(const std::optional<control::message_kind> &kind, bool peer_client) {
+    return kind &&
+           (peer_client ? control::info(*kind).peer_relays : control::info(*kind).agent_relays);
 }
 // What is readable on s now, without waiting; a reset connection reads as closed.
 platform::io_result receive_now(socket_handle s, char *buf, std::size_t n) {
@@ -84,6 +86,7 @@ struct session {
     std::int64_t idle_deadline = 0;
     std::int64_t client_progress = 0;  // when the client last took bytes (or had none owed)
     int outstanding = 0;
+    bool peer_client = false;    // its child is a peer client (remote/peer_client.hpp)
     bool creator_setup = false;  // the last setup asked for creators: check what they opened
     bool ended = false;          // its sockets are closed: removed once this turn is over
     // Sessions running on the agent (this one included), at most, since its worker was asked to
@@ -251,6 +254,10 @@ private:
             stop_ = options_.once;
             return;
         }
+        if (hello.peer_client && !options_.peer_runs)
+            return refuse(client.fd, client.peer,
+                          "this agent runs no cases against other agents (its operator started "
+                          "it with ipchost serve --no-peer-runs)");
         if (const std::string why = busy_text(); !why.empty())
             return refuse(client.fd, client.peer, why);
         start_session(client, hello);
@@ -282,12 +289,14 @@ private:
         s->policy.local_host = host_of(platform::local_address(client.fd));
         s->policy.client_host = client.source;
         s->policy.operator_rules = options_.rules;
+        s->peer_client = hello.peer_client;
         try {
             s->worker = std::make_unique<platform::child_process>(
                 platform::self_executable_path(),
-                std::vector<std::string>{"worker", "--runtime-dir", s->run_dir.path().string(),
-                                         "--agent"},
-                "agent worker");
+                s->peer_client ? std::vector<std::string>{"peer-client"}
+                               : std::vector<std::string>{"worker", "--runtime-dir",
+                                                          s->run_dir.path().string(), "--agent"},
+                s->peer_client ? "agent peer client" : "agent worker");
         } catch (const std::exception &e) {
             return refuse(client.fd, client.peer,
                           std::string("cannot start a worker: ") + e.what());
@@ -298,11 +307,12 @@ private:
         s->to_client.push(control::encode_frame(
             control::message(control::message_kind::welcome,
                              {{"agent", std::string("ipchost ") + IPCBENCH_VERSION}})));
-        spdlog::info(
-            "client {}: session started ({}); its endpoints listen on {}, connect to {}; {} of "
-            "{} session(s) running",
-            s->peer, hello.client.empty() ? "?" : hello.client, s->policy.local_host,
-            s->policy.client_host, live_sessions() + 1, options_.max_sessions);
+        spdlog::info("client {}: session started ({}); {}; {} of {} session(s) running", s->peer,
+                     hello.client.empty() ? "?" : hello.client,
+                     s->peer_client ? std::string("a peer client, for cases against other agents")
+                                    : fmt::format("its endpoints listen on {}, connect to {}",
+                                                  s->policy.local_host, s->policy.client_host),
+                     live_sessions() + 1, options_.max_sessions);
         sessions_.push_back(std::move(s));
         note_running_beside();
         flush_client(*sessions_.back());
@@ -345,12 +355,19 @@ private:
     // "" when the frame went on to the worker, else why the session must end.
     std::string from_client(session &s, json &frame) {
         const auto kind = control::known_kind(frame);
-        if (!client_may_send(kind))
+        if (!client_may_send(kind, s.peer_client))
             return fmt::format(
-                "the client sent a '{}' message; an agent takes only {}", control::type_text(frame),
-                fmt::join(control::names_where(&control::message_kind_info::agent_relays), ", "));
+                "the client sent a '{}' message; {} takes only {}", control::type_text(frame),
+                s.peer_client ? "a peer client session" : "an agent",
+                fmt::join(
+                    control::names_where(s.peer_client ? &control::message_kind_info::peer_relays
+                                                       : &control::message_kind_info::agent_relays),
+                    ", "));
         std::string refused;
-        if (kind == control::message_kind::setup) {
+        if (kind == control::message_kind::peer_case) {
+            refused = refuse_peer_case(frame, s.policy);
+            s.running_beside = live_sessions();
+        } else if (kind == control::message_kind::setup) {
             refused = refuse_setup(frame, s.policy);
             s.creator_setup = refused.empty() && frame["role"] == "creator";
             frame.erase("library");  // the worker finds the transport by id in its own folders
@@ -413,7 +430,8 @@ private:
         if (kind == control::message_kind::opened && s.creator_setup) {
             if (std::string why = refuse_opened(frame, s.policy); !why.empty()) return why;
         }
-        if (kind == control::message_kind::result && s.running_beside > 0) {
+        if ((kind == control::message_kind::result || kind == control::message_kind::peer_result) &&
+            s.running_beside > 0) {
             frame["agent_sessions"] = s.running_beside;  // the agent's word, not the worker's
             s.running_beside = 0;
         }

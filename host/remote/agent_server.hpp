@@ -15,6 +15,7 @@ struct serve_options {
     bool allow_root = false;     // serve although running as root
     bool once = false;           // exit when the first client says its run is over
     int max_sessions = 1;        // sessions at once; one more authenticated client is "busy"
+    bool peer_runs = true;       // sessions may run cases against other agents (peer clients)
     double idle_timeout_s = 10;  // a silent client is dropped (the handshake gets at most 5 s)
     std::filesystem::path token_path;  // where a generated token is written (default: per user)
     operator_policy rules;             // where endpoints may go, which options, the memory budget
@@ -35,7 +36,10 @@ struct serve_options {
 // pipelines requests or stops reading its answers is cut with the reason. A session silent
 // longer than the idle timeout with no request outstanding is ended, and so is one whose client
 // takes none of its answers for that long. SIGINT/SIGTERM end the agent within a second. Logs
-// every session. Returns the exit code.
+// every session. A hello with "session": "peer_client" (unless --no-peer-runs) gets a peer
+// client instead of a worker (remote/peer_client.hpp): it takes only peer_case requests, each
+// checked (remote/agent_policy: refuse_peer_case), and its peer_result answers get
+// "agent_sessions" too. Returns the exit code.
 int serve(const serve_options &options);
 
 inline constexpr double max_handshake_s = 5;

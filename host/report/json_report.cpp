@@ -1,5 +1,7 @@
 #include "report/json_report.hpp"
 
+#include <fmt/chrono.h>
+#include <ctime>
 #include <stdexcept>
 
 #include "model/units.hpp"
@@ -290,6 +292,10 @@ json result_to_json(const case_result &r, bool per_stream_list) {
     return result_json(r, per_stream_list);
 }
 
+std::string utc_now() {
+    return fmt::format("{:%Y-%m-%dT%H:%M:%SZ}", fmt::gmtime(std::time(nullptr)));
+}
+
 json to_json(const run_report &report) {
     json doc = header_json(report);
     json results = json::array();
@@ -319,6 +325,7 @@ json header_json(const run_report &report) {
               {"count", report.defaults.count},
               {"repeat", report.repeat},
               {"peer", report.peer},
+              {"from", report.from},
               {"latency_histogram_relative_error", stats::latency_histogram::relative_error}}}};
 }
 
@@ -346,6 +353,7 @@ run_report run_report_from_json(const json &doc) {
     report.defaults.count = settings.value("count", std::uint64_t{0});
     report.repeat = settings.value("repeat", 1);
     report.peer = settings.value("peer", "");
+    report.from = settings.value("from", "");
     for (const auto &r : doc.at("results")) report.results.push_back(result_from(r));
     return report;
 }

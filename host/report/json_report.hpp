@@ -16,6 +16,8 @@ nlohmann::json to_json(const run_report &report);
 nlohmann::json header_json(const run_report &report);
 nlohmann::json result_to_json(const case_result &r, bool per_stream_list);
 nlohmann::json interval_to_json(const interval_figures &i);
+// Now, as "started_at" is written: "2026-12-03T18:37:06Z".
+std::string utc_now();
 // Throws std::runtime_error naming what is missing or of the wrong version.
 run_report run_report_from_json(const nlohmann::json &doc);
 

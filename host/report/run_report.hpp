@@ -18,6 +18,7 @@ struct run_report {
     model::case_settings defaults;
     int repeat = 1;
     std::string peer;  // --peer: the agent that ran the server side; "" for local runs
+    std::string from;  // --from: the agent that ran the client side; "" when this host did
     std::vector<case_result> results;
     bool per_stream_list = false;  // --per-stream: JSON lists every stream, however many
 };

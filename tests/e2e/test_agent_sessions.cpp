@@ -6,19 +6,18 @@
 #include <unistd.h>
 
 #include <chrono>
-#include <filesystem>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <thread>
 #include <vector>
 
-#include "platform/process_identity.hpp"
 #include "support/agent_process.hpp"
 #include "support/process_runner.hpp"
 
 using ipcbench::test::agent;
 using ipcbench::test::answer;
+using ipcbench::test::children_of;
 using ipcbench::test::frame;
 using ipcbench::test::read_frame;
 using ipcbench::test::run_ipchost;
@@ -40,20 +39,6 @@ json only_result(const ipcbench::test::process_output &run) {
     const json doc = json::parse(run.out);
     REQUIRE(doc.at("results").size() == 1);
     return doc.at("results").at(0);
-}
-
-// The processes whose parent is pid now (zombies not counted).
-std::vector<int> children_of(pid_t pid) {
-    std::vector<int> out;
-    std::error_code ec;
-    for (std::filesystem::directory_iterator it("/proc", ec), end; !ec && it != end;
-         it.increment(ec)) {
-        const std::string name = it->path().filename().string();
-        if (name.find_first_not_of("0123456789") != std::string::npos) continue;
-        const auto status = ipcbench::platform::read_process_status(std::stol(name));
-        if (status && status->parent == pid && status->state != 'Z') out.push_back(std::stoi(name));
-    }
-    return out;
 }
 
 // Waits (bounded) until the agent has no child left: every session's worker reaped.

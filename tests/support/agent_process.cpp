@@ -11,11 +11,27 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <filesystem>
 #include <thread>
+
+#include "platform/process_identity.hpp"
 
 namespace ipcbench::test {
 
 using nlohmann::json;
+
+std::vector<int> children_of(pid_t pid) {
+    std::vector<int> out;
+    std::error_code ec;
+    for (std::filesystem::directory_iterator it("/proc", ec), end; !ec && it != end;
+         it.increment(ec)) {
+        const std::string name = it->path().filename().string();
+        if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+        const auto status = ipcbench::platform::read_process_status(std::stol(name));
+        if (status && status->parent == pid && status->state != 'Z') out.push_back(std::stoi(name));
+    }
+    return out;
+}
 
 int free_port() {
     int fd = socket(AF_INET, SOCK_STREAM, 0);

@@ -40,6 +40,9 @@ private:
     int port_ = 0;
 };
 
+// The live processes whose parent is pid now (zombies not counted).
+std::vector<int> children_of(pid_t pid);
+
 // A control-channel frame: 4-byte big-endian length, then the JSON.
 std::string frame(const nlohmann::json &message);
 // The agent's answer, a single frame.

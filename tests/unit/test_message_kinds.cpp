@@ -51,9 +51,10 @@ TEST_CASE("what an agent relays and counts as answers comes from the table", "[c
     CHECK(control::names_where(&control::message_kind_info::agent_relays) ==
           names{"welcome", "setup", "connect", "run", "sender_done", "close"});
     CHECK(control::names_where(&control::message_kind_info::request) ==
-          names{"setup", "connect", "run", "probe", "close"});
+          names{"setup", "connect", "run", "probe", "close", "peer_case"});
     CHECK(control::names_where(&control::message_kind_info::answer) ==
-          names{"opened", "connected", "result", "closed", "error"});
+          names{"opened", "connected", "result", "closed", "error", "peer_result"});
+    CHECK(control::names_where(&control::message_kind_info::peer_relays) == names{"peer_case"});
 }
 
 TEST_CASE("every check job has one kind, and runs on the endpoint it names", "[control]") {
