@@ -137,6 +137,7 @@ int run_main(int argc, char **argv) {
             spdlog::error("a plugin's probe left process {} behind; it was killed", escaped);
         for (const auto &line : harness::clean_stale_runs(registry)) spdlog::warn("{}", line);
         if (cmd.list) return cli::list_command(cmd, registry);
+        if (cmd.subcommand == "fleet") return cli::fleet_command(cmd, registry, argc, argv);
         if (!cmd.describe.empty()) return cli::describe_command(cmd, registry);
         if (cmd.subcommand == "check") return cli::check_command(cmd, registry);
         return cli::run_command(cmd, registry, argc, argv);

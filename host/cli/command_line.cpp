@@ -23,10 +23,12 @@ namespace {
 struct typed_options {
     std::string mode = "both", sizes = "32,1K,64K", duration = "0.5", warmup = "0.2", count,
                 timeout, streams, rate, affinity, repeat, cv_warn, interval, regression, token_file,
-                data_port, idle_timeout, max_sessions, from, bitrate, batch, burst,
-                zero_copy = "auto", io = "auto", threads, format = "table", peer, token,
-                bind = "127.0.0.1", lang = "c", dir, memory_budget, allow_ports, columns;
-    std::vector<std::string> plugin_lists, dirs, allow_connect, allow_option, kit_dirs, impls;
+                data_port, idle_timeout, max_sessions, from, agents_file, pairs, sample, seed,
+                concurrency, gap, bitrate, batch, burst, zero_copy = "auto", io = "auto", threads,
+                format = "table", peer, token, bind = "127.0.0.1", lang = "c", dir, memory_budget,
+                allow_ports, columns;
+    std::vector<std::string> plugin_lists, dirs, allow_connect, allow_option, kit_dirs, impls,
+        fleet_agents;
 };
 
 po::options_description general_options(typed_options &t, command_line &cmd) {
@@ -159,6 +161,29 @@ po::options_description new_plugin_options(typed_options &t) {
         "new-plugin: c (default) or cpp (C++17 on ipcbench/transport.hpp)");
     add("dir", po::value(&t.dir)->value_name("DIR"),
         "new-plugin: where to write the project (default ./NAME; must not exist or be empty)");
+    return d;
+}
+
+po::options_description fleet_options_of(typed_options &t) {
+    po::options_description d("A fleet");
+    auto add = d.add_options();
+    add("agent", po::value(&t.fleet_agents)->value_name("HOST:PORT"),
+        "fleet: an agent (numeric address, or dns:NAME:PORT for every address behind a name); "
+        "repeatable");
+    add("agents", po::value(&t.agents_file)->value_name("FILE"),
+        "fleet: the agents, one a line: HOST:PORT or dns:NAME:PORT, then labels KEY=VALUE "
+        "(zone=a node=n1); '#' starts a comment");
+    add("pairs", po::value(&t.pairs)->value_name("mesh|star=AGENT"),
+        "fleet: every ordered pair in round-robin rounds (mesh, the default), or one agent "
+        "(address or label value) against every other, both ways");
+    add("sample", po::value(&t.sample)->value_name("K"),
+        "fleet: K random ordered pairs instead (the same --seed, the same pairs)");
+    add("seed", po::value(&t.seed)->value_name("S"), "fleet: the seed of --sample (default 1)");
+    add("concurrency", po::value(&t.concurrency)->value_name("C"),
+        "fleet: run up to C pairs of a round at once (no agent is in two; default 1: each pair "
+        "alone)");
+    add("gap", po::value(&t.gap)->value_name("SECONDS"),
+        "fleet: idle time between rounds (default 0)");
     return d;
 }
 
@@ -428,13 +453,20 @@ void check_option_scope(const po::variables_map &vm, const command_line &cmd) {
         {"max-sessions", {"serve"}},
         {"no-peer-runs", {"serve"}},
         {"from", {""}},
+        {"agent", {"fleet"}},
+        {"agents", {"fleet"}},
+        {"pairs", {"fleet"}},
+        {"sample", {"fleet"}},
+        {"seed", {"fleet"}},
+        {"concurrency", {"fleet"}},
+        {"gap", {"fleet"}},
         {"fail-on-regression", {"compare"}},
         {"lang", {"new-plugin"}},
         {"dir", {"new-plugin"}},
         {"peer", {""}},
         {"data-port", {""}},
-        {"token", {"", "serve"}},
-        {"token-file", {"", "serve"}},
+        {"token", {"", "serve", "fleet"}},
+        {"token-file", {"", "serve", "fleet"}},
         {"allow-ports", {"serve"}},
         {"allow-connect", {"serve"}},
         {"allow-option", {"serve"}},
@@ -558,6 +590,30 @@ void apply_remote_options(const po::variables_map &vm, const typed_options &t, c
     apply_agent_rules(t, serve.rules);
 }
 
+void apply_fleet_options(const typed_options &t, command_line &cmd) {
+    auto &f = cmd.fleet;
+    f.agents = t.fleet_agents;
+    f.agents_file = t.agents_file;
+    if (!t.pairs.empty()) {
+        if (t.pairs != "mesh" && (t.pairs.rfind("star=", 0) != 0 || t.pairs.size() == 5))
+            throw usage_error("--pairs '" + t.pairs +
+                              "': expected mesh or star=AGENT (its address or a label value)");
+        f.pairs = t.pairs;
+    }
+    if (!t.sample.empty()) {
+        if (!t.pairs.empty())
+            throw usage_error("--sample draws its own pairs; drop --pairs or --sample");
+        f.sample = static_cast<std::size_t>(parse_small_int("--sample", t.sample, 1, 1'000'000));
+    }
+    if (!t.seed.empty()) f.seed = parse_count("--seed", t.seed);
+    if (!t.concurrency.empty())
+        f.concurrency =
+            static_cast<std::size_t>(parse_small_int("--concurrency", t.concurrency, 1, 512));
+    if (!t.gap.empty()) f.gap_s = parse_seconds("--gap", t.gap, true);
+    if (cmd.subcommand == "fleet" && cmd.agent)
+        throw usage_error("ipchost fleet takes its agents from --agent / --agents, not --peer");
+}
+
 void check_inputs(const command_line &cmd) {
     if (cmd.subcommand.empty() && !cmd.inputs.empty())
         throw usage_error("unexpected argument '" + cmd.inputs.front() + "'; see ipchost --help");
@@ -603,7 +659,9 @@ std::vector<option_group> option_table(typed_options &t, command_line &cmd) {
     return {group(general_options(t, cmd), "General"),
             group(case_options(t), "What each case measures"),
             group(output_options(t, cmd), "Repetitions and output"),
-            group(remote_options(t), "Two hosts"), group(new_plugin_options(t), "New plugin")};
+            group(remote_options(t), "Two hosts"),
+            group(fleet_options_of(t), "A fleet"),
+            group(new_plugin_options(t), "New plugin")};
 }
 
 command_line parse_command_line(int argc, const char *const argv[]) {
@@ -642,6 +700,7 @@ command_line parse_command_line(int argc, const char *const argv[]) {
     apply_case_options(vm, t, cmd);
     apply_output_options(vm, t, cmd);
     apply_remote_options(vm, t, cmd);
+    apply_fleet_options(t, cmd);
     check_option_scope(vm, cmd);
     if (cmd.subcommand == "new-plugin") {
         cmd.new_plugin.lang = t.lang;

@@ -17,6 +17,17 @@ namespace ipcbench::cli {
 
 // What the user asked for, validated. Built by parse_command_line (command_line.cpp, one
 // function per group of options); usage_error otherwise.
+// `ipchost fleet`: the agents and the schedule (cli/fleet_command.cpp).
+struct fleet_options {
+    std::vector<std::string> agents;  // --agent, each HOST:PORT or dns:NAME:PORT [labels]
+    std::string agents_file;          // --agents FILE
+    std::string pairs = "mesh";       // --pairs mesh | star=AGENT
+    std::size_t sample = 0;           // --sample K: K random ordered pairs (0: --pairs)
+    std::uint64_t seed = 1;           // --seed S
+    std::size_t concurrency = 1;      // --concurrency C: pairs of a round at once
+    double gap_s = 0;                 // --gap SECONDS between rounds
+};
+
 struct command_line {
     std::string subcommand;           // "", "check", "compare", "report", "serve", "new-plugin"
     std::vector<std::string> inputs;  // compare: BASE NEW; report: RESULTS
@@ -59,6 +70,7 @@ struct command_line {
     std::optional<remote::agent_address> agent;  // --peer: the agent that runs the server side
     // --from: the agent that runs the client side against --peer's (agent to agent)
     std::optional<remote::agent_address> from_agent;
+    fleet_options fleet;
     remote::serve_options serve;
 
     std::string help_format = "text";  // --help --format: text, man, markdown, words

@@ -12,6 +12,8 @@ int compare_command(const command_line &cmd);
 int new_plugin_command(const command_line &cmd);
 int report_command(const command_line &cmd);
 int check_command(const command_line &cmd, const plugin::plugin_registry &registry);
+int fleet_command(const command_line &cmd, const plugin::plugin_registry &registry, int argc,
+                  const char *const argv[]);
 int run_command(const command_line &cmd, const plugin::plugin_registry &registry, int argc,
                 const char *const argv[]);
 

@@ -77,6 +77,13 @@ const std::vector<subcommand_doc> &subcommand_docs() {
          "cross-host transports from its own plugin folders, listens only on the address a "
          "client reached it by, connects only back to the client, and takes from the wire only "
          "options that name no address, port, path or device."},
+        {"fleet",
+         "--agent HOST:PORT... | --agents FILE [--token-file FILE] [--pairs mesh|star=AGENT | "
+         "--sample K --seed S] [--concurrency C] [--gap SECONDS] [case options]",
+         "runs the cases between every pair of `ipchost serve` agents (agent to agent, none of "
+         "it on this host) in rounds where no agent is in two pairs; every row names its source "
+         "and destination agent, their labels and its round; an agent that fails fails only its "
+         "rows."},
         {"new-plugin", "NAME [--lang c|cpp] [--dir DIR]",
          "writes a ready plugin project from the installed SDK template (default ./NAME): it "
          "builds with find_package(ipcbench), loads with --plugin-dir and passes ipchost check; "

@@ -7,8 +7,23 @@
 #include <fstream>
 
 #include "cli/usage_error.hpp"
+#include "platform/system_info.hpp"
+#include "report/json_report.hpp"
 
 namespace ipcbench::cli {
+
+report::run_report start_report(const command_line &cmd, int argc, const char *const argv[]) {
+    report::run_report report;
+    report.environment = platform::read_system_info();
+    report.started_at = report::utc_now();
+    for (int i = 0; i < argc; ++i) report.command_line += (i ? " " : "") + std::string(argv[i]);
+    report.defaults = cmd.case_defaults;
+    report.repeat = cmd.repeat;
+    report.per_stream_list = cmd.per_stream_list;
+    if (cmd.agent) report.peer = cmd.agent->address.text();
+    if (cmd.from_agent) report.from = cmd.from_agent->address.text();
+    return report;
+}
 
 void check_output_file(const std::string &path) {
     if (path.empty()) return;

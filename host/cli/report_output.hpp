@@ -3,10 +3,14 @@
 #include <cstdio>
 #include <string>
 
+#include "cli/command_line.hpp"
 #include "report/output_formats.hpp"
 #include "report/run_report.hpp"
 
 namespace ipcbench::cli {
+
+// A run's header: this host, when, the command line, its defaults, --peer and --from.
+report::run_report start_report(const command_line &cmd, int argc, const char *const argv[]);
 
 // Fails with a usage_error now, not after a long run, if `path` cannot be written.
 void check_output_file(const std::string &path);

@@ -100,20 +100,6 @@ void print_interval(const std::string &what, model::traffic_direction half, bool
     std::fflush(stdout);
 }
 
-// The run's header: where, when, how.
-report::run_report start_report(const command_line &cmd, int argc, const char *const argv[]) {
-    report::run_report report;
-    report.environment = platform::read_system_info();
-    report.started_at = report::utc_now();
-    for (int i = 0; i < argc; ++i) report.command_line += (i ? " " : "") + std::string(argv[i]);
-    report.defaults = cmd.case_defaults;
-    report.repeat = cmd.repeat;
-    report.per_stream_list = cmd.per_stream_list;
-    if (cmd.agent) report.peer = cmd.agent->address.text();
-    if (cmd.from_agent) report.from = cmd.from_agent->address.text();
-    return report;
-}
-
 // Runs every case of the command line and collects the results.
 class case_runner {
 public:
@@ -235,30 +221,18 @@ int run_command(const command_line &cmd, const plugin::plugin_registry &registry
     check_output_file(cmd.histogram_file);
 
     platform::install_interrupt_handlers();
-    auto sizes_of = [&](model::measure_mode m) {
-        return m == model::measure_mode::latency ? cmd.latency_sizes : cmd.sizes;
-    };
-    std::size_t total = 0;
-    for (auto mode : cmd.modes)
-        total += selected.size() * sizes_of(mode).size() * cmd.implementations.size();
+    const auto cases = planned_cases(cmd, selected, options);
     const auto kits = kits_for(cmd);
     std::optional<line_writer> lines;
     if (cmd.format == report::output_format::jsonl) {
         lines.emplace(cmd.output);
         lines->write(report::start_line(report));
     }
-    case_runner runner(cmd, total, lines ? &*lines : nullptr, kits.get());
-    for (const auto *t : selected)
-        for (auto mode : cmd.modes)
-            for (auto size : sizes_of(mode))
-                for (const auto &[sender_impl, receiver_impl] : cmd.implementations) {
-                    if (platform::interrupted()) break;
-                    auto settings = settings_for_case(cmd, t->id, mode, size);
-                    settings.options = options[t->id];
-                    settings.sender_impl = sender_impl;
-                    settings.receiver_impl = receiver_impl;
-                    runner.run(*t, settings, report);
-                }
+    case_runner runner(cmd, cases.size(), lines ? &*lines : nullptr, kits.get());
+    for (const auto &c : cases) {
+        if (platform::interrupted()) break;
+        runner.run(*c.transport, c.settings, report);
+    }
     runner.done();
     if (cmd.agent) remote::say_goodbye(*cmd.agent);
     if (cmd.from_agent) remote::say_goodbye(*cmd.from_agent);
@@ -271,7 +245,7 @@ int run_command(const command_line &cmd, const plugin::plugin_registry &registry
         write_text(report::histograms_to_csv(report), cmd.histogram_file);
     if (platform::interrupted()) {
         spdlog::warn("interrupted: {} of {} cases were run; results above are partial",
-                     report.results.size(), total);
+                     report.results.size(), cases.size());
         return 130;
     }
     return runner.failed() ? 1 : 0;

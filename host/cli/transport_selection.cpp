@@ -74,4 +74,22 @@ void check_option_values(const std::vector<const plugin::transport_info *> &sele
     }
 }
 
+std::vector<planned_case> planned_cases(
+    const command_line &cmd, const std::vector<const plugin::transport_info *> &selected,
+    const std::map<std::string, std::map<std::string, std::string>> &options) {
+    std::vector<planned_case> out;
+    for (const auto *t : selected)
+        for (auto mode : cmd.modes)
+            for (auto size : mode == model::measure_mode::latency ? cmd.latency_sizes : cmd.sizes)
+                for (const auto &[sender_impl, receiver_impl] : cmd.implementations) {
+                    planned_case c{t, settings_for_case(cmd, t->id, mode, size)};
+                    const auto own = options.find(t->id);
+                    if (own != options.end()) c.settings.options = own->second;
+                    c.settings.sender_impl = sender_impl;
+                    c.settings.receiver_impl = receiver_impl;
+                    out.push_back(std::move(c));
+                }
+    return out;
+}
+
 }  // namespace ipcbench::cli

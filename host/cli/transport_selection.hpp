@@ -26,4 +26,15 @@ void check_option_values(const std::vector<const plugin::transport_info *> &sele
                          const std::map<std::string, std::map<std::string, std::string>> &options,
                          std::uint64_t max_message_size);
 
+// One case of the command line: its transport and settings.
+struct planned_case {
+    const plugin::transport_info *transport = nullptr;
+    model::case_settings settings;
+};
+// Every case the command line asks for, in the order runs take them: transport, mode, size,
+// then --impl pair; `options` from assign_options.
+std::vector<planned_case> planned_cases(
+    const command_line &cmd, const std::vector<const plugin::transport_info *> &selected,
+    const std::map<std::string, std::map<std::string, std::string>> &options);
+
 }  // namespace ipcbench::cli

@@ -1,7 +1,9 @@
 #include "harness/agent_pair_case.hpp"
 
 #include <fmt/format.h>
+#include <chrono>
 #include <stdexcept>
+#include <thread>
 
 #include "control/control_channel.hpp"
 #include "control/worker_messages.hpp"
@@ -23,13 +25,21 @@ struct interrupted_here : std::runtime_error {
 };
 
 // The peer client's answer to one request, within the case's watchdog and the margin.
-json await_answer(control::control_channel &channel, const model::case_settings &settings) {
+json await_answer(control::control_channel &channel, const model::case_settings &settings,
+                  bool finish_when_interrupted) {
     const std::int64_t deadline =
         platform::now_ns() + model::to_ns(model::watchdog_seconds(settings) + answer_margin_s);
     while (true) {
         auto answer = channel.receive(deadline);
         if (answer) return *answer;
-        if (platform::interrupted()) throw interrupted_here("interrupted here");
+        if (platform::interrupted() && !finish_when_interrupted)
+            throw interrupted_here("interrupted here");
+        // After Ctrl+C every wait returns at once: the answer is read as it comes, in steps.
+        while (platform::interrupted() && platform::now_ns() < deadline) {
+            if (!channel.pump()) throw control::channel_closed("closed");
+            if (auto buffered = channel.next_buffered()) return *buffered;
+            std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        }
         if (platform::now_ns() >= deadline)
             throw std::runtime_error(
                 fmt::format("no answer within {:g} s (the case's watchdog and {:g} s)",
@@ -73,7 +83,8 @@ void fail(std::vector<report::case_result> &results, report::case_status status,
 
 // Sends the request on a welcomed session and reads the answer into results; throws.
 void run_on(platform::socket_handle fd, const model::case_settings &settings,
-            const remote::agent_address &server_agent, std::vector<report::case_result> &results) {
+            const remote::agent_address &server_agent, bool finish_when_interrupted,
+            std::vector<report::case_result> &results) {
     control::control_channel channel(fd);
     control::peer_case_request request;
     request.agent = server_agent.address.text();
@@ -82,14 +93,16 @@ void run_on(platform::socket_handle fd, const model::case_settings &settings,
     request.data_port_last = server_agent.data_port_last;
     request.settings = settings;
     channel.send(control::write_message(request));
-    read_results(await_answer(channel, settings), results);
+    read_results(await_answer(channel, settings, finish_when_interrupted), results);
 }
 
 }  // namespace
 
-std::vector<report::case_result> run_case_between_agents(
-    const plugin::transport_info &transport, const model::case_settings &settings,
-    const remote::agent_address &client_agent, const remote::agent_address &server_agent) {
+std::vector<report::case_result> run_case_between_agents(const plugin::transport_info &transport,
+                                                         const model::case_settings &settings,
+                                                         const remote::agent_address &client_agent,
+                                                         const remote::agent_address &server_agent,
+                                                         bool finish_when_interrupted) {
     auto results = blank_results(transport, settings);
     platform::socket_handle fd = platform::no_socket;
     try {
@@ -100,7 +113,7 @@ std::vector<report::case_result> run_case_between_agents(
     }
     const std::string where = "the agent at " + client_agent.address.text() + " (client side)";
     try {
-        run_on(fd, settings, server_agent, results);
+        run_on(fd, settings, server_agent, finish_when_interrupted, results);
     } catch (const control::peer_error &e) {
         fail(results, report::case_status::failed, where + " refused the case: " + e.what());
     } catch (const interrupted_here &) {

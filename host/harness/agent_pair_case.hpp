@@ -16,10 +16,12 @@ namespace ipcbench::harness {
 // peer client's, read back as untrusted, with the client agent's own `agent_sessions` on the
 // client side. Whatever fails (either agent unreachable or refusing, a wrong token, a case
 // that fails over there, a late or malformed answer) is a failed result naming which agent and
-// why; Ctrl+C here ends the session, and the agents end the case.
+// why. Ctrl+C here ends the session (the agents end the case), or, with
+// `finish_when_interrupted` (a fleet's running round), lets the case finish first.
 std::vector<report::case_result> run_case_between_agents(const plugin::transport_info &transport,
                                                          const model::case_settings &settings,
                                                          const remote::agent_address &client_agent,
-                                                         const remote::agent_address &server_agent);
+                                                         const remote::agent_address &server_agent,
+                                                         bool finish_when_interrupted = false);
 
 }  // namespace ipcbench::harness

@@ -44,6 +44,28 @@ struct process_figures {
     int agent_sessions = 0;
 };
 
+// Where a row of `ipchost fleet` was measured: the two agents (the source runs the client
+// side, which sends; the destination the server side), their labels from the agent list, the
+// schedule's round (1-based) and how many fleet cases ran at once with this one (itself
+// included). Each side's own count of sessions is its process figures' agent_sessions.
+struct fleet_place {
+    std::string source, destination;
+    std::map<std::string, std::string> source_labels, destination_labels;
+    int round = 0;
+    int concurrent = 0;
+};
+
+template <class S, class V>
+auto figure_fields(S &f, V &&v)
+    -> std::enable_if_t<std::is_same_v<std::remove_const_t<S>, fleet_place>> {
+    v("source", f.source, true);
+    v("destination", f.destination, true);
+    v("source_labels", f.source_labels, false);
+    v("destination_labels", f.destination_labels, false);
+    v("round", f.round, true);
+    v("concurrent", f.concurrent, true);
+}
+
 // How the connector's connections were set up, one after another (harness: worker connect).
 struct setup_figures {
     std::uint64_t connections = 0;
@@ -208,6 +230,7 @@ struct case_result {
     std::vector<std::string> warnings;
     std::optional<throughput_figures> throughput;
     std::optional<latency_figures> latency;
+    std::optional<fleet_place> fleet;  // a row of `ipchost fleet`
     integrity_figures integrity;
     process_figures sender;    // throughput: the sending process; latency: the pinger
     process_figures receiver;  // throughput: the receiving process; latency: the ponger
@@ -242,6 +265,7 @@ using model::case_result;
 using model::case_status;
 using model::case_status_from;
 using model::comparable_figures;
+using model::fleet_place;
 using model::higher_is_better;
 using model::integrity_figures;
 using model::interval_figures;

@@ -304,6 +304,25 @@ std::string canonical_address(const std::string &host) {
     return address_of(ss).host;
 }
 
+std::vector<std::string> resolve_addresses(const std::string &name) {
+    addrinfo hints{};
+    hints.ai_family = AF_UNSPEC;
+    hints.ai_socktype = SOCK_STREAM;
+    addrinfo *found = nullptr;
+    if (const int rc = getaddrinfo(name.c_str(), nullptr, &hints, &found); rc != 0)
+        throw socket_error("cannot resolve '" + name + "': " + gai_strerror(rc));
+    std::vector<std::string> out;
+    for (const addrinfo *a = found; a != nullptr; a = a->ai_next) {
+        sockaddr_storage ss{};
+        std::memcpy(&ss, a->ai_addr, std::min(sizeof ss, static_cast<std::size_t>(a->ai_addrlen)));
+        out.push_back(canonical_address(address_of(ss).host));
+    }
+    freeaddrinfo(found);
+    std::sort(out.begin(), out.end());
+    out.erase(std::unique(out.begin(), out.end()), out.end());
+    return out;
+}
+
 socket_handle listen_tcp(const std::string &host, int port, int backlog) {
     native::length_t len = 0;
     sockaddr_storage ss = to_sockaddr(host, port, len);

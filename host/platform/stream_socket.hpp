@@ -88,6 +88,9 @@ bool is_numeric_address(const std::string &host);
 // One spelling per address, to compare two: "127.000.0.1" is not numeric, "::FFFF:10.0.0.1"
 // is "10.0.0.1", "0:0::1" is "::1"; "" when `host` is not a numeric address.
 std::string canonical_address(const std::string &host);
+// Every address a name resolves to (the system's resolver: DNS, /etc/hosts), canonical, each
+// once, sorted; throws socket_error naming the name and the resolver's reason.
+std::vector<std::string> resolve_addresses(const std::string &name);
 // A listening socket (SO_REUSEADDR on POSIX, SO_EXCLUSIVEADDRUSE on Windows) with room for
 // `backlog` connections not yet accepted; throws socket_error with the reason.
 socket_handle listen_tcp(const std::string &host, int port, int backlog = 8);

@@ -103,6 +103,7 @@ json identity_json(const case_result &r) {
               {"settings", c}};
     if (!r.error.empty()) j["error"] = r.error;
     if (!r.worker_output.empty()) j["worker_output"] = worker_output_json(r);
+    if (r.fleet) j["fleet"] = figures_json(*r.fleet);
     return j;
 }
 
@@ -221,6 +222,8 @@ void identity_from(const json &j, case_result &r) {
     r.status = enum_from(j, "status", case_status_from);
     r.error = j.value("error", "");
     r.warnings = j.value("warnings", std::vector<std::string>{});
+    if (const auto fleet = j.find("fleet"); fleet != j.end())
+        r.fleet = figures_from<fleet_place>(*fleet, "fleet");
     if (const auto printed_by = j.find("worker_output"); printed_by != j.end())
         for (const auto &[side, printed] : printed_by->items())
             r.worker_output[side] = {printed.at("bytes").get<std::uint64_t>(),

@@ -122,6 +122,48 @@ void implementation_columns(std::vector<column> &c) {
     }
 }
 
+// Where a fleet row was measured (ipchost fleet): shown when some result is one.
+void fleet_columns(std::vector<column> &c) {
+    const auto shown = [](const run_report &report, bool) {
+        return any(report, [](const case_result &r) { return r.fleet.has_value(); });
+    };
+    const auto text_of = [](std::string model::fleet_place::*member) {
+        return [member](const case_result &r) { return r.fleet ? (*r.fleet).*member : ""; };
+    };
+    const auto labels_of = [](std::map<std::string, std::string> model::fleet_place::*member) {
+        return [member](const case_result &r) {
+            std::string out;
+            if (r.fleet)
+                for (const auto &[k, v] : (*r.fleet).*member)
+                    out += (out.empty() ? "" : ";") + k + "=" + v;
+            return out;
+        };
+    };
+    const auto number_of = [](int model::fleet_place::*member) {
+        return [member](const case_result &r) {
+            return r.fleet ? std::to_string((*r.fleet).*member) : "";
+        };
+    };
+    column source = plain("source", "source", "source", text_of(&model::fleet_place::source),
+                          text_of(&model::fleet_place::source), false);
+    column destination = plain("destination", "destination", "destination",
+                               text_of(&model::fleet_place::destination),
+                               text_of(&model::fleet_place::destination), false);
+    column round = plain("round", "round", "round", number_of(&model::fleet_place::round),
+                         number_of(&model::fleet_place::round), false);
+    column concurrent =
+        csv_only("concurrent_cases", number_of(&model::fleet_place::concurrent), false);
+    column source_labels =
+        csv_only("source_labels", labels_of(&model::fleet_place::source_labels), false);
+    column destination_labels =
+        csv_only("destination_labels", labels_of(&model::fleet_place::destination_labels), false);
+    for (column *col :
+         {&source, &destination, &round, &concurrent, &source_labels, &destination_labels}) {
+        col->shown = shown;
+        c.push_back(*col);
+    }
+}
+
 std::vector<column> identity_columns() {
     std::vector<column> c;
     c.push_back(csv_only(
@@ -131,6 +173,7 @@ std::vector<column> identity_columns() {
     c.push_back(csv_only(
         "mode", [](const case_result &r) { return model::to_string(r.settings.mode); }, false));
     implementation_columns(c);
+    fleet_columns(c);
     column direction{"direction", "direction", "", nullptr, nullptr, nullptr, false};
     direction.shown = [](const run_report &report, bool) {
         return any(report, [](const case_result &r) {
@@ -402,6 +445,9 @@ const std::map<std::string, int> &priorities() {
     static const std::map<std::string, int> p = {
         {"transport", 0},
         {"sender_impl", 0},
+        {"source", 0},
+        {"destination", 0},
+        {"round", 2},
         {"receiver_impl", 0},
         {"sender_runtime", 4},
         {"receiver_runtime", 4},

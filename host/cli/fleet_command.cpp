@@ -1,0 +1,150 @@
+// `ipchost fleet`: every pair of a list of agents, agent to agent, in rounds.
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+#include <algorithm>
+#include <chrono>
+#include <thread>
+
+#include "cli/commands.hpp"
+#include "cli/fleet_agents.hpp"
+#include "cli/report_output.hpp"
+#include "cli/transport_selection.hpp"
+#include "cli/usage_error.hpp"
+#include "harness/agent_pair_case.hpp"
+#include "harness/fleet_schedule.hpp"
+#include "harness/orchestrator.hpp"
+#include "platform/monotonic_clock.hpp"
+#include "platform/signals.hpp"
+#include "remote/agent_protocol.hpp"
+
+namespace ipcbench::cli {
+namespace {
+
+using harness::fleet_pair;
+using harness::fleet_round;
+
+// The schedule the options ask for, by index into the agents.
+std::vector<fleet_round> schedule_of(const fleet_options &f,
+                                     const std::vector<fleet_agent> &agents) {
+    if (f.sample > 0) return harness::sample_rounds(agents.size(), f.sample, f.seed);
+    if (f.pairs == "mesh") return harness::mesh_rounds(agents.size());
+    const std::string centre = f.pairs.substr(5);
+    for (std::size_t i = 0; i < agents.size(); ++i) {
+        bool named = agents[i].name() == centre;
+        for (const auto &[key, value] : agents[i].labels) named = named || value == centre;
+        if (named) return harness::star_rounds(agents.size(), i);
+    }
+    throw usage_error("--pairs star=" + centre +
+                      ": no agent has that address or a label of that value");
+}
+
+// Every case of the command line between one pair, one after another; each row says where.
+std::vector<report::case_result> run_pair(const std::vector<planned_case> &cases,
+                                          const fleet_agent &source, const fleet_agent &destination,
+                                          int round, int concurrent) {
+    std::vector<report::case_result> rows;
+    for (const auto &c : cases) {
+        std::vector<report::case_result> results;
+        if (std::string skip = harness::reason_to_skip(*c.transport, c.settings, true);
+            !skip.empty()) {
+            results = harness::blank_results(*c.transport, c.settings);
+            for (auto &r : results) {
+                r.status = report::case_status::skipped;
+                r.error = skip;
+            }
+        } else {
+            results = harness::run_case_between_agents(*c.transport, c.settings, source.agent,
+                                                       destination.agent, true);
+        }
+        for (auto &r : results) {
+            r.fleet = model::fleet_place{source.name(), destination.name(),
+                                         source.labels, destination.labels,
+                                         round,         concurrent};
+            rows.push_back(std::move(r));
+        }
+    }
+    return rows;
+}
+
+// One wave: its pairs at once, each on a thread of its own; the rows in the wave's order.
+std::vector<report::case_result> run_wave(const fleet_round &wave,
+                                          const std::vector<planned_case> &cases,
+                                          const std::vector<fleet_agent> &agents, int round) {
+    std::vector<std::vector<report::case_result>> rows(wave.size());
+    std::vector<std::thread> threads;
+    for (std::size_t k = 0; k < wave.size(); ++k)
+        threads.emplace_back([&, k] {
+            rows[k] = run_pair(cases, agents[wave[k].source], agents[wave[k].destination], round,
+                               static_cast<int>(wave.size()));
+        });
+    for (auto &t : threads) t.join();
+    std::vector<report::case_result> out;
+    for (auto &pair_rows : rows)
+        for (auto &r : pair_rows) out.push_back(std::move(r));
+    return out;
+}
+
+std::size_t pairs_in(const std::vector<fleet_round> &rounds) {
+    std::size_t n = 0;
+    for (const auto &r : rounds) n += r.size();
+    return n;
+}
+
+}  // namespace
+
+int fleet_command(const command_line &cmd, const plugin::plugin_registry &registry, int argc,
+                  const char *const argv[]) {
+    const auto agents = fleet_agents(cmd.fleet.agents, cmd.fleet.agents_file, cmd.serve.token);
+    auto selected = select_transports(cmd, registry);
+    if (cmd.plugins.empty())  // all that can run between agents, not a skipped row for each other
+        selected.erase(std::remove_if(selected.begin(), selected.end(),
+                                      [](const auto *t) { return !t->has(IPCB_CAP_CROSS_HOST); }),
+                       selected.end());
+    const auto cases = planned_cases(cmd, selected, assign_options(cmd, selected));
+    for (const auto &c : cases)
+        if (c.settings.sender_impl != "native" || c.settings.receiver_impl != "native")
+            throw usage_error("ipchost fleet runs the agents' own workers; drop --impl");
+    const auto rounds = schedule_of(cmd.fleet, agents);
+    report::run_report report = start_report(cmd, argc, argv);
+    check_output_file(cmd.output);
+    platform::install_interrupt_handlers();
+    const std::size_t total = pairs_in(rounds);
+    spdlog::info(
+        "fleet: {} agents, {} pairs in {} rounds, {} case(s) a pair, up to {} pair(s) at once",
+        agents.size(), total, rounds.size(), cases.size(), cmd.fleet.concurrency);
+    const std::int64_t start = platform::now_ns();
+    std::size_t done = 0, rounds_done = 0;
+    bool failed = false;
+    for (std::size_t r = 0; r < rounds.size() && !platform::interrupted(); ++r) {
+        if (r > 0 && cmd.fleet.gap_s > 0)
+            std::this_thread::sleep_for(std::chrono::duration<double>(cmd.fleet.gap_s));
+        for (const auto &wave : harness::waves_of(rounds[r], cmd.fleet.concurrency)) {
+            for (auto &row : run_wave(wave, cases, agents, static_cast<int>(r + 1))) {
+                if (row.status == report::case_status::failed) {
+                    failed = true;
+                    spdlog::error("{} -> {}: {}", row.fleet->source, row.fleet->destination,
+                                  row.error);
+                }
+                report.results.push_back(std::move(row));
+            }
+            done += wave.size();
+        }
+        ++rounds_done;
+        const double elapsed = (platform::now_ns() - start) / 1e9;
+        if (!cmd.quiet)
+            spdlog::info(
+                "fleet: round {} of {} done, {} of {} pairs, {:.0f} s elapsed, about {:.0f} s left",
+                rounds_done, rounds.size(), done, total, elapsed,
+                elapsed / static_cast<double>(done) * static_cast<double>(total - done));
+    }
+    for (const auto &a : agents) remote::say_goodbye(a.agent);
+    write_report(report, cmd.format, cmd.output, cmd.layout);
+    if (platform::interrupted()) {
+        spdlog::warn("interrupted after round {} of {}: the {} rows measured are kept", rounds_done,
+                     rounds.size(), report.results.size());
+        return 130;
+    }
+    return failed ? 1 : 0;
+}
+
+}  // namespace ipcbench::cli

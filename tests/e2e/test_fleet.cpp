@@ -1,0 +1,171 @@
+// `ipchost fleet` over agents on loopback addresses: every ordered pair once, rows that say
+// where and when they were measured, and an agent that fails failing only its own rows.
+#include <catch2/catch.hpp>
+
+#include <signal.h>
+
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "support/agent_process.hpp"
+#include "support/json_schema.hpp"
+#include "support/process_runner.hpp"
+
+using ipcbench::test::agent;
+using ipcbench::test::run_ipchost;
+using ipcbench::test::temp_dir;
+using nlohmann::json;
+
+namespace {
+
+std::vector<std::string> fleet_run(const std::string &agents_file) {
+    return {"fleet",      "--agents",      agents_file, "--token",  "s3cret",
+            "--plugin",   "socket.tcp",    "--size",    "1K",       "--mode",
+            "throughput", "--duration",    "0.2",       "--warmup", "0",
+            "--verify",   "--concurrency", "2",         "--format", "json"};
+}
+
+}  // namespace
+
+TEST_CASE("a fleet mesh measures every ordered pair once; a wrong token fails only its rows",
+          "[remote][fleet]") {
+    agent a({"--token", "s3cret", "--max-sessions", "2"}), b({"--token", "s3cret"}),
+        c({"--token", "s3cret"}), d({"--token", "wrong"});
+    temp_dir dir;
+    const std::string file = dir.path() + "/agents";
+    {
+        std::ofstream out(file);
+        out << "# the fleet\n"
+            << a.address() << " zone=a node=n1\n"
+            << b.address() << " zone=a node=n2\n\n"
+            << c.address() << " zone=b node=n3   # a comment\n"
+            << d.address() << " zone=b node=n4\n";
+    }
+    const auto run = run_ipchost(fleet_run(file), {}, 120);
+    INFO(run.err);
+    CHECK(run.exit_code == 1);  // d's rows failed
+    const json doc = json::parse(run.out);
+    std::ifstream schema_file(RESULT_SCHEMA_PATH);
+    const auto problems = ipcbench::test::schema_problems(json::parse(schema_file), doc);
+    CHECK(problems.empty());
+    const json &rows = doc.at("results");
+    REQUIRE(rows.size() == 12);  // 4 x 3 ordered pairs
+    std::set<std::pair<std::string, std::string>> pairs;
+    std::map<int, std::multiset<std::string>> in_round;
+    for (const auto &r : rows) {
+        const json &f = r.at("fleet");
+        const std::string src = f.at("source"), dst = f.at("destination");
+        CHECK(src != dst);
+        CHECK(pairs.insert({src, dst}).second);
+        in_round[f.at("round").get<int>()].insert(src);
+        in_round[f.at("round").get<int>()].insert(dst);
+        CHECK(f.at("concurrent").get<int>() >= 1);
+        CHECK(f.at("concurrent").get<int>() <= 2);
+        if (src == d.address() || dst == d.address()) {
+            CHECK(r.at("status") == "failed");
+            CHECK_THAT(r.at("error").get<std::string>(),
+                       Catch::Contains("the agent at " + d.address() + " refused: wrong token"));
+            continue;
+        }
+        INFO(r.dump());
+        REQUIRE(r.at("status") == "ok");
+        const json &i = r.at("integrity");
+        CHECK(i.at("messages_sent").get<std::uint64_t>() > 0);
+        CHECK(i.at("messages_received") == i.at("messages_sent"));
+        CHECK(i.at("corrupted") == 0);
+        CHECK(r.at("sender").at("agent_sessions").get<int>() >= 1);
+        CHECK(r.at("receiver").at("agent_sessions").get<int>() >= 1);
+    }
+    CHECK(pairs.size() == 12);
+    // No agent in two pairs of one round; 4 agents: 6 rounds of 2 pairs.
+    CHECK(in_round.size() == 6);
+    for (const auto &[round, agents] : in_round)
+        for (const auto &name : agents) CHECK(agents.count(name) == 1);
+    // The labels came from the file.
+    for (const auto &r : rows)
+        if (r.at("fleet").at("source") == c.address())
+            CHECK(r.at("fleet").at("source_labels") == json{{"node", "n3"}, {"zone", "b"}});
+}
+
+TEST_CASE("a fleet names what is wrong with its agent list", "[fleet][cli]") {
+    temp_dir dir;
+    const std::string file = dir.path() + "/agents";
+    auto with_lines = [&](const std::string &lines) {
+        std::ofstream(file) << lines;
+        return run_ipchost({"fleet", "--agents", file, "--token", "x", "--plugin", "socket.tcp"});
+    };
+    const struct {
+        std::string lines, error;
+    } bad[] = {
+        {"127.0.0.1:7451\nlocalhost:7452\n", file + ":2: 'localhost' is not a numeric"},
+        {"127.0.0.1:7451 zone\n127.0.0.1:7452\n", "label 'zone' must be KEY=VALUE"},
+        {"127.0.0.1:7451\n127.0.0.1:7451\n", "is listed twice"},
+        {"127.0.0.1:7451\n", "needs two agents at least"},
+        {"dns:no-such-host.invalid:7451\n127.0.0.1:1\n", "cannot resolve 'no-such-host.invalid'"},
+    };
+    for (const auto &b : bad) {
+        INFO(b.lines);
+        const auto run = with_lines(b.lines);
+        CHECK(run.exit_code == 2);
+        CHECK_THAT(run.err, Catch::Contains(b.error));
+    }
+    const auto star = run_ipchost({"fleet", "--agent", "127.0.0.1:1", "--agent", "127.0.0.1:2",
+                                   "--token", "x", "--plugin", "socket.tcp", "--pairs", "star=n9"});
+    CHECK(star.exit_code == 2);
+    CHECK_THAT(star.err, Catch::Contains("star=n9: no agent has that address or a label"));
+    const auto both = run_ipchost({"fleet", "--agent", "127.0.0.1:1", "--agent", "127.0.0.1:2",
+                                   "--pairs", "mesh", "--sample", "3"});
+    CHECK(both.exit_code == 2);
+    CHECK_THAT(both.err, Catch::Contains("drop --pairs or --sample"));
+    const auto scope = run_ipchost({"--agent", "127.0.0.1:1", "--plugin", "pipe.fifo"});
+    CHECK(scope.exit_code == 2);
+    CHECK_THAT(scope.err, Catch::Contains("ipchost fleet"));
+}
+
+TEST_CASE("dns: names every address behind a name as an agent of its own", "[fleet]") {
+    // localhost is in /etc/hosts: 127.0.0.1 (and ::1 where the host lists it). Nothing listens
+    // on port 1, so every pair fails naming its agent: what matters is who was asked.
+    const auto run =
+        run_ipchost({"fleet", "--agent", "dns:localhost:1", "--agent", "127.0.0.2:1", "--token",
+                     "x", "--plugin", "socket.tcp", "--mode", "throughput", "--format", "json"},
+                    {}, 60);
+    INFO(run.err);
+    const json rows = json::parse(run.out).at("results");
+    std::set<std::string> agents;
+    for (const auto &r : rows) agents.insert(r.at("fleet").at("source").get<std::string>());
+    CHECK(agents.count("127.0.0.1:1") == 1);
+    CHECK(agents.count("127.0.0.2:1") == 1);
+    for (const auto &r : rows) CHECK(r.at("status") == "failed");
+}
+
+TEST_CASE("Ctrl+C stops a fleet after its running round and keeps every row measured",
+          "[remote][fleet]") {
+    agent a({"--token", "s3cret"}), b({"--token", "s3cret"}), c({"--token", "s3cret"});
+    temp_dir dir;
+    const std::string output = dir.path() + "/fleet.json";
+    double exit_s = 0;
+    // Three agents: six rounds of one pair, each case 1 s; the signal comes during the second.
+    const auto run = ipcbench::test::run_process_signalled(
+        {IPCHOST_PATH, "fleet",     "--agent",  a.address(),  "--agent",    b.address(),
+         "--agent",    c.address(), "--token",  "s3cret",     "--plugin",   "socket.tcp",
+         "--size",     "1K",        "--mode",   "throughput", "--duration", "1",
+         "--warmup",   "0",         "--format", "json",       "--output",   output},
+        1.8, SIGINT, &exit_s, 90);
+    INFO(run.err);
+    CHECK(run.exit_code == 130);
+    std::ifstream in(output);
+    const json rows = json::parse(in).at("results");
+    REQUIRE_FALSE(rows.empty());
+    CHECK(rows.size() < 6);
+    int round = 0;
+    for (const auto &r : rows) {
+        CHECK(r.at("status") == "ok");  // the running round finished: no half-measured row
+        CHECK(r.at("fleet").at("round").get<int>() == ++round);
+    }
+    CHECK_THAT(run.err,
+               Catch::Contains("interrupted after round " + std::to_string(round) + " of 6"));
+}
