@@ -25,7 +25,9 @@ std::string case_key(const report::case_result &r) {
                        model::to_string(r.direction), r.bidir() ? " bidir" : "",
                        report::format_size(c.size_bytes),
                        c.streams > 1 ? fmt::format(" x{}", c.streams) : "",
-                       c.rate_per_s > 0 ? fmt::format(" @{:g}/s", c.rate_per_s) : "");
+                       c.rate_per_s > 0 ? fmt::format(" @{:g}/s", c.rate_per_s) : "") +
+           // A fleet's rows compare pair by pair.
+           (r.fleet ? fmt::format(" {} -> {}", r.fleet->source, r.fleet->destination) : "");
 }
 
 std::vector<double> samples_of(const report::case_result &r, const std::string &figure,

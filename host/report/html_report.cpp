@@ -5,6 +5,7 @@
 #include <map>
 
 #include "model/units.hpp"
+#include "report/fleet_heatmap.hpp"
 #include "report/impl_grid.hpp"
 #include "report/result_columns.hpp"
 #include "report/svg_chart.hpp"
@@ -101,6 +102,8 @@ table {{ border-collapse: collapse; font-size: 12px; }}
 th, td {{ border: 1px solid #ccc; padding: 3px 6px; text-align: right; }}
 th:first-child, td:first-child {{ text-align: left; }}
 table.grid td.baseline {{ outline: 2px solid #555; }}
+table.heatmap td.outlier {{ outline: 3px solid #c00; outline-offset: -3px; }}
+table.heatmap td.failed {{ background: #eee; color: #900; }}
 </style></head><body>
 <h1>ipcbench {} on {} {} ({}, {} cores), {}</h1>
 <p>Command: <code>{}</code>. MB = 10<sup>6</sup> bytes. Latency percentiles are within {:.1f}%
@@ -140,6 +143,7 @@ std::string to_html(const run_report &report) {
                            d.percentiles);
     if (!d.lat.empty()) html += table_html(table_columns(report, table_kind::latency), d.lat);
     html += grids_html(impl_grids(report));
+    html += heatmaps_html(fleet_heatmaps(report));
     if (!d.bad.empty()) {
         html += "<h2>Not measured</h2>\n<ul>\n";
         for (const auto *r : d.bad)

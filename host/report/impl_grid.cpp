@@ -96,6 +96,27 @@ std::string grid_cell(const impl_grid &g, const std::string &writer, const std::
     return fmt::format("{} ({:.2f})", format_figure(*v), *v / *b);
 }
 
+std::string grid_lines(const std::vector<std::vector<std::string>> &rows, bool markdown) {
+    std::vector<std::size_t> width(rows.empty() ? 0 : rows[0].size(), 0);
+    for (const auto &row : rows)
+        for (std::size_t i = 0; i < row.size() && i < width.size(); ++i)
+            width[i] = std::max(width[i], row[i].size());
+    std::string out;
+    for (std::size_t r = 0; r < rows.size(); ++r) {
+        std::string line = markdown ? "|" : "";
+        for (std::size_t i = 0; i < rows[r].size() && i < width.size(); ++i)
+            line += markdown ? fmt::format(" {} |", rows[r][i])
+                             : fmt::format(i ? "  {:>{}}" : "{:<{}}", rows[r][i], width[i]);
+        out += line + "\n";
+        if (markdown && r == 0) {
+            std::string rule = "|";
+            for (std::size_t i = 0; i < width.size(); ++i) rule += i ? "---:|" : "---|";
+            out += rule + "\n";
+        }
+    }
+    return out;
+}
+
 std::string grids_text(const std::vector<impl_grid> &grids, bool markdown) {
     if (grids.empty()) return "";
     std::string out = fmt::format(
@@ -109,23 +130,8 @@ std::string grids_text(const std::vector<impl_grid> &grids, bool markdown) {
             for (const auto &reader : g.readers)
                 rows.back().push_back(grid_cell(g, writer, reader));
         }
-        std::vector<std::size_t> width(rows[0].size(), 0);
-        for (const auto &row : rows)
-            for (std::size_t i = 0; i < row.size(); ++i)
-                width[i] = std::max(width[i], row[i].size());
         out += fmt::format("\n{}{}\n", markdown ? "#### " : "", g.title);
-        for (std::size_t r = 0; r < rows.size(); ++r) {
-            std::string line = markdown ? "|" : "";
-            for (std::size_t i = 0; i < rows[r].size(); ++i)
-                line += markdown ? fmt::format(" {} |", rows[r][i])
-                                 : fmt::format(i ? "  {:>{}}" : "{:<{}}", rows[r][i], width[i]);
-            out += line + "\n";
-            if (markdown && r == 0) {
-                std::string rule = "|";
-                for (std::size_t i = 0; i < rows[0].size(); ++i) rule += i ? "---:|" : "---|";
-                out += rule + "\n";
-            }
-        }
+        out += grid_lines(rows, markdown);
     }
     return out;
 }

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <numeric>
 
+#include "report/fleet_heatmap.hpp"
 #include "report/impl_grid.hpp"
 #include "report/placement_warning.hpp"
 
@@ -182,6 +183,7 @@ std::string to_table(const run_report &report, bool markdown, const table_layout
         out += table(report, table_kind::latency, lat, markdown, layout);
     }
     out += grids_text(impl_grids(report), markdown);
+    out += heatmaps_text(fleet_heatmaps(report), markdown);
     if (!warned.empty()) {
         out += fmt::format("\n{}Warnings\n{}", heading, markdown ? "\n" : "");
         // Advice that every placement warning repeats is said once, under them all.

@@ -36,7 +36,7 @@ std::vector<std::string> from_run(const std::string &from, const std::string &pe
             "--warmup",   "0",      "--verify", "--format", "json"};
 }
 
-json results_of(const ipcbench::test::process_output &run) {
+json peer_results_of(const ipcbench::test::process_output &run) {
     INFO(run.err);
     const json doc = json::parse(run.out);
     return doc.at("results");
@@ -114,11 +114,12 @@ TEST_CASE("--from runs the client side on one agent against another and brings t
 TEST_CASE("a case between agents names the agent that failed it: a wrong token, none there",
           "[remote]") {
     agent a({"--token", "s3cret"}), b({"--token", "other"});
-    const json wrong = results_of(run_ipchost(from_run(a.address(), b.address(), "0.2", "s3cret")));
+    const json wrong =
+        peer_results_of(run_ipchost(from_run(a.address(), b.address(), "0.2", "s3cret")));
     CHECK(wrong.at(0).at("status") == "failed");
     CHECK(wrong.at(0).at("error") == "the agent at " + b.address() + " refused: wrong token");
     const json wrong_a =
-        results_of(run_ipchost(from_run(b.address(), a.address(), "0.2", "s3cret")));
+        peer_results_of(run_ipchost(from_run(b.address(), a.address(), "0.2", "s3cret")));
     CHECK(wrong_a.at(0).at("error") == "the agent at " + b.address() + " refused: wrong token");
     // Nothing at a port, and a service there that is no agent, read the same: agent A is no
     // port scanner for whoever holds its token.
@@ -137,8 +138,8 @@ TEST_CASE("a case between agents names the agent that failed it: a wrong token, 
             close(c);
         }
     });
-    const json none = results_of(run_ipchost(from_run(a.address(), nothing, "0.2", "s3cret")));
-    const json other = results_of(run_ipchost(
+    const json none = peer_results_of(run_ipchost(from_run(a.address(), nothing, "0.2", "s3cret")));
+    const json other = peer_results_of(run_ipchost(
         from_run(a.address(), "127.0.0.1:" + std::to_string(not_agent_port), "0.2", "s3cret")));
     garbage.join();
     close(not_agent);
@@ -149,7 +150,7 @@ TEST_CASE("a case between agents names the agent that failed it: a wrong token, 
           "no ipchost agent answered at 127.0.0.1:" + std::to_string(not_agent_port) + unreached);
     // No agent A at all: the client side's agent is named.
     const std::string gone = "127.0.0.1:" + std::to_string(port);
-    const json no_a = results_of(run_ipchost(from_run(gone, b.address(), "0.2", "s3cret")));
+    const json no_a = peer_results_of(run_ipchost(from_run(gone, b.address(), "0.2", "s3cret")));
     CHECK_THAT(no_a.at(0).at("error").get<std::string>(),
                Catch::StartsWith("cannot connect to the agent at " + gone));
 }
@@ -182,7 +183,7 @@ TEST_CASE("an agent's peer client connects only where the other agent opened on 
         }
         close(c);
     });
-    const json r = results_of(run_ipchost(
+    const json r = peer_results_of(run_ipchost(
         from_run(a.address(), "127.0.0.1:" + std::to_string(fake_port), "0.2", "s3cret")));
     hostile.join();
     CHECK(saw_setup);
@@ -277,7 +278,8 @@ TEST_CASE("a peer client session takes only peer_case, checked before it runs", 
 
 TEST_CASE("an agent started with --no-peer-runs refuses peer client sessions by name", "[remote]") {
     agent a({"--token", "s3cret", "--no-peer-runs"}), b({"--token", "s3cret"});
-    const json r = results_of(run_ipchost(from_run(a.address(), b.address(), "0.2", "s3cret")));
+    const json r =
+        peer_results_of(run_ipchost(from_run(a.address(), b.address(), "0.2", "s3cret")));
     CHECK_THAT(r.at(0).at("error").get<std::string>(),
                Catch::Contains("refused: this agent runs no cases against other agents") &&
                    Catch::Contains("--no-peer-runs"));
@@ -285,7 +287,7 @@ TEST_CASE("an agent started with --no-peer-runs refuses peer client sessions by 
     const auto plain = run_ipchost({"--peer", a.address(), "--token", "s3cret", "--plugin",
                                     "socket.tcp", "--size", "1K", "--mode", "throughput",
                                     "--duration", "0.2", "--warmup", "0", "--format", "json"});
-    CHECK(results_of(plain).at(0).at("status") == "ok");
+    CHECK(peer_results_of(plain).at(0).at("status") == "ok");
     const auto lone = run_ipchost({"--from", a.address(), "--plugin", "socket.tcp"});
     CHECK(lone.exit_code == 2);
     CHECK_THAT(lone.err, Catch::Contains("--peer must name the one that runs the server side"));
