@@ -12,12 +12,12 @@
 #include "cli/report_output.hpp"
 #include "cli/usage_error.hpp"
 #include "harness/stale_runs.hpp"
+#include "peer_client/peer_client.hpp"
 #include "platform/child_process.hpp"
 #include "platform/isolated_calls.hpp"
 #include "plugin/plugin_search_path.hpp"
 #include "remote/agent_protocol.hpp"
 #include "remote/agent_server.hpp"
-#include "remote/peer_client.hpp"
 #include "worker/worker.hpp"
 
 namespace {
@@ -60,14 +60,15 @@ int worker_entry(int argc, char **argv) {
     return ipcbench::worker::worker_main(socket, runtime_dir, agent_mode);
 }
 
-// `ipchost peer-client --control-socket HANDLE`: an agent's peer client (remote/peer_client).
+// `ipchost peer-client --control-socket HANDLE`: an agent's peer client (peer_client/).
 int peer_client_entry(int argc, char **argv) {
     if (argc != 4 || std::strcmp(argv[2], "--control-socket") != 0) {
         fmt::print(stderr, "ipchost peer-client: internal command, started by ipchost serve\n");
         return 2;
     }
     try {
-        return ipcbench::remote::peer_client_main(ipcbench::platform::socket_from_token(argv[3]));
+        return ipcbench::peer_client::peer_client_main(
+            ipcbench::platform::socket_from_token(argv[3]));
     } catch (const std::exception &e) {
         fmt::print(stderr, "ipchost peer-client: {}\n", e.what());
         return 2;

@@ -12,7 +12,7 @@ namespace ipcbench::control {
 // who sends it, whether it is a request that is answered once). A worker's control channel
 // carries all but goodbye and the peer kinds; a client talks to an agent with hello first, then,
 // once welcomed, with what the agent relays to its worker, or, in a session that asked for a
-// peer client (remote/peer_client.hpp), to that. docs/architecture.md, "Control messages".
+// peer client (peer_client/peer_client.hpp), to that. docs/architecture.md, "Control messages".
 enum class message_kind {
     hello,        // worker -> orchestrator, first; client -> agent, first (token)
     welcome,      // agent -> client: the token was right; orchestrator -> worker: the version

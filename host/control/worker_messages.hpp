@@ -133,7 +133,7 @@ struct error_reply {
     std::string message;
 };
 
-// client -> an agent's peer client (remote/peer_client.hpp): run the client side of this case
+// client -> an agent's peer client (peer_client/peer_client.hpp): run the client side of this case
 // against the agent at `agent`, as `ipchost --peer AGENT` would from here.
 struct peer_case_request {
     static constexpr message_kind kind = message_kind::peer_case;

@@ -11,7 +11,7 @@ namespace ipcbench::harness {
 
 // Runs one case between two agents, driven from here (ipchost --from A --peer B, and each pair
 // of `ipchost fleet`): the client side on `client_agent`, whose peer client runs it against
-// `server_agent` as `ipchost --peer` would there (remote/peer_client.hpp), the server side on
+// `server_agent` as `ipchost --peer` would there (peer_client/peer_client.hpp), the server side on
 // `server_agent`. Neither side runs here, so no figure is measured here: the results are the
 // peer client's, read back as untrusted, with the client agent's own `agent_sessions` on the
 // client side. Whatever fails (either agent unreachable or refusing, a wrong token, a case

@@ -76,8 +76,10 @@ bool connection_waiting(int listener) {
 
 }  // namespace
 
-TEST_CASE("--from runs the client side on one agent against another and brings the results back",
-          "[remote]") {
+TEST_CASE(
+    "a run with --from runs the client side on one agent against another and brings the results "
+    "back",
+    "[remote]") {
     agent a({"--token", "s3cret"}), b({"--token", "s3cret"});
     REQUIRE(a.reachable());
     REQUIRE(b.reachable());

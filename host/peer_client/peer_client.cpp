@@ -1,4 +1,4 @@
-#include "remote/peer_client.hpp"
+#include "peer_client/peer_client.hpp"
 
 #include <spdlog/spdlog.h>
 #include <optional>
@@ -13,10 +13,15 @@
 #include "plugin/plugin_search_path.hpp"
 #include "remote/agent_client.hpp"
 #include "remote/agent_policy.hpp"
+#include "remote/agent_protocol.hpp"
 #include "report/json_report.hpp"
 
-namespace ipcbench::remote {
+namespace ipcbench::peer_client {
 namespace {
+
+using remote::agent_address;
+using remote::default_port;
+using remote::parse_host_port;
 
 using nlohmann::json;
 
@@ -103,7 +108,7 @@ private:
         if (found == nullptr)
             throw std::runtime_error("no transport '" + id +
                                      "' on this agent (ipchost --list there shows its own)");
-        check_agent_transport(*found);
+        remote::check_agent_transport(*found);
         return found;
     }
 
@@ -136,4 +141,4 @@ int peer_client_main(platform::socket_handle control_fd) {
     }
 }
 
-}  // namespace ipcbench::remote
+}  // namespace ipcbench::peer_client

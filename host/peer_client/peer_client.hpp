@@ -2,7 +2,7 @@
 
 #include "platform/stream_socket.hpp"
 
-namespace ipcbench::remote {
+namespace ipcbench::peer_client {
 
 // An agent's peer client: the process an `ipchost serve` agent starts for a session whose hello
 // asked for "session": "peer_client" (agent to agent, README "Agent to agent"). It reads
@@ -20,4 +20,4 @@ namespace ipcbench::remote {
 // started with --once belongs to the client that drives it).
 int peer_client_main(platform::socket_handle control_fd);
 
-}  // namespace ipcbench::remote
+}  // namespace ipcbench::peer_client
