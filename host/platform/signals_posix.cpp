@@ -1,5 +1,6 @@
 #include "platform/signals.hpp"
 
+#include <atomic>
 #include <csignal>
 #include <cstring>
 #include <string>
@@ -7,7 +8,12 @@
 namespace ipcbench::platform {
 namespace {
 
-volatile std::sig_atomic_t caught_signal = 0;
+// Written by the handler, read by every thread that waits (a fleet's pairs, the streams):
+// an atomic, which a lock-free one makes safe in a handler too; a volatile sig_atomic_t is
+// only safe within the one thread the signal interrupts (ThreadSanitizer calls it a race).
+std::atomic<int> caught_signal{0};
+static_assert(std::atomic<int>::is_always_lock_free,
+              "a signal handler may only use lock-free atomics");
 
 extern "C" void on_interrupt(int sig) {
     caught_signal = sig;
@@ -30,10 +36,10 @@ bool interrupted() {
 }
 
 std::string interrupt_name() {
-    if (caught_signal == 0) return "";
-    const char *name = sigabbrev_np(caught_signal);
-    return "signal " + std::to_string(caught_signal) +
-           (name ? std::string(" (SIG") + name + ")" : "");
+    const int sig = caught_signal.load();
+    if (sig == 0) return "";
+    const char *name = sigabbrev_np(sig);
+    return "signal " + std::to_string(sig) + (name ? std::string(" (SIG") + name + ")" : "");
 }
 
 void ignore_sigpipe() {
