@@ -4,11 +4,13 @@
 #include <algorithm>
 #include <boost/program_options.hpp>
 #include <sstream>
+#include <tuple>
 
 #include "cli/option_reference.hpp"
 #include "cli/usage_error.hpp"
 #include "cli/value_parsing.hpp"
 #include "platform/stream_socket.hpp"
+#include "remote/agent_labels.hpp"
 #include "remote/agent_protocol.hpp"
 #include "remote/tcp_endpoint.hpp"
 #include "report/result_columns.hpp"
@@ -26,9 +28,9 @@ struct typed_options {
                 data_port, idle_timeout, max_sessions, from, agents_file, pairs, sample, seed,
                 concurrency, gap, bitrate, batch, burst, zero_copy = "auto", io = "auto", threads,
                 format = "table", peer, token, bind = "127.0.0.1", lang = "c", dir, memory_budget,
-                allow_ports, columns;
+                allow_ports, columns, token_env;
     std::vector<std::string> plugin_lists, dirs, allow_connect, allow_option, kit_dirs, impls,
-        fleet_agents;
+        fleet_agents, labels;
 };
 
 po::options_description general_options(typed_options &t, command_line &cmd) {
@@ -170,9 +172,10 @@ po::options_description fleet_options_of(typed_options &t) {
     add("agent", po::value(&t.fleet_agents)->value_name("HOST:PORT"),
         "fleet: an agent (numeric address, or dns:NAME:PORT for every address behind a name); "
         "repeatable");
-    add("agents", po::value(&t.agents_file)->value_name("FILE"),
+    add("agents", po::value(&t.agents_file)->value_name("FILE|dns:NAME:PORT"),
         "fleet: the agents, one a line: HOST:PORT or dns:NAME:PORT, then labels KEY=VALUE "
-        "(zone=a node=n1); '#' starts a comment");
+        "(zone=a node=n1); '#' starts a comment; or dns:NAME:PORT itself (a headless Service: "
+        "every address behind the name)");
     add("pairs", po::value(&t.pairs)->value_name("mesh|star=AGENT"),
         "fleet: every ordered pair in round-robin rounds (mesh, the default), or one agent "
         "(address or label value) against every other, both ways");
@@ -197,13 +200,16 @@ po::options_description remote_options(typed_options &t) {
         "--peer / serve: the shared secret the agent requires");
     add("token-file", po::value(&t.token_file)->value_name("FILE"),
         "--peer / serve: read the token from FILE (keeps it out of ps and shell history)");
+    add("token-env", po::value(&t.token_env)->value_name("NAME"),
+        "--peer / serve / fleet: read the token from the environment variable NAME (a "
+        "Kubernetes Secret), which is then removed so no worker or plugin inherits it");
     add("from", po::value(&t.from)->value_name("HOST:PORT"),
         "--peer: run the client side of each case on the agent at HOST:PORT instead of here "
         "(agent to agent: it becomes a --peer client of the other; same token); results come "
         "back here");
     add("data-port", po::value(&t.data_port)->value_name("PORT[-LAST]"),
-        "--peer: the agent's data endpoints listen on these ports (one per endpoint), for "
-        "firewalls; default: any free port");
+        "--peer / fleet: the (destination) agent's data endpoints listen on these ports (one "
+        "per endpoint), for firewalls; default: any free port");
     add("bind", po::value(&t.bind)->value_name("ADDR[:PORT]"),
         "serve: where to listen (default 127.0.0.1:7451)");
     add("once", "serve: exit when the first client's run is over");
@@ -226,6 +232,9 @@ po::options_description remote_options(typed_options &t) {
     add("allow-connect", po::value(&t.allow_connect)->value_name("ADDR[,ADDR...]"),
         "serve: numeric addresses the agent's connectors may reach besides the client's own "
         "(default: only the client's); repeatable");
+    add("label", po::value(&t.labels)->value_name("KEY=VALUE"),
+        "serve: a label naming where this agent runs (node=n1, zone=a), told to every client "
+        "and carried by every fleet row it is in; repeatable");
     add("allow-option", po::value(&t.allow_option)->value_name("ID:KEY"),
         "serve: also take transport option KEY of ID from clients (built-ins take only "
         "options that name no address, port, path or device); repeatable");
@@ -452,6 +461,7 @@ void check_option_scope(const po::variables_map &vm, const command_line &cmd) {
         {"idle-timeout", {"serve"}},
         {"max-sessions", {"serve"}},
         {"no-peer-runs", {"serve"}},
+        {"label", {"serve"}},
         {"from", {""}},
         {"agent", {"fleet"}},
         {"agents", {"fleet"}},
@@ -464,9 +474,10 @@ void check_option_scope(const po::variables_map &vm, const command_line &cmd) {
         {"lang", {"new-plugin"}},
         {"dir", {"new-plugin"}},
         {"peer", {""}},
-        {"data-port", {""}},
+        {"data-port", {"", "fleet"}},
         {"token", {"", "serve", "fleet"}},
         {"token-file", {"", "serve", "fleet"}},
+        {"token-env", {"", "serve", "fleet"}},
         {"allow-ports", {"serve"}},
         {"allow-connect", {"serve"}},
         {"allow-option", {"serve"}},
@@ -502,9 +513,27 @@ remote::host_port parse_address(const char *flag, const std::string &text, const
     }
 }
 
+// --data-port PORT[-LAST] as its first and last port; {0, 0} when not given.
+std::pair<int, int> parse_data_ports(const std::string &text) {
+    if (text.empty()) return {0, 0};
+    const auto dash = text.find('-');
+    const int first = parse_small_int("--data-port", text.substr(0, dash), 1, 65535);
+    if (dash == std::string::npos) return {first, first};
+    return {first, parse_small_int("--data-port", text.substr(dash + 1), first, 65535)};
+}
+
+// The token from --token, --token-file or --token-env: one of them at most.
 std::string read_token(const typed_options &t) {
+    if ((!t.token.empty()) + (!t.token_file.empty()) + (!t.token_env.empty()) > 1)
+        throw usage_error("--token, --token-file and --token-env exclude each other; give one");
+    if (!t.token_env.empty()) {
+        try {
+            return remote::read_token_variable(t.token_env);
+        } catch (const std::exception &e) {
+            throw usage_error(std::string("--token-env: ") + e.what());
+        }
+    }
     if (t.token_file.empty()) return t.token;
-    if (!t.token.empty()) throw usage_error("--token and --token-file exclude each other");
     try {
         return remote::read_token_file(t.token_file);
     } catch (const std::exception &e) {
@@ -551,16 +580,7 @@ void apply_remote_options(const po::variables_map &vm, const typed_options &t, c
         agent.address =
             parse_address("--peer", t.peer, "; expected HOST:PORT with a numeric address");
         agent.token = token;
-        if (!t.data_port.empty()) {
-            auto dash = t.data_port.find('-');
-            agent.data_port_first =
-                parse_small_int("--data-port", t.data_port.substr(0, dash), 1, 65535);
-            agent.data_port_last =
-                dash == std::string::npos
-                    ? agent.data_port_first
-                    : parse_small_int("--data-port", t.data_port.substr(dash + 1),
-                                      agent.data_port_first, 65535);
-        }
+        std::tie(agent.data_port_first, agent.data_port_last) = parse_data_ports(t.data_port);
         cmd.agent = agent;
     }
     if (!t.from.empty()) {
@@ -581,12 +601,22 @@ void apply_remote_options(const po::variables_map &vm, const typed_options &t, c
     serve.allow_root = vm.count("allow-root") > 0;
     serve.peer_runs = vm.count("no-peer-runs") == 0;
     if (serve.insecure && !token.empty())
-        throw usage_error("--insecure means no token; drop --token/--token-file or --insecure");
+        throw usage_error(
+            "--insecure means no token; drop --token/--token-file/--token-env or --insecure");
     if (!t.idle_timeout.empty())
         serve.idle_timeout_s = parse_seconds("--idle-timeout", t.idle_timeout, false);
     if (!t.max_sessions.empty())
         serve.max_sessions = parse_small_int("--max-sessions", t.max_sessions, 1, 64);
     if (cmd.subcommand == "serve") serve.bind = parse_address("--bind", t.bind, "");
+    for (const auto &word : t.labels) {
+        try {
+            serve.labels.insert(remote::parse_label(word));
+        } catch (const std::invalid_argument &e) {
+            throw usage_error(std::string("--label: ") + e.what());
+        }
+    }
+    if (serve.labels.size() > remote::max_labels)
+        throw usage_error("--label: more than " + std::to_string(remote::max_labels) + " labels");
     apply_agent_rules(t, serve.rules);
 }
 
@@ -610,6 +640,7 @@ void apply_fleet_options(const typed_options &t, command_line &cmd) {
         f.concurrency =
             static_cast<std::size_t>(parse_small_int("--concurrency", t.concurrency, 1, 512));
     if (!t.gap.empty()) f.gap_s = parse_seconds("--gap", t.gap, true);
+    std::tie(f.data_port_first, f.data_port_last) = parse_data_ports(t.data_port);
     if (cmd.subcommand == "fleet" && cmd.agent)
         throw usage_error("ipchost fleet takes its agents from --agent / --agents, not --peer");
 }

@@ -20,12 +20,14 @@ namespace ipcbench::cli {
 // `ipchost fleet`: the agents and the schedule (cli/fleet_command.cpp).
 struct fleet_options {
     std::vector<std::string> agents;  // --agent, each HOST:PORT or dns:NAME:PORT [labels]
-    std::string agents_file;          // --agents FILE
+    std::string agents_file;          // --agents FILE (or dns:NAME:PORT: every address)
     std::string pairs = "mesh";       // --pairs mesh | star=AGENT
     std::size_t sample = 0;           // --sample K: K random ordered pairs (0: --pairs)
     std::uint64_t seed = 1;           // --seed S
     std::size_t concurrency = 1;      // --concurrency C: pairs of a round at once
     double gap_s = 0;                 // --gap SECONDS between rounds
+    int data_port_first = 0;          // --data-port: where each destination's endpoints listen
+    int data_port_last = 0;           //   (0: any free port)
 };
 
 struct command_line {

@@ -6,6 +6,7 @@
 
 #include "cli/usage_error.hpp"
 #include "platform/stream_socket.hpp"
+#include "remote/agent_labels.hpp"
 #include "remote/agent_protocol.hpp"
 #include "text/printable_text.hpp"
 
@@ -53,11 +54,14 @@ void add_entry(const std::string &entry, const std::string &what, const std::str
     words >> where;
     std::map<std::string, std::string> labels;
     while (words >> word) {
-        const auto eq = word.find('=');
-        if (eq == std::string::npos || eq == 0)
-            throw usage_error(what + ": label '" + text::printable(word, 64) +
-                              "' must be KEY=VALUE (zone=a, node=n1)");
-        labels[word.substr(0, eq)] = word.substr(eq + 1);
+        try {
+            labels.insert(remote::parse_label(word));
+        } catch (const std::invalid_argument &e) {
+            throw usage_error(what + ": " + e.what());
+        }
+        if (labels.size() > remote::max_labels)
+            throw usage_error(what + ": more than " + std::to_string(remote::max_labels) +
+                              " labels");
     }
     for (const auto &address : addresses_of(where, what)) {
         fleet_agent a;
@@ -80,7 +84,9 @@ std::vector<fleet_agent> fleet_agents(const std::vector<std::string> &entries,
     std::vector<fleet_agent> out;
     for (const auto &e : entries)
         add_entry(e, "--agent '" + text::printable(e, 80) + "'", token, out);
-    if (!file.empty()) {
+    if (file.rfind("dns:", 0) == 0) {  // --agents dns:NAME:PORT, no file: the name's addresses
+        add_entry(file, "--agents '" + text::printable(file, 80) + "'", token, out);
+    } else if (!file.empty()) {
         std::ifstream in(file);
         if (!in) throw usage_error("--agents '" + file + "': cannot read it");
         std::string line;

@@ -16,6 +16,7 @@
 #include "platform/monotonic_clock.hpp"
 #include "platform/signals.hpp"
 #include "remote/agent_protocol.hpp"
+#include "remote/agent_server.hpp"
 
 namespace ipcbench::cli {
 namespace {
@@ -84,6 +85,38 @@ std::vector<report::case_result> run_wave(const fleet_round &wave,
     return out;
 }
 
+// The roll call before the first round: every agent at once is asked who it is. Its labels
+// (serve --label: the node a DaemonSet pod runs on) join the list's, which win on a clash; an
+// agent that does not answer is named with the cause, and its pairs still run (and fail with
+// it) so that every pair of the schedule has its row.
+void roll_call(std::vector<fleet_agent> &agents) {
+    std::vector<std::string> problems(agents.size());
+    std::vector<std::thread> threads;
+    for (std::size_t i = 0; i < agents.size(); ++i)
+        threads.emplace_back([&, i] {
+            try {
+                const auto who = remote::roll_call(agents[i].agent, remote::max_handshake_s);
+                for (const auto &[key, value] : who.labels) agents[i].labels.emplace(key, value);
+                if (!who.dropped_labels.empty())
+                    spdlog::warn(
+                        "fleet: the agent at {} sent labels that break the rule, left "
+                        "out: {}",
+                        agents[i].name(), who.dropped_labels);
+            } catch (const std::exception &e) {
+                problems[i] = e.what();
+            }
+        });
+    for (auto &t : threads) t.join();
+    std::size_t answered = 0;
+    for (std::size_t i = 0; i < agents.size(); ++i) {
+        if (problems[i].empty())
+            ++answered;
+        else
+            spdlog::warn("fleet: roll call: {}: {}", agents[i].name(), problems[i]);
+    }
+    spdlog::info("fleet: roll call: {} of {} agents answered", answered, agents.size());
+}
+
 std::size_t pairs_in(const std::vector<fleet_round> &rounds) {
     std::size_t n = 0;
     for (const auto &r : rounds) n += r.size();
@@ -94,7 +127,11 @@ std::size_t pairs_in(const std::vector<fleet_round> &rounds) {
 
 int fleet_command(const command_line &cmd, const plugin::plugin_registry &registry, int argc,
                   const char *const argv[]) {
-    const auto agents = fleet_agents(cmd.fleet.agents, cmd.fleet.agents_file, cmd.serve.token);
+    auto agents = fleet_agents(cmd.fleet.agents, cmd.fleet.agents_file, cmd.serve.token);
+    for (auto &a : agents) {
+        a.agent.data_port_first = cmd.fleet.data_port_first;
+        a.agent.data_port_last = cmd.fleet.data_port_last;
+    }
     auto selected = select_transports(cmd, registry);
     if (cmd.plugins.empty())  // all that can run between agents, not a skipped row for each other
         selected.erase(std::remove_if(selected.begin(), selected.end(),
@@ -104,9 +141,10 @@ int fleet_command(const command_line &cmd, const plugin::plugin_registry &regist
     for (const auto &c : cases)
         if (c.settings.sender_impl != "native" || c.settings.receiver_impl != "native")
             throw usage_error("ipchost fleet runs the agents' own workers; drop --impl");
+    check_output_file(cmd.output);
+    roll_call(agents);  // before the schedule: --pairs star= may name a label an agent told
     const auto rounds = schedule_of(cmd.fleet, agents);
     report::run_report report = start_report(cmd, argc, argv);
-    check_output_file(cmd.output);
     platform::install_interrupt_handlers();
     const std::size_t total = pairs_in(rounds);
     spdlog::info(

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <optional>
 #include <string>
 
 namespace ipcbench::platform {
@@ -19,5 +20,10 @@ system_info read_system_info();
 
 // Whether standard error is a terminal (for progress lines).
 bool stderr_is_terminal();
+
+// The value of the environment variable `name`, removed from this process's environment so that
+// no child (a worker, a plugin probe, a kit) inherits it: a secret handed over by the
+// environment (a Kubernetes Secret) stays in the process that reads it. nullopt when unset.
+std::optional<std::string> take_environment_variable(const std::string &name);
 
 }  // namespace ipcbench::platform

@@ -57,4 +57,12 @@ bool stderr_is_terminal() {
     return isatty(2) == 1;
 }
 
+std::optional<std::string> take_environment_variable(const std::string &name) {
+    const char *value = std::getenv(name.c_str());
+    if (value == nullptr) return std::nullopt;
+    std::string out = value;
+    unsetenv(name.c_str());
+    return out;
+}
+
 }  // namespace ipcbench::platform

@@ -5,6 +5,7 @@
 #include <io.h>
 #include <powrprof.h>
 
+#include <cstdlib>
 #include <thread>
 
 namespace ipcbench::platform {
@@ -83,6 +84,14 @@ system_info read_system_info() {
 
 bool stderr_is_terminal() {
     return _isatty(2) != 0;
+}
+
+std::optional<std::string> take_environment_variable(const std::string &name) {
+    const char *value = std::getenv(name.c_str());
+    if (value == nullptr) return std::nullopt;
+    std::string out = value;
+    _putenv_s(name.c_str(), "");  // an empty value removes the variable
+    return out;
 }
 
 }  // namespace ipcbench::platform

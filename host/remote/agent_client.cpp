@@ -1,6 +1,7 @@
 #include "remote/agent_client.hpp"
 
 #include <spdlog/spdlog.h>
+#include <algorithm>
 #include <stdexcept>
 
 #include "control/control_channel.hpp"
@@ -61,8 +62,8 @@ std::string at(const agent_address &agent, const std::string &what) {
     return "the agent at " + agent.address.text() + " " + what;
 }
 
-// The agent's answer to the hello: returns on "welcome", throws with what it said otherwise.
-void read_welcome(platform::socket_handle fd, const agent_address &agent, std::int64_t deadline) {
+// The agent's answer to the hello: returns the "welcome", throws with what it said otherwise.
+json read_welcome(platform::socket_handle fd, const agent_address &agent, std::int64_t deadline) {
     char header[4];
     if (!recv_exact(fd, header, 4, deadline))
         throw unreached(at(agent, "did not answer the handshake in time"));
@@ -84,12 +85,13 @@ void read_welcome(platform::socket_handle fd, const agent_address &agent, std::i
     if (!control::is(*reply, control::message_kind::welcome))
         throw unreached(
             at(agent, "answered the handshake with '" + control::type_text(*reply) + "'"));
+    return *reply;
 }
 
 // The connection and the handshake; a failure that is not the agent's own refusal is an
 // `unreached` naming the cause.
 platform::socket_handle open_session(const agent_address &agent, double timeout_s,
-                                     agent_session session) {
+                                     agent_session session, json *welcome = nullptr) {
     platform::socket_handle fd = platform::no_socket;
     try {
         fd = connect_tcp(agent.address, timeout_s);
@@ -102,8 +104,11 @@ platform::socket_handle open_session(const agent_address &agent, double timeout_
                       {"token", agent.token},
                       {"client", std::string("ipchost ") + IPCBENCH_VERSION}};
         if (session == agent_session::peer_client) hello["session"] = "peer_client";
+        if (session == agent_session::roll_call) hello["session"] = "roll_call";
         channel.send(control::message(control::message_kind::hello, std::move(hello)));
-        read_welcome(fd, agent, platform::now_ns() + static_cast<std::int64_t>(timeout_s * 1e9));
+        json answer = read_welcome(fd, agent,
+                                   platform::now_ns() + static_cast<std::int64_t>(timeout_s * 1e9));
+        if (welcome) *welcome = std::move(answer);
     } catch (const control::channel_closed &) {
         platform::close_socket(fd);
         throw unreached(at(agent, "closed the connection during the handshake"));
@@ -130,6 +135,21 @@ platform::socket_handle connect_agent(const agent_address &agent, double timeout
                                  " (unreachable, refused, silent or not an agent; the agent's "
                                  "log says which)");
     }
+}
+
+agent_identity roll_call(const agent_address &agent, double timeout_s) {
+    json welcome;
+    platform::close_socket(open_session(agent, timeout_s, agent_session::roll_call, &welcome));
+    agent_identity out;
+    if (const auto v = welcome.find("agent"); v != welcome.end() && v->is_string())
+        out.version = text::printable(v->get<std::string>(), 80);
+    if (const auto v = welcome.find("labels"); v != welcome.end())
+        out.labels = labels_from_wire(*v, out.dropped_labels);
+    for (auto [field, into] :
+         {std::pair{"sessions", &out.sessions}, std::pair{"max_sessions", &out.max_sessions}})
+        if (const auto v = welcome.find(field); v != welcome.end() && v->is_number_integer())
+            *into = static_cast<int>(std::clamp<std::int64_t>(v->get<std::int64_t>(), 0, 1 << 20));
+    return out;
 }
 
 }  // namespace ipcbench::remote

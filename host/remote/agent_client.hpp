@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "remote/agent_labels.hpp"
 #include "remote/tcp_endpoint.hpp"
 
 namespace ipcbench::remote {
@@ -21,8 +22,9 @@ struct agent_address {
 
 // What the session an agent starts for this client runs: one worker (a side of a case, the
 // client driving it), or a peer client that runs the client side of whole cases against
-// another agent (remote/peer_client.hpp).
-enum class agent_session { worker, peer_client };
+// another agent (peer_client/peer_client.hpp).
+// A roll call only asks who the agent is (roll_call below).
+enum class agent_session { worker, peer_client, roll_call };
 
 // Connects to the agent and passes its handshake; returns the socket, now the control channel of
 // a fresh worker over there. Throws with the agent's own message when it refuses (wrong token,
@@ -33,5 +35,18 @@ platform::socket_handle connect_agent(const agent_address &agent, double timeout
 // Tells the agent this client's run is over (an agent started with --once then exits).
 // Best effort: problems are only logged.
 void say_goodbye(const agent_address &agent);
+
+// Who an agent is, as its welcome says: what a fleet learns in its roll call.
+struct agent_identity {
+    std::string version;         // "ipchost 1.1.0", as it says (printable, capped)
+    agent_labels labels;         // its `serve --label`s, each checked by the label rule
+    std::string dropped_labels;  // labels it sent that broke the rule, and why ("" none)
+    int sessions = 0;            // sessions it was running when it answered
+    int max_sessions = 0;        // its --max-sessions (0: it did not say)
+};
+
+// Asks the agent who it is (a hello with "session": "roll_call"; the agent starts nothing) and
+// closes. Throws as connect_agent does: the agent's own refusal (wrong token) by name.
+agent_identity roll_call(const agent_address &agent, double timeout_s);
 
 }  // namespace ipcbench::remote

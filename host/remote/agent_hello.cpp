@@ -49,10 +49,12 @@ std::variant<agent_hello, std::string> parse_hello(const json &frame) {
     if (const auto session = frame.find("session"); session != frame.end()) {
         if (!session->is_string()) return wrong_type("session", "a string", *session);
         const auto &kind = session->get_ref<const std::string &>();
-        if (kind != "worker" && kind != "peer_client")
-            return "malformed hello: 'session' must be \"worker\" or \"peer_client\", got '" +
+        if (kind != "worker" && kind != "peer_client" && kind != "roll_call")
+            return "malformed hello: 'session' must be \"worker\", \"peer_client\" or "
+                   "\"roll_call\", got '" +
                    text::printable(kind, 40) + "'";
         hello.peer_client = kind == "peer_client";
+        hello.roll_call = kind == "roll_call";
     }
     return hello;
 }

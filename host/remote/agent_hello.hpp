@@ -14,8 +14,11 @@ struct agent_hello {
     std::string client;  // free text for the session log ("ipchost 1.1.0"), capped
     bool done = false;   // the client's run is over: no worker wanted
     // "session": "peer_client": the session runs the client side of cases against another
-    // agent (remote/peer_client.hpp) instead of one worker; "worker" (the default) as before.
+    // agent (peer_client/peer_client.hpp) instead of one worker; "worker" (the default) as before.
     bool peer_client = false;
+    // "session": "roll_call": the client only asks who the agent is (its version, --label
+    // labels, sessions): the agent answers a welcome carrying them and closes; no worker.
+    bool roll_call = false;
 };
 
 // Reads a hello from an untrusted frame. Never throws: a frame of the wrong shape (not an object,

@@ -1,8 +1,11 @@
 #include "remote/agent_protocol.hpp"
 
+#include <algorithm>
+#include <cctype>
 #include <stdexcept>
 
 #include "platform/private_file.hpp"
+#include "platform/system_info.hpp"
 
 namespace ipcbench::remote {
 
@@ -18,13 +21,44 @@ bool tokens_equal(const std::string &expected, const std::string &given) {
     return diff == 0 && !expected.empty();
 }
 
-std::string read_token_file(const std::string &path) {
-    std::string token = platform::read_private_file(path, 4096);
+namespace {
+
+// The first line of a secret, without the white space around it.
+std::string first_line_trimmed(std::string token) {
     token = token.substr(0, token.find('\n'));
     const auto first = token.find_first_not_of(" \t\r");
     const auto last = token.find_last_not_of(" \t\r");
-    token = first == std::string::npos ? "" : token.substr(first, last - first + 1);
+    return first == std::string::npos ? "" : token.substr(first, last - first + 1);
+}
+
+bool is_variable_name(const std::string &name) {
+    if (name.empty() || name.size() > 128 || std::isdigit(static_cast<unsigned char>(name[0])))
+        return false;
+    return std::all_of(name.begin(), name.end(), [](char c) {
+        return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+    });
+}
+
+}  // namespace
+
+std::string read_token_file(const std::string &path) {
+    std::string token = first_line_trimmed(platform::read_private_file(path, 4096));
     if (token.empty()) throw std::runtime_error("the token file '" + path + "' is empty");
+    return token;
+}
+
+std::string read_token_variable(const std::string &name) {
+    if (!is_variable_name(name))
+        throw std::runtime_error("'" + name.substr(0, 64) +
+                                 "' is no environment variable name (letters, digits, _)");
+    const auto value = platform::take_environment_variable(name);
+    if (!value)
+        throw std::runtime_error("the environment variable " + name +
+                                 " is not set (in Kubernetes: env valueFrom secretKeyRef)");
+    std::string token = first_line_trimmed(*value);
+    if (token.empty()) throw std::runtime_error("the environment variable " + name + " is empty");
+    if (token.size() > 4096)
+        throw std::runtime_error("the environment variable " + name + " is over 4096 bytes");
     return token;
 }
 

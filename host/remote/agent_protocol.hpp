@@ -21,6 +21,11 @@ bool tokens_equal(const std::string &expected, const std::string &given);
 // The token in a file (first line, surrounding white space removed); throws naming the file.
 std::string read_token_file(const std::string &path);
 
+// The token in the environment variable `name` (surrounding white space removed), which is
+// removed from the environment; throws naming the variable when it is unset, empty or no
+// variable name.
+std::string read_token_variable(const std::string &name);
+
 }  // namespace ipcbench::remote
 
 namespace ipcbench::remote {

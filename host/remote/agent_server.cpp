@@ -86,7 +86,7 @@ struct session {
     std::int64_t idle_deadline = 0;
     std::int64_t client_progress = 0;  // when the client last took bytes (or had none owed)
     int outstanding = 0;
-    bool peer_client = false;    // its child is a peer client (remote/peer_client.hpp)
+    bool peer_client = false;    // its child is a peer client (peer_client/peer_client.hpp)
     bool creator_setup = false;  // the last setup asked for creators: check what they opened
     bool ended = false;          // its sockets are closed: removed once this turn is over
     // Sessions running on the agent (this one included), at most, since its worker was asked to
@@ -254,6 +254,13 @@ private:
             stop_ = options_.once;
             return;
         }
+        if (hello.roll_call) {
+            // Who this agent is, for a fleet's roll call: no session, no worker.
+            send_now(client.fd, welcome_frame());
+            platform::close_socket(client.fd);
+            spdlog::info("client {}: roll call answered", client.peer);
+            return;
+        }
         if (hello.peer_client && !options_.peer_runs)
             return refuse(client.fd, client.peer,
                           "this agent runs no cases against other agents (its operator started "
@@ -261,6 +268,15 @@ private:
         if (const std::string why = busy_text(); !why.empty())
             return refuse(client.fd, client.peer, why);
         start_session(client, hello);
+    }
+
+    // The welcome: the agent's version and labels, and how many sessions it runs of how many.
+    json welcome_frame() const {
+        return control::message(control::message_kind::welcome,
+                                {{"agent", std::string("ipchost ") + IPCBENCH_VERSION},
+                                 {"labels", options_.labels},
+                                 {"sessions", live_sessions()},
+                                 {"max_sessions", options_.max_sessions}});
     }
 
     int live_sessions() const {
@@ -304,9 +320,7 @@ private:
         // Not made non-blocking: on Windows the worker's duplicate would share the mode. Reads
         // poll first and writes are send_some, which never waits.
         s->worker_fd = s->worker->control_socket();
-        s->to_client.push(control::encode_frame(
-            control::message(control::message_kind::welcome,
-                             {{"agent", std::string("ipchost ") + IPCBENCH_VERSION}})));
+        s->to_client.push(control::encode_frame(welcome_frame()));
         spdlog::info("client {}: session started ({}); {}; {} of {} session(s) running", s->peer,
                      hello.client.empty() ? "?" : hello.client,
                      s->peer_client ? std::string("a peer client, for cases against other agents")

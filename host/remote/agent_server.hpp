@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <string>
 
+#include "remote/agent_labels.hpp"
 #include "remote/agent_policy.hpp"
 #include "remote/tcp_endpoint.hpp"
 
@@ -19,6 +20,7 @@ struct serve_options {
     double idle_timeout_s = 10;  // a silent client is dropped (the handshake gets at most 5 s)
     std::filesystem::path token_path;  // where a generated token is written (default: per user)
     operator_policy rules;             // where endpoints may go, which options, the memory budget
+    agent_labels labels;               // --label: where this agent runs, told in every welcome
 };
 
 // `ipchost serve`: a network service, so it trusts nothing from the wire and never waits on a
@@ -37,7 +39,7 @@ struct serve_options {
 // longer than the idle timeout with no request outstanding is ended, and so is one whose client
 // takes none of its answers for that long. SIGINT/SIGTERM end the agent within a second. Logs
 // every session. A hello with "session": "peer_client" (unless --no-peer-runs) gets a peer
-// client instead of a worker (remote/peer_client.hpp): it takes only peer_case requests, each
+// client instead of a worker (peer_client/peer_client.hpp): it takes only peer_case requests, each
 // checked (remote/agent_policy: refuse_peer_case), and its peer_result answers get
 // "agent_sessions" too. Returns the exit code.
 int serve(const serve_options &options);

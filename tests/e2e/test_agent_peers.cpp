@@ -274,7 +274,7 @@ TEST_CASE("a peer client session takes only peer_case, checked before it runs", 
     close(worker);
     const int odd = session({{"session", "fleet"}});
     CHECK_THAT(read_frame(odd).value("message", ""),
-               Catch::Contains("'session' must be \"worker\" or \"peer_client\""));
+               Catch::Contains("'session' must be \"worker\", \"peer_client\" or \"roll_call\""));
     close(odd);
 }
 

@@ -31,7 +31,7 @@ std::vector<std::string> fleet_run(const std::string &agents_file) {
 
 }  // namespace
 
-TEST_CASE("a fleet mesh measures every ordered pair once; a wrong token fails only its rows",
+TEST_CASE("a fleet mesh measures every ordered pair once, and a wrong token fails only its rows",
           "[remote][fleet]") {
     agent a({"--token", "s3cret", "--max-sessions", "2"}), b({"--token", "s3cret"}),
         c({"--token", "s3cret"}), d({"--token", "wrong"});

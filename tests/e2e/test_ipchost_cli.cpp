@@ -183,7 +183,7 @@ TEST_CASE("table headers read as words, and RSS says its binary unit", "[cli]") 
     CHECK(run.out.find("png CPU") == std::string::npos);
 }
 
-TEST_CASE("the default table fits 120 columns; --wide and --columns show the rest", "[cli]") {
+TEST_CASE("the default table fits 120 columns, and --wide and --columns show the rest", "[cli]") {
     const std::vector<std::vector<std::string>> runs = {
         {"--plugin", "pipe,socket,udp,shm", "--duration", "0.05", "--warmup", "0"},
         {"--plugin", "socket.unix,socket.seqpacket", "--streams", "4", "--size", "64K",
