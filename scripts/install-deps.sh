@@ -4,7 +4,8 @@
 # (scripts/test.sh), the kits' runtimes included; `--kits`: the runtimes of the kits (workers in
 # Go, Python and Java, kits/), for users who want --impl go, python or java; `--bench`: the peer tools
 # scripts/bench.sh compares with; `--windows`: the mingw-w64 cross compiler and wine, for the
-# Windows build and its tests.
+# Windows build and its tests; `--image`: what deploy/image/build.sh needs to build the
+# container image (buildah, busybox-static).
 # Runs as root (CI, containers) or through sudo.
 set -euo pipefail
 
@@ -33,7 +34,11 @@ test_packages=(
   chromium fonts-dejavu-core
   # the man page is checked with groff; the .deb with dpkg-deb
   groff-base dpkg
+  # the container image and the Kubernetes manifests (tests/deploy/kubernetes_test.sh): the
+  # image built, a DNS server standing in for the cluster's, the manifests read back
+  buildah busybox-static dnsmasq-base python3-yaml
 )
+image_packages=(buildah busybox-static)
 
 for flag in "$@"; do
   case "$flag" in
@@ -41,8 +46,15 @@ for flag in "$@"; do
   --kits) packages+=("${kit_packages[@]}") ;;
   --bench) packages+=(iperf3 sockperf qperf util-linux) ;;  # scripts/bench.sh's peer tools
   --windows) packages+=(g++-mingw-w64-x86-64-posix wine64 wine) ;;
-  *) echo "install-deps: unknown flag $flag (--test, --kits, --bench, --windows)" >&2; exit 2 ;;
+  --image) packages+=("${image_packages[@]}") ;;
+  *) echo "install-deps: unknown flag $flag (--test, --kits, --bench, --windows, --image)" >&2; exit 2 ;;
   esac
+done
+# kubectl renders the kustomizations in the tests. Debian's is kubernetes-client (1.20); a
+# kubectl from elsewhere (the Kubernetes or Google Cloud packages) is used as it is: the two
+# packages both ship /usr/bin/kubectl and cannot be installed side by side.
+for flag in "$@"; do
+  if [ "$flag" = --test ] && ! command -v kubectl >/dev/null; then packages+=(kubernetes-client); fi
 done
 
 missing=()

@@ -220,9 +220,18 @@ private:
         if (got.status == platform::io_status::would_block) return;
         std::optional<json> frame;
         std::string problem;
+        if (got.status == platform::io_status::closed && client->bytes_seen == 0) {
+            // Connected and closed without a word: a readiness probe or a load balancer's
+            // health check (a DaemonSet's tcpSocket probe every 10 s), not worth a warning.
+            const pending_client silent = std::move(*pending_.take(fd));
+            spdlog::debug("client {}: connected and closed without a word", silent.peer);
+            platform::close_socket(silent.fd);
+            return;
+        }
         if (got.status == platform::io_status::closed) {
             problem = "closed before the handshake";
         } else {
+            client->bytes_seen += got.bytes;
             try {
                 client->decoder.feed(buf, got.bytes);
                 frame = client->decoder.next();

@@ -25,6 +25,7 @@ struct pending_client {
     std::string peer;    // with the port, for the log
     std::int64_t deadline = 0;
     control::frame_decoder decoder{control::max_handshake_frame_bytes};
+    std::size_t bytes_seen = 0;  // what it sent so far (0 and closed: a health check)
 };
 
 class pending_handshakes {
