@@ -43,6 +43,7 @@ std::vector<remote::host_port> addresses_of(const std::string &where, const std:
         throw usage_error(what + ": " + e.what());
     }
     std::vector<remote::host_port> out;
+    out.reserve(found.size());
     for (const auto &host : found) out.push_back({host, port});
     return out;
 }

@@ -25,6 +25,7 @@ double median_of(std::vector<double> v) {
 std::pair<double, double> centre_and_spread(const std::vector<double> &v) {
     const double m = median_of(v);
     std::vector<double> deviations;
+    deviations.reserve(v.size());
     for (double x : v) deviations.push_back(std::fabs(x - m));
     return {m, 1.4826 * median_of(deviations)};
 }
@@ -62,6 +63,7 @@ void mark_outliers(fleet_heatmap &m, double k) {
         if (!mine.empty()) own[agent] = median_of(mine);
     }
     std::vector<double> medians;
+    medians.reserve(own.size());
     for (const auto &[agent, v] : own) medians.push_back(v);
     const auto [centre, spread] = centre_and_spread(medians);
     for (const auto &[agent, v] : own)
