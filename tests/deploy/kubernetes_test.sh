@@ -39,11 +39,17 @@ work="$(mktemp -d)"
 pids=()
 namespaces=()
 image_tag=""
-cleanup() {
-  # SIGKILL: `unshare --fork` ignores SIGTERM while it waits; --kill-child then takes the pod
-  # (its pid namespace: the agent and every worker) with it.
-  for p in "${pids[@]:-}"; do [ -n "$p" ] && kill -KILL "$p" 2>/dev/null || true; done
+teardown() {
+  # Each background process leads a process group of its own (setsid): the whole group is
+  # killed, since neither signal gets through otherwise. `unshare --fork` ignores SIGTERM while
+  # it waits, and its --kill-child is a parent-death signal, which the kernel clears when
+  # chroot --userspec changes the pod's user, so the agent would outlive it.
+  for p in "${pids[@]:-}"; do [ -n "$p" ] && kill -KILL -- "-$p" 2>/dev/null || true; done
   wait 2>/dev/null || true
+  pids=()
+}
+cleanup() {
+  teardown
   for ns in "${namespaces[@]:-}"; do [ -n "$ns" ] && ip netns del "$ns" 2>/dev/null || true; done
   [ -n "$image_tag" ] && buildah rmi "$image_tag" >/dev/null 2>&1 || true
   rm -rf "$work"
@@ -165,14 +171,15 @@ in_image_prepare() {  # in_image_prepare NAME KIND RENDERED [NAME=VALUE...]
 }
 in_image_start() {  # in_image_start NETNS NAME RESOLV RESULTS
   local ns="$1" name="$2"
-  ip netns exec "$ns" unshare --mount --pid --fork --kill-child \
+  setsid ip netns exec "$ns" unshare --mount --pid --fork --kill-child \
     "$src/tests/deploy/run-in-rootfs.sh" "$work/rootfs" "$work/mnt-$name" 10001:10001 \
     "$work/$name.env" "$work/$name.argv" "$3" "$4" >"$work/$name.log" 2>&1 &
   pids+=($!)
 }
 
+net="10.206.$((RANDOM % 250))"  # the test's cluster network
 cluster() {
-  local tag="ipck$$" net="10.206.$((RANDOM % 250))" token agents=3
+  local tag="ipck$$" token agents=3
   ip netns add "$tag-sw"
   namespaces+=("$tag-sw")
   ip -n "$tag-sw" link add br0 type bridge
@@ -199,7 +206,7 @@ cluster() {
   # Cluster DNS: the headless Service's name answers with every agent's address.
   local fqdn="ipcbench-agents.ipcbench.svc.cluster.local"
   for i in $(seq 1 "$agents"); do echo "$(addr_of "$i") $fqdn"; done >"$work/cluster.hosts"
-  ip netns exec "$tag-0" dnsmasq --keep-in-foreground --conf-file=/dev/null --no-resolv --no-hosts \
+  setsid ip netns exec "$tag-0" dnsmasq --keep-in-foreground --conf-file=/dev/null --no-resolv --no-hosts \
     --no-poll --listen-address=127.0.0.1 --bind-interfaces --addn-hosts="$work/cluster.hosts" \
     --user=root --group=root --pid-file= >"$work/dnsmasq.log" 2>&1 &
   pids+=($!)
@@ -228,7 +235,7 @@ EOF
   local fleet_pid="${pids[-1]}"
   local deadline=$((SECONDS + 120))
   while kill -0 "$fleet_pid" 2>/dev/null && [ "$SECONDS" -lt "$deadline" ]; do sleep 0.2; done
-  kill -KILL "$fleet_pid" 2>/dev/null || true
+  kill -KILL -- "-$fleet_pid" 2>/dev/null || true
   sed 's/^/     fleet: /' "$work/fleet.log" | grep -v "^     fleet: \[info\] fleet: round" | head -20
   local out="$work/results/ipcbench-fleet-test.json"
   check "fleet: the Job's JSON is on the claim, named after its pod, the user's" \
@@ -284,6 +291,9 @@ image_mode() {
   render "$src"
   build_image "$build" "$src"
   cluster
+  teardown
+  check "teardown: no agent, worker or DNS server of the test's pods is left" \
+    test -z "$(pgrep -f -- "ipchost serve --bind=\[$net\.|cluster.hosts" || true)"
 }
 
 case "$mode" in
