@@ -70,6 +70,19 @@ void mark_outliers(fleet_heatmap &m, double k) {
         if (outlying(v, centre, spread, k)) m.outlier_agents[agent] = v;
 }
 
+std::string labels_text(const std::map<std::string, std::string> &labels) {
+    std::vector<std::string> words;
+    words.reserve(labels.size());
+    for (const auto &[key, value] : labels) words.push_back(key + "=" + value);
+    return fmt::format("{}", fmt::join(words, " "));
+}
+
+// An agent as a row heads it: its address, then its labels.
+std::string agent_heading(const fleet_heatmap &m, const std::string &agent) {
+    const auto l = m.agent_labels.find(agent);
+    return l == m.agent_labels.end() ? agent : agent + " " + l->second;
+}
+
 std::string format_value(double v) {
     return fmt::format(v >= 100 ? "{:.0f}" : "{:.2f}", v);
 }
@@ -107,9 +120,13 @@ std::vector<fleet_heatmap> fleet_heatmaps(const run_report &report, double k) {
                                           : "",
                                       figures[f].name);
             }
-            for (const auto *agent : {&r.fleet->source, &r.fleet->destination})
+            for (const auto &[agent, labels] :
+                 {std::pair{&r.fleet->source, &r.fleet->source_labels},
+                  std::pair{&r.fleet->destination, &r.fleet->destination_labels}}) {
                 if (std::find(m.agents.begin(), m.agents.end(), *agent) == m.agents.end())
                     m.agents.push_back(*agent);
+                if (!labels->empty()) m.agent_labels[*agent] = labels_text(*labels);
+            }
             const pair_key p{r.fleet->source, r.fleet->destination};
             const bool measured =
                 r.ok() && (latency ? r.latency.has_value() : r.throughput.has_value());
@@ -141,7 +158,7 @@ std::string heatmaps_text(const std::vector<fleet_heatmap> &maps, bool markdown)
         std::vector<std::vector<std::string>> rows{{"source \\ destination"}};
         for (const auto &d : m.agents) rows[0].push_back(d);
         for (const auto &s : m.agents) {
-            rows.push_back({s});
+            rows.push_back({agent_heading(m, s)});
             for (const auto &d : m.agents) rows.back().push_back(cell_text(m, {s, d}));
         }
         out += grid_lines(rows, markdown);
@@ -153,6 +170,13 @@ std::string heatmaps_text(const std::vector<fleet_heatmap> &maps, bool markdown)
 }
 
 namespace {
+
+// An agent's heading cell: its address, its labels below in small type.
+std::string agent_heading_html(const fleet_heatmap &m, const std::string &agent) {
+    const auto l = m.agent_labels.find(agent);
+    return html_escape(agent) +
+           (l == m.agent_labels.end() ? "" : "<br><small>" + html_escape(l->second) + "</small>");
+}
 
 // A cell's shade: light for the fleet's worst figure, dark for its best.
 std::string shade(const fleet_heatmap &m, double v) {
@@ -182,10 +206,10 @@ std::string heatmaps_html(const std::vector<fleet_heatmap> &maps) {
             "heatmap\"><thead><tr>"
             "<th>source \\ destination</th>",
             html_escape(m.title), format_value(m.median), format_value(m.scaled_mad));
-        for (const auto &d : m.agents) out += "<th>" + html_escape(d) + "</th>";
+        for (const auto &d : m.agents) out += "<th>" + agent_heading_html(m, d) + "</th>";
         out += "</tr></thead><tbody>\n";
         for (const auto &s : m.agents) {
-            out += "<tr><th>" + html_escape(s) + "</th>";
+            out += "<tr><th>" + agent_heading_html(m, s) + "</th>";
             for (const auto &d : m.agents) {
                 const pair_key p{s, d};
                 const auto v = m.values.find(p);

@@ -22,6 +22,9 @@ struct fleet_heatmap {
     std::string title;                // "socket.tcp 64 KiB throughput, MB/s"
     bool higher_is_better = true;     // throughput: yes; latency: no
     std::vector<std::string> agents;  // rows and columns
+    // Each agent's labels as one text ("node=n1 zone=a"), from the rows: what the list and the
+    // agent's own --label said, so a node's name stands beside its address.
+    std::map<std::string, std::string> agent_labels;
     std::map<std::pair<std::string, std::string>, double> values;       // (source, destination)
     std::map<std::pair<std::string, std::string>, std::string> failed;  // why not measured
     double median = 0, scaled_mad = 0;                                  // over the pairs measured

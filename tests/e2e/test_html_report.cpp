@@ -6,10 +6,30 @@
 #include <nlohmann/json.hpp>
 #include <regex>
 
+#include "support/agent_process.hpp"
 #include "support/process_runner.hpp"
 #include "support/skip.hpp"
 
 using ipcbench::test::run_ipchost;
+
+namespace {
+
+// The DOM of `page` as headless Chromium built it, after parsing and layout.
+ipcbench::test::process_output chromium_dom(const std::string &page, const std::string &profile) {
+    return ipcbench::test::run_process(
+        {CHROMIUM_PATH, "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+         "--no-first-run", "--disable-background-networking", "--disable-component-update",
+         "--disable-sync", "--user-data-dir=" + profile, "--dump-dom", "file://" + page},
+        {}, 90);
+}
+
+std::ptrdiff_t count_of(const std::string &text, const std::string &pattern) {
+    const std::regex re(pattern);
+    return std::distance(std::sregex_iterator(text.begin(), text.end(), re),
+                         std::sregex_iterator());
+}
+
+}  // namespace
 
 TEST_CASE("the HTML report renders in headless Chromium with non-empty charts", "[report]") {
     if (std::string(CHROMIUM_PATH).empty())
@@ -29,12 +49,7 @@ TEST_CASE("the HTML report renders in headless Chromium with non-empty charts", 
     CHECK(html.find("http://") == html.find("http://www.w3.org/2000/svg"));
 
     // The DOM as Chromium built it, after parsing and layout.
-    auto dom = ipcbench::test::run_process(
-        {CHROMIUM_PATH, "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-         "--no-first-run", "--disable-background-networking", "--disable-component-update",
-         "--disable-sync", "--user-data-dir=" + tmp.path() + "/profile", "--dump-dom",
-         "file://" + page},
-        {}, 90);
+    auto dom = chromium_dom(page, tmp.path() + "/profile");
     INFO(dom.err.substr(0, 2000));
     REQUIRE(dom.exit_code == 0);
     const std::regex chart("<svg class=\"chart\"");
@@ -89,4 +104,34 @@ TEST_CASE("a forged result file cannot inject markup or stall the report", "[rep
     CHECK_THAT(html, Catch::Contains("&lt;script&gt;") &&
                          Catch::Contains("Content-Security-Policy") &&
                          Catch::Contains("default-src 'none'"));
+}
+
+TEST_CASE("a fleet's report shows a source x destination heatmap in Chromium, nodes named",
+          "[report][fleet]") {
+    if (std::string(CHROMIUM_PATH).empty())
+        IPCBENCH_SKIP("no chromium here (scripts/install-deps.sh --test, then configure again)");
+    using ipcbench::test::agent;
+    agent a({"--token", "s3cret", "--label", "node=n1"}),
+        b({"--token", "s3cret", "--label", "node=n2"}),
+        c({"--token", "s3cret", "--label", "node=n3"});
+    ipcbench::test::temp_dir tmp;
+    const std::string results = tmp.path() + "/fleet.json", page = tmp.path() + "/fleet.html";
+    const auto fleet = run_ipchost(
+        {"fleet",   "--agent",  a.address(), "--agent",    b.address(), "--agent",  c.address(),
+         "--token", "s3cret",   "--plugin",  "socket.tcp", "--size",    "1K",       "--duration",
+         "0.1",     "--warmup", "0",         "--format",   "json",      "--output", results},
+        {}, 120);
+    INFO(fleet.err);
+    REQUIRE(fleet.exit_code == 0);
+    REQUIRE(run_ipchost({"report", results, "--output", page}).exit_code == 0);
+    const auto dom = chromium_dom(page, tmp.path() + "/profile");
+    INFO(dom.err.substr(0, 2000));
+    REQUIRE(dom.exit_code == 0);
+    CHECK(dom.out.find("Source \xc3\x97 destination") != std::string::npos);  // the &times;
+    // Throughput MB/s, round trip p50 and p99: a 3 x 3 table each, 6 shaded cells (the
+    // diagonal is no pair), every agent heading its row and column with its node.
+    CHECK(count_of(dom.out, "<table class=\"grid heatmap\">") == 3);
+    CHECK(count_of(dom.out, "<td style=\"background:hsl") == 3 * 6);
+    for (const auto *node : {"n1", "n2", "n3"})
+        CHECK(count_of(dom.out, std::string("<small>node=") + node + "</small>") == 3 * 2);
 }

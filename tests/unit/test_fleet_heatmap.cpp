@@ -40,6 +40,8 @@ report::run_report fleet_report(double scale = 1) {
             if (s == "b" && d == "c") v = 200;
             if (s == "e" || d == "e") v = 300;
             auto r = fleet_row(s, d, v * scale);
+            if (s == "e") r.fleet->source_labels = {{"node", "n5"}, {"zone", "z<1>"}};
+            if (d == "e") r.fleet->destination_labels = {{"node", "n5"}, {"zone", "z<1>"}};
             if (s == "d" && d == "a") {
                 r.status = report::case_status::failed;
                 r.throughput.reset();
@@ -75,6 +77,11 @@ TEST_CASE("a fleet heatmap has a cell per pair and marks the pairs and agents fa
     CHECK_THAT(html, Catch::Contains("Source &times; destination"));
     CHECK_THAT(html, Catch::Contains("class=\"outlier\""));
     CHECK_THAT(html, Catch::Contains("title=\"the agent at a refused: wrong token\""));
+    // An agent's labels (the node it runs on) stand beside its address, escaped.
+    CHECK(m.agent_labels.at("e") == "node=n5 zone=z<1>");
+    CHECK(m.agent_labels.count("a") == 0);
+    CHECK_THAT(text, Catch::Contains("e node=n5 zone=z<1>"));
+    CHECK_THAT(html, Catch::Contains("<th>e<br><small>node=n5 zone=z&lt;1&gt;</small></th>"));
 }
 
 TEST_CASE("a fleet all alike marks nothing, and a run without a fleet has no heatmap",
