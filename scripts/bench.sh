@@ -141,9 +141,11 @@ out="$work/bench.md"
 
 # Kits (kits/go, kits/python, kits/java, kits/dotnet) against a plain loop in their own language
 # making the same calls (scripts/bench/plainloop-go, plainloop.py, PlainLoop.java, PlainLoop.cs):
-# both sides the kit, not pinned (a runtime's own
-# threads go where its scheduler puts them, as in the plain loop); and a kit reader against
-# ipchost's native reader with the same native writer: the answer kit users came for.
+# both sides the kit, pinned as the rest of this script is (sender or pinger on CPU 0, the other
+# side on CPU 1, every thread of a runtime with its side: the kit by --affinity, the plain loop
+# by taskset and PLAINLOOP_CHILD_CPU). Unpinned, the scheduler's placement decided the round
+# trip (one CPU or two) and a kit and its loop drew different placements; and a kit reader
+# against ipchost's native reader with the same native writer: the answer kit users came for.
 kit_section() {
   {
     echo
@@ -173,7 +175,7 @@ kit_section() {
     local k="$1" mode="$2" t="$3" s="$4"
     shift 4
     "$ipchost" --plugin "$t" --mode "$mode" --size "$s" --duration "$duration" --warmup 0.1 \
-      --format json --impl "$@" 2>/dev/null | jq -c '.results[0]' 2>/dev/null || echo '{}'
+      --affinity 0,1 --format json --impl "$@" 2>/dev/null | jq -c '.results[0]' 2>/dev/null || echo '{}'
   }
   kit_tput() { kit_json "$2" throughput "$3" "$4" "$1" | jq -r '.throughput.bytes_per_sec // 0'; }
   kit_p50() { kit_json "$2" latency "$3" "$4" "$1" | jq -r '.latency_ns.p50 // 0'; }
@@ -185,8 +187,11 @@ kit_section() {
       *) echo "python3 $root/scripts/bench/plainloop.py" ;;
     esac
   }
-  plain_tput() { $(plain_of "$1") tput "$2" "$3" "$duration" | sed -n 's/.*mb_per_sec=\([0-9.]*\).*/\1/p' | awk '{print $1 * 1e6}'; }
-  plain_p50() { $(plain_of "$1") lat "$2" "$3" "$duration" | sed -n 's/.*p50_ns=\([0-9]*\).*/\1/p'; }
+  # Pinned as the kit is (--affinity 0,1: the sender or pinger on CPU 0, the other side on 1):
+  # the first process of a plain loop is the reader (tput) or the pinger (lat), and it puts its
+  # second on PLAINLOOP_CHILD_CPU.
+  plain_tput() { taskset -c 1 env PLAINLOOP_CHILD_CPU=0 $(plain_of "$1") tput "$2" "$3" "$duration" | sed -n 's/.*mb_per_sec=\([0-9.]*\).*/\1/p' | awk '{print $1 * 1e6}'; }
+  plain_p50() { taskset -c 0 env PLAINLOOP_CHILD_CPU=1 $(plain_of "$1") lat "$2" "$3" "$duration" | sed -n 's/.*p50_ns=\([0-9]*\).*/\1/p'; }
   # The plain loop's name for a transport: dotnet-sync's is its blocking socket loop.
   rows_of() {
     case "$1" in

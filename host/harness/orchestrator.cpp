@@ -144,9 +144,18 @@ std::pair<worker_launch, worker_launch> launches_for(const plugin::transport_inf
         launch_for(server_impl, kit::side_role::sender, transport, kits);
         launch_for(client_impl, kit::side_role::receiver, transport, kits);
     }
-    return {remote ? worker_launch::native()
-                   : launch_for(server_impl, plan.server_role, transport, kits),
-            launch_for(client_impl, plan.client_role, transport, kits)};
+    std::pair<worker_launch, worker_launch> out{
+        remote ? worker_launch::native()
+               : launch_for(server_impl, plan.server_role, transport, kits),
+        launch_for(client_impl, plan.client_role, transport, kits)};
+    // A kit starts on its --affinity CPU, as `taskset -c CPU program` would start the user's
+    // own program: its runtime sizes itself for one CPU (GOMAXPROCS 1, a JVM's one processor).
+    // A native worker pins its own threads (nothing in it sizes itself by the CPUs).
+    const int client_cpu = plan.client_sends ? c.affinity.sender_cpu : c.affinity.receiver_cpu;
+    const int server_cpu = plan.client_sends ? c.affinity.receiver_cpu : c.affinity.sender_cpu;
+    if (out.first.implementation != "native") out.first.start_cpu = server_cpu;
+    if (out.second.implementation != "native") out.second.start_cpu = client_cpu;
+    return out;
 }
 
 // What one side's process was, said and did: its hello, the kernel's view of it between run

@@ -64,7 +64,7 @@ struct worker_pair::process {
               this->side + (launch.implementation == "native"
                                 ? std::string(" worker")
                                 : " worker (" + launch.implementation + ")"),
-              keep)),
+              keep, launch.start_cpu)),
           channel(child->control_socket()) {}
     process(std::string side, platform::socket_handle remote_socket)
         : side(std::move(side)), remote_socket(remote_socket), channel(remote_socket) {}

@@ -44,6 +44,9 @@ struct worker_launch {
     std::string program;  // absolute
     std::vector<std::string> args;
     std::string implementation = "native";  // what the side should say it is in its hello
+    // The CPU the process starts on (-1: any): a kit's runtime then sizes itself for it
+    // (--affinity; platform::child_process).
+    int start_cpu = -1;
     static worker_launch native();
 };
 

@@ -32,8 +32,13 @@ public:
     // (POSIX: descriptor 3; Windows: "stdin", see socket_from_token). Throws std::runtime_error
     // on failure. Its stdout and stderr go through an output_capture labelled `label`, never to
     // ours. `keep`, when given, also receives that output for the result (see output_capture).
+    // `start_cpu` >= 0: the child starts confined to that CPU (sched_setaffinity before exec,
+    // SetProcessAffinityMask before its first thread runs), so a runtime that sizes itself from
+    // the CPUs it may use (Go's GOMAXPROCS, a JVM's processors, Mono's thread pool) sees one, as
+    // under taskset; a CPU that cannot be set is left to the child, which reports it.
     child_process(const std::string &program, const std::vector<std::string> &args,
-                  const std::string &label = "worker", captured_output *keep = nullptr);
+                  const std::string &label = "worker", captured_output *keep = nullptr,
+                  int start_cpu = -1);
     ~child_process();
     child_process(const child_process &) = delete;
     child_process &operator=(const child_process &) = delete;

@@ -1,6 +1,7 @@
 #include "platform/child_process.hpp"
 
 #include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
@@ -40,8 +41,11 @@ constexpr int child_fd_number = 3;
 }  // namespace
 
 child_process::child_process(const std::string &program, const std::vector<std::string> &args,
-                             const std::string &label, captured_output *keep)
+                             const std::string &label, captured_output *keep, int start_cpu)
     : output_(std::make_unique<output_capture>(label, keep)) {
+    cpu_set_t start_cpus;
+    CPU_ZERO(&start_cpus);
+    if (start_cpu >= 0 && start_cpu < CPU_SETSIZE) CPU_SET(start_cpu, &start_cpus);
     const int output_fd = static_cast<int>(output_->child_fd());
     std::array<socket_handle, 2> pair{};
     try {
@@ -76,6 +80,7 @@ child_process::child_process(const std::string &program, const std::vector<std::
         prctl(PR_SET_PDEATHSIG, SIGTERM);
         if (getppid() != parent) _exit(127);
         signal(SIGINT, SIG_IGN);  // the parent decides what an interrupt means
+        if (CPU_COUNT(&start_cpus) > 0) sched_setaffinity(0, sizeof start_cpus, &start_cpus);
         if (dup2(output_fd, 1) < 0 || dup2(output_fd, 2) < 0) _exit(127);
         if (fds[1] == child_fd_number) {
             fcntl(fds[1], F_SETFD, 0);

@@ -32,7 +32,7 @@ std::string self_executable_path() {
 // The worker gets its end of the control pair through WSADuplicateSocket, described on its stdin
 // (platform/stream_socket.hpp); stdout and stderr go to the output capture.
 child_process::child_process(const std::string &program, const std::vector<std::string> &args,
-                             const std::string &label, captured_output *keep)
+                             const std::string &label, captured_output *keep, int start_cpu)
     : output_(std::make_unique<output_capture>(label, keep)) {
     std::array<socket_handle, 2> pair{};
     try {
@@ -54,6 +54,12 @@ child_process::child_process(const std::string &program, const std::vector<std::
         // The socket's description for this very process, written before it runs.
         started =
             windows::start_in_job(program, full, input.get(), output, output, {}, [&](long pid) {
+                if (start_cpu >= 0 && start_cpu < 64) {  // before its first thread runs
+                    const windows::unique_handle p(
+                        OpenProcess(PROCESS_SET_INFORMATION | PROCESS_QUERY_INFORMATION, FALSE,
+                                    static_cast<DWORD>(pid)));
+                    if (p) SetProcessAffinityMask(p.get(), DWORD_PTR{1} << start_cpu);
+                }
                 const std::string info = socket_for_process(pair[1], pid);
                 DWORD written = 0;
                 if (!WriteFile(input_writer.get(), info.data(), static_cast<DWORD>(info.size()),

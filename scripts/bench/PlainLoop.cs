@@ -121,7 +121,13 @@ static class PlainLoop {
             listener.Listen(1);
         }
         string self = typeof(PlainLoop).Assembly.Location;
-        var child = Process.Start(new ProcessStartInfo("mono", "\"" + self + "\" " + mode + " " + kind + " " + a[2] + " " + a[3] + " \"" + path + "\"") { UseShellExecute = false });
+        string childArgs = "\"" + self + "\" " + mode + " " + kind + " " + a[2] + " " + a[3] + " \"" + path + "\"";
+        // PLAINLOOP_CHILD_CPU=N: the child (writer, ponger) on CPU N, as ipchost --affinity pins
+        // the other side; the parent is pinned by whoever starts it (taskset).
+        string childCpu = Environment.GetEnvironmentVariable("PLAINLOOP_CHILD_CPU");
+        var child = Process.Start(string.IsNullOrEmpty(childCpu)
+            ? new ProcessStartInfo("mono", childArgs) { UseShellExecute = false }
+            : new ProcessStartInfo("taskset", "-c " + childCpu + " mono " + childArgs) { UseShellExecute = false });
         var m = new byte[size];
         try {
             IChannel c = kind == "fifo" ? (IChannel)new Fifo(path, FileAccess.Read) : new Unix(listener.Accept(), kind == "unix-sync");

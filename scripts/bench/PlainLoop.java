@@ -5,6 +5,7 @@
 // ByteBuffer back to back for SECONDS; the reader times first to last message. lat: ping-pong
 // over a Unix socket, the median round trip. Both JVMs run the loop for 0.1 s first
 // (-Dplainloop.warmup=S), as bench.sh's --warmup 0.1 lets the kit's JIT compile its loops.
+// PLAINLOOP_CHILD_CPU=N puts the second process on CPU N (bench.sh pins the first with taskset).
 //
 //   java PlainLoop.java tput fifo|unix SIZE SECONDS   -> mb_per_sec=X
 //   java PlainLoop.java lat unix SIZE SECONDS         -> p50_ns=X
@@ -20,7 +21,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 
 public class PlainLoop {
     // The same warm-up as bench.sh gives the kit (--warmup 0.1): the JIT gets as long in both.
@@ -45,8 +48,13 @@ public class PlainLoop {
         }
         String java = Paths.get(System.getProperty("java.home"), "bin", "java").toString();
         String self = System.getProperty("plainloop.self", "scripts/bench/PlainLoop.java");
-        Process child = new ProcessBuilder(java, "-XX:-UsePerfData", "-Dplainloop.warmup=" + WARMUP_NS / 1e9, self, mode, kind, a[2], a[3], path.toString())
-                .inheritIO().start();
+        List<String> childCommand = new ArrayList<>();
+        // PLAINLOOP_CHILD_CPU=N: the child (writer, ponger) on CPU N, as ipchost --affinity pins
+        // the other side; the parent is pinned by whoever starts it (taskset).
+        String childCpu = System.getenv().getOrDefault("PLAINLOOP_CHILD_CPU", "");
+        if (!childCpu.isEmpty()) childCommand.addAll(List.of("taskset", "-c", childCpu));
+        childCommand.addAll(List.of(java, "-XX:-UsePerfData", "-Dplainloop.warmup=" + WARMUP_NS / 1e9, self, mode, kind, a[2], a[3], path.toString()));
+        Process child = new ProcessBuilder(childCommand).inheritIO().start();
         ByteBuffer m = ByteBuffer.allocateDirect(size);
         try {
             if (mode.equals("lat")) {

@@ -27,6 +27,10 @@ else:
     listener.listen(1)
 pid = os.fork()
 if pid == 0:  # the writer (ponger)
+    # PLAINLOOP_CHILD_CPU=N: on CPU N, as ipchost --affinity pins the other side; the parent is
+    # pinned by whoever starts it (taskset).
+    if os.environ.get("PLAINLOOP_CHILD_CPU"):
+        os.sched_setaffinity(0, {int(os.environ["PLAINLOOP_CHILD_CPU"])})
     m = bytearray(size)
     if mode == "lat":
         s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 #include <string>
+#include <thread>
 
 #include "support/json_schema.hpp"
 #include "support/process_runner.hpp"
@@ -153,6 +154,29 @@ TEST_CASE(
     CHECK(kit.contains("gc_pause_ns"));
     // 20,000 messages through a fresh JVM: the JIT compiled the receive loop during the run.
     CHECK(kit.at("jit_compile_ns").get<double>() > 0);
+    // It started on its CPU, so the JVM sized itself for one processor.
+    CHECK(kit.at("processors") == 1);
+}
+
+// --affinity starts a kit's process on its CPU (as taskset would), not only pins it later: the
+// Go runtime then runs with one P, as a Go program started under taskset does; unpinned it has
+// every CPU of the machine.
+TEST_CASE("a kit side started with --affinity has its runtime sized for one CPU", "[kits]") {
+    if (!usable_kits().contains("go")) IPCBENCH_SKIP("the go kit was not built (no go)");
+    const unsigned cpus = std::thread::hardware_concurrency();
+    const std::string affinity = cpus > 1 ? "0,1" : "0,0";
+    const auto pinned = run_json({"--plugin", "socket.unix", "--mode", "latency", "--count", "200",
+                                  "--impl", "go", "--affinity", affinity});
+    REQUIRE(pinned.size() == 1);
+    INFO(pinned[0].dump().substr(0, 1500));
+    REQUIRE(pinned[0].at("status") == "ok");
+    for (const char *side : {"sender", "receiver"})
+        CHECK(pinned[0].at(side).at("kit").at("gomaxprocs") == 1);
+    CHECK(pinned[0].at("sender").at("cpus") == json::array({0}));
+    const auto free = run_json(
+        {"--plugin", "socket.unix", "--mode", "latency", "--count", "200", "--impl", "go"});
+    REQUIRE(free.size() == 1);
+    CHECK(free[0].at("sender").at("kit").at("gomaxprocs") == cpus);
 }
 
 TEST_CASE("the dotnet kit on either side meets the native worker byte for byte", "[kits]") {

@@ -488,7 +488,9 @@ func kitFigures() map[string]interface{} {
 	var stats debug.GCStats
 	debug.ReadGCStats(&stats)
 	return map[string]interface{}{"gc_cycles": ms.NumGC, "gc_pause_ns": ms.PauseTotalNs,
-		"heap_bytes": ms.HeapAlloc, "goroutines": runtime.NumGoroutine()}
+		"heap_bytes": ms.HeapAlloc, "goroutines": runtime.NumGoroutine(),
+		// the Ps the scheduler ran with: the CPUs the process could use when it started
+		"gomaxprocs": runtime.GOMAXPROCS(0)}
 }
 
 type intervals struct {

@@ -115,6 +115,11 @@ func main() {
 		must(err)
 	}
 	child := exec.Command(os.Args[0], mode, kind, os.Args[3], os.Args[4], path)
+	// PLAINLOOP_CHILD_CPU=N: the child (writer, ponger) on CPU N, as ipchost --affinity pins
+	// the other side; the parent is pinned by whoever starts it (taskset).
+	if cpu := os.Getenv("PLAINLOOP_CHILD_CPU"); cpu != "" {
+		child = exec.Command("taskset", "-c", cpu, os.Args[0], mode, kind, os.Args[3], os.Args[4], path)
+	}
 	child.Stderr = os.Stderr
 	must(child.Start())
 	defer child.Wait()

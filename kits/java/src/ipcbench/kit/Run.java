@@ -253,6 +253,9 @@ final class Run {
         out.put("gc_collections", now[0] - gcBefore[0]);
         out.put("gc_pause_ns", (now[1] - gcBefore[1]) * 1_000_000);
         out.put("jit_compile_ns", (now[2] - gcBefore[2]) * 1_000_000);
+        // The processors the JVM sized its collector and compiler threads for: the CPUs the
+        // process could use when it started.
+        out.put("processors", Runtime.getRuntime().availableProcessors());
         return out;
     }
 
