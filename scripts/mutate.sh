@@ -83,6 +83,14 @@ mutations=(
   "host/conformance/kit_conformance.cpp|    if (d.count && i.messages_sent != expected)|    if (false)|catches a kit that miscounts"
   "host/harness/orchestrator.cpp|    figures.outside_cpu_percent = (view.after->cpu_s - view.before->cpu_s) / wall_s * 100;||measured from outside"
   "host/harness/worker_pair.cpp|    if (w.child && said != launch.implementation)|    if (false)|a broken kit fails its own cases"
+  # A fleet and its deployment (issue 28).
+  "host/harness/fleet_schedule.cpp|        std::rotate(circle.begin() + 1, circle.end() - 1, circle.end());||a mesh is every ordered pair|fleet mesh measures"
+  "host/platform/system_info_posix.cpp|    unsetenv(name.c_str());||nothing the agent starts inherits it"
+  "host/remote/agent_server.cpp|                                 {\"labels\", options_.labels},||labels in every welcome|rows carry the labels"
+  "host/cli/fleet_command.cpp|                for (const auto &[key, value] : who.labels) agents[i].labels.emplace(key, value);||rows carry the labels|deploy.kubernetes_image"
+  "host/cli/fleet_command.cpp|        a.agent.data_port_first = cmd.fleet.data_port_first;||data-port reaches each destination"
+  "host/report/fleet_heatmap.cpp|                if (!labels->empty()) m.agent_labels[*agent] = labels_text(*labels);||heatmap in Chromium|marks the pairs and agents"
+  "host/harness/orchestrator.cpp|    if (out.second.implementation != \"native\") out.second.start_cpu = client_cpu;||sized for one CPU"
 )
 
 echo "mutate: copying the tracked tree to $work"

@@ -1,9 +1,11 @@
 """The timed loops: what a sender, receiver, pinger and ponger do between the clock reads, on
 one Endpoint, by the rules of docs/worker-protocol.md ("The timed side"). The hot loops do
 what a plain Python loop making the same calls would do, and no more: one call per message,
-a header written or read with struct, the clock read every 16 small messages."""
+a header written with struct (read as a cast u64 where it can be), the clock read every
+16 small messages."""
 
 import resource
+import sys
 import threading
 import time
 
@@ -159,6 +161,12 @@ def plain_sends(ep, c, start, buf, pattern, write_payload, progress):
     end = start + int(c["duration_s"] * 1e9)
     stride = dp.clock_stride(size)
     send, pack = ep.send, U64.pack_into
+    raw = getattr(ep, "raw_send", None)
+    if raw is not None:
+        try:
+            return raw_sends(raw, size, count, end, stride, buf, pattern, write_payload, progress)
+        except BrokenPipeError:
+            raise KitError(E_CLOSED, "pipe.fifo: the reader closed the pipe") from None
     seq = 0
     if count:
         while seq < count:
@@ -180,6 +188,33 @@ def plain_sends(ep, c, start, buf, pattern, write_payload, progress):
                 progress.messages = seq
                 if now_ns() >= end:
                     break
+    progress.messages = seq
+    return seq
+
+
+def raw_sends(raw, size, count, end, stride, buf, pattern, write_payload, progress):
+    """plain_sends over a raw write (os.write on a FIFO): one call a message, as a plain loop
+    makes it, with no Python frame around it; a short write is finished inline."""
+    pack, seq = U64.pack_into, 0
+    while True:
+        pack(buf, 0, seq)
+        if write_payload:
+            pattern.write(buf, seq)
+        n = raw(buf)
+        if n != size:  # a short write (a signal, or more than the pipe took): the rest
+            view = memoryview(buf)
+            while n < size:
+                n += raw(view[n:])
+        seq += 1
+        if count:
+            if seq >= count:
+                break
+            if not seq & 0x3FF:
+                progress.messages = seq
+        elif not seq % stride:
+            progress.messages = seq
+            if now_ns() >= end:
+                break
     progress.messages = seq
     return seq
 
@@ -264,6 +299,19 @@ class Reader:
         return self.message
 
 
+def header_reader(view):
+    """The message header (little-endian u64) as item 0 of what this returns: on a
+    little-endian machine the buffer's first 8 bytes cast to one unsigned 64-bit integer (an
+    index: a third of struct's unpack_from in the receive loop), elsewhere through struct."""
+    if sys.byteorder == "little":
+        return view[:8].cast("Q")
+
+    class Unpacked:
+        def __getitem__(self, _):
+            return U64.unpack_from(view, 0)[0]
+    return Unpacked()
+
+
 def fast_receive(ep, size, pattern, verify, tally, progress, usage):
     """A reliable byte stream, unpaced: each message read straight into the buffer with the
     endpoint's own call (FileIO.readinto, socket.recv_into), the header unpacked, counted.
@@ -271,7 +319,7 @@ def fast_receive(ep, size, pattern, verify, tally, progress, usage):
     buf = bytearray(size)
     view = memoryview(buf)
     read = ep.raw_recv_into
-    unpack = U64.unpack_from
+    header_of = header_reader(view)
     received = warm = corrupted = 0
     expected = -1  # the next sequence number in order; -1 before the first
     tracker = tally["tracker"]
@@ -295,7 +343,7 @@ def fast_receive(ep, size, pattern, verify, tally, progress, usage):
             if n != size:
                 end = now_ns() if received else 0
                 break
-        header = unpack(buf, 0)[0]
+        header = header_of[0]
         if header >> 62:
             if header & dp.FLAG_END:
                 end, ended_by = now_ns(), "end-marker"
@@ -432,6 +480,34 @@ def judge_pong(ping, pong, reliable):
     return "matched" if same else "mismatched"
 
 
+def stream_round_trip(send, read, buf, size):
+    """round_trip on a reliable byte stream without --verify: the ping written, the pong read
+    straight into a buffer with the channel's own call, its sequence compared; the calls a
+    plain ping-pong loop makes, with no Reader or verdict function between them. The verdicts
+    are judge_pong's for a reliable transport (a stale pong cannot come)."""
+    pong_buf = bytearray(size)
+    view = memoryview(pong_buf)
+    pack, unpack = U64.pack_into, U64.unpack_from
+    mask, warmup = dp.SEQUENCE_MASK, dp.FLAG_WARMUP
+
+    def round_trip(header):
+        pack(buf, 0, header)
+        send(buf)
+        try:
+            got = read(view)
+            while 0 < got < size:
+                n = read(view[got:])
+                got = got + n if n else 0
+        except ConnectionResetError:
+            got = 0
+        if not got:
+            raise KitError(E_CLOSED, "the ponger closed the connection")
+        if header & warmup:
+            return "warmup"
+        return "matched" if not (unpack(pong_buf, 0)[0] ^ header) & mask else "mismatched"
+    return round_trip
+
+
 def run_pinger(out, inp, job, progress):
     c = job["case"]
     size, reliable, count = c["size_bytes"], job["reliable"], c["count"]
@@ -465,6 +541,8 @@ def run_pinger(out, inp, job, progress):
                 return "corrupted"
             return verdict
 
+    if reliable and inp.stream and not verify and getattr(inp, "raw_recv_into", None):
+        round_trip = stream_round_trip(send, inp.raw_recv_into, buf, size)
     warm = seq = lost = mismatched = corrupted = 0
     try:
         warm_end = now_ns() + int(c["warmup_s"] * 1e9)
@@ -511,6 +589,24 @@ def run_pinger(out, inp, job, progress):
     return result
 
 
+def stream_reader(read, buf, size):
+    """Reader.next on a reliable byte stream, never timed: the message read straight into buf
+    with the channel's own call (a read may cut it), None when the peer closed."""
+    view = memoryview(buf)
+    message = view[:size]
+
+    def next_message(_timeout_s=None):
+        try:
+            got = read(message)
+            while 0 < got < size:
+                n = read(view[got:size])
+                got = got + n if n else 0
+        except ConnectionResetError:
+            got = 0
+        return message if got else None
+    return next_message
+
+
 def run_ponger(inp, out, job, progress):
     c = job["case"]
     size, reliable = c["size_bytes"], job["reliable"]
@@ -522,10 +618,13 @@ def run_ponger(inp, out, job, progress):
     timed = False
     echoed = 0
     unpack, send = U64.unpack_from, out.send
+    next_ping = reader.next
+    if reliable and inp.stream and getattr(inp, "raw_recv_into", None):
+        next_ping = stream_reader(inp.raw_recv_into, reader.buf, size)
     try:
         while True:
             try:
-                m = reader.next(timeout)
+                m = next_ping(timeout)
             except TimeoutError:
                 break  # the pinger's end markers may all be lost
             if m is None:

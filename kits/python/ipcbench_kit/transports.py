@@ -5,6 +5,7 @@ registered with `register("pipe.fifo", YourClass)` (README.md beside this packag
 """
 
 import errno
+import functools
 import fcntl
 import io
 import os
@@ -214,6 +215,8 @@ class FifoEndpoint(Endpoint):
             os.write(self.fd, b"H")
         self.file = io.FileIO(self.fd, "rb" if self.direction == RECV else "wb", closefd=False)
         self.raw_recv_into = self.file.readinto  # the blocking read, for the loops' fast path
+        if self.direction == SEND:  # the write, for the send loop's fast path (a short write
+            self.raw_send = functools.partial(os.write, self.fd)  # is the loop's to finish)
         # The loops call these directly: one Python call per message, as a plain loop would.
         self.send = self._send
         self.recv_into = self._recv_into
