@@ -31,7 +31,8 @@ std::pair<double, double> centre_and_spread(const std::vector<double> &v) {
 }
 
 bool outlying(double v, double median, double spread, double k) {
-    return spread > 0 && std::fabs(v - median) > k * spread;
+    const double off = std::fabs(v - median);
+    return spread > 0 && off > k * spread && off > fleet_outlier_share * std::fabs(median);
 }
 
 struct figure {
@@ -149,9 +150,9 @@ std::vector<fleet_heatmap> fleet_heatmaps(const run_report &report, double k) {
 std::string heatmaps_text(const std::vector<fleet_heatmap> &maps, bool markdown) {
     if (maps.empty()) return "";
     std::string out = fmt::format(
-        "\n{}Source x destination (rows send or ping; ! more than {:g} scaled MADs from the "
-        "fleet's median)\n",
-        markdown ? "### " : "", fleet_outlier_mads);
+        "\n{}Source x destination (rows send or ping; ! more than {:g} scaled MADs and {:g} % "
+        "from the fleet's median)\n",
+        markdown ? "### " : "", fleet_outlier_mads, fleet_outlier_share * 100);
     for (const auto &m : maps) {
         out += fmt::format("\n{}{} (median {}, scaled MAD {})\n", markdown ? "#### " : "", m.title,
                            format_value(m.median), format_value(m.scaled_mad));
@@ -198,8 +199,9 @@ std::string heatmaps_html(const std::vector<fleet_heatmap> &maps) {
     std::string out = fmt::format(
         "<h2>Source &times; destination</h2>\n<p>Rows: the source agent (it sends, or pings); "
         "columns: the destination. Darker is better. Outlined in red: more than {:g} scaled MADs "
-        "(1.4826 &times; the median absolute deviation) from the fleet's median.</p>\n",
-        fleet_outlier_mads);
+        "(1.4826 &times; the median absolute deviation) and more than {:g} % from the fleet's "
+        "median.</p>\n",
+        fleet_outlier_mads, fleet_outlier_share * 100);
     for (const auto &m : maps) {
         out += fmt::format(
             "<h3>{}</h3>\n<p>median {}, scaled MAD {}</p>\n<table class=\"grid "

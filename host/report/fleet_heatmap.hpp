@@ -1,6 +1,7 @@
 // The source x destination heatmaps of an `ipchost fleet` run: per transport, size and mode,
 // one per figure (throughput MB/s; latency p50 and p99 in microseconds), each pair's cell
 // shaded by its figure, and the outliers marked: pairs, and agents, farther than k scaled MADs
+// and 10 %
 // (1.4826 x the median absolute deviation, the standard deviation's robust stand-in) from the
 // fleet's median. Shown in the HTML report and under the text tables.
 #pragma once
@@ -15,8 +16,11 @@
 
 namespace ipcbench::report {
 
-// How far from the median, in scaled MADs, a pair or an agent is an outlier.
+// How far from the median, in scaled MADs, a pair or an agent is an outlier; and by what share
+// of the median at least: a healthy fleet's figures sit so close together (five agents on one
+// bridge: a MAD of 4 %) that 3 MADs alone would mark noise no operator acts on.
 inline constexpr double fleet_outlier_mads = 3;
+inline constexpr double fleet_outlier_share = 0.10;
 
 struct fleet_heatmap {
     std::string title;                // "socket.tcp 64 KiB throughput, MB/s"

@@ -4,6 +4,9 @@
 
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <string>
+#include <tuple>
+#include <vector>
 
 #include "report/fleet_heatmap.hpp"
 #include "report/html_report.hpp"
@@ -94,6 +97,27 @@ TEST_CASE("a fleet all alike marks nothing, and a run without a fleet has no hea
     REQUIRE(maps.size() == 1);
     CHECK(maps[0].outlier_pairs.empty());
     CHECK(maps[0].outlier_agents.empty());
+    // A healthy fleet's spread: the pairs within 0.3 % of each other but c -> b 6 % faster,
+    // 27 scaled MADs out yet within 10 % of the median: nothing an operator acts on.
+    report::run_report close;
+    for (const auto &[s, d, v] :
+         std::vector<std::tuple<std::string, std::string, double>>{{"a", "b", 1000},
+                                                                   {"b", "a", 1002},
+                                                                   {"a", "c", 999},
+                                                                   {"c", "a", 1001},
+                                                                   {"b", "c", 1003},
+                                                                   {"c", "b", 1060},
+                                                                   {"a", "d", 998},
+                                                                   {"d", "a", 1000},
+                                                                   {"b", "d", 1001},
+                                                                   {"d", "b", 999},
+                                                                   {"c", "d", 1002},
+                                                                   {"d", "c", 1000}})
+        close.results.push_back(fleet_row(s, d, v));
+    const auto near = report::fleet_heatmaps(close);
+    CHECK(near[0].values.at({"c", "b"}) - near[0].median > 20 * near[0].scaled_mad);
+    CHECK(near[0].outlier_pairs.empty());
+    CHECK(near[0].outlier_agents.empty());
     auto plain = same;
     for (auto &r : plain.results) r.fleet.reset();
     CHECK(report::fleet_heatmaps(plain).empty());
