@@ -225,7 +225,9 @@ TEST_CASE("fleet --agents takes dns:NAME:PORT itself, and --data-port reaches ea
                                  std::to_string(port == 65535 ? port - 1 : port + 1)}),
                     {}, 120);
     CHECK(outside.exit_code == 1);
-    for (const auto &r : json::parse(outside.out).at("results")) {
+    const json rows = json::parse(outside.out);  // alive for the loop: not a temporary's member
+    REQUIRE(rows.at("results").size() == 2);
+    for (const auto &r : rows.at("results")) {
         CHECK(r.at("status") == "failed");
         CHECK_THAT(r.at("error").get<std::string>(), Catch::Contains("--allow-ports"));
     }
