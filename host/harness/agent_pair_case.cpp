@@ -124,6 +124,8 @@ std::vector<report::case_result> run_case_between_agents(const plugin::transport
     } catch (const std::exception &e) {
         fail(results, report::case_status::failed, where + ": " + e.what());
     }
+    // The next round may put this agent on either side at once: its session ends there first.
+    remote::finish_session(fd, 5000);
     platform::close_socket(fd);
     return results;
 }

@@ -81,7 +81,10 @@ struct worker_pair::process {
     bool exited() { return child && child->wait(0); }
     bool wait(int timeout_ms) {
         if (child) return child->wait(timeout_ms);
-        remote_closed = true;  // called once its channel ended
+        // Called once its channel ended or the agent's worker said "closed": the session ends
+        // at the agent before this returns, so this run's next case there finds its room free.
+        if (!remote_closed) remote::finish_session(remote_socket, timeout_ms);
+        remote_closed = true;
         return true;
     }
     std::string ended() const {

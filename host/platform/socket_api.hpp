@@ -32,6 +32,7 @@ inline bool peer_gone(int e) {
     return e == WSAECONNRESET || e == WSAECONNABORTED || e == WSAESHUTDOWN;
 }
 constexpr int shut_both = SD_BOTH;
+constexpr int shut_send = SD_SEND;
 }  // namespace ipcbench::platform::native
 #else
 #include <arpa/inet.h>
@@ -70,5 +71,6 @@ inline bool peer_gone(int e) {
     return e == EPIPE || e == ECONNRESET;
 }
 constexpr int shut_both = SHUT_RDWR;
+constexpr int shut_send = SHUT_WR;
 }  // namespace ipcbench::platform::native
 #endif

@@ -271,6 +271,10 @@ void shutdown_socket(socket_handle s) {
     if (s != no_socket) ::shutdown(native_of(s), native::shut_both);
 }
 
+void shutdown_sending(socket_handle s) {
+    if (s != no_socket) ::shutdown(native_of(s), native::shut_send);
+}
+
 void close_socket(socket_handle s) {
     if (s != no_socket) native::close(native_of(s));
 }

@@ -68,8 +68,9 @@ poll_events wait_ready(const std::vector<poll_interest> &interests, int timeout_
 // Calls on the socket return would_block instead of waiting (accept_connection: no_socket).
 void set_nonblocking(socket_handle s);
 
-void shutdown_socket(socket_handle s);  // both directions; the peer sees end of stream
-void close_socket(socket_handle s);     // no_socket is ignored
+void shutdown_socket(socket_handle s);   // both directions; the peer sees end of stream
+void shutdown_sending(socket_handle s);  // the peer sees end of stream; this side still reads
+void close_socket(socket_handle s);      // no_socket is ignored
 
 // Two connected stream sockets, neither inherited by child processes (child_process passes one
 // on itself). POSIX: socketpair(AF_UNIX). Windows: a loopback TCP connection whose two ends are

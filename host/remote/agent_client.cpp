@@ -27,6 +27,28 @@ void say_goodbye(const agent_address &agent) {
     platform::close_socket(fd);
 }
 
+bool finish_session(platform::socket_handle fd, int timeout_ms) {
+    if (fd == platform::no_socket) return true;
+    const std::int64_t deadline = platform::now_ns() + std::int64_t{timeout_ms} * 1'000'000;
+    try {
+        platform::shutdown_sending(fd);
+        char drop[4096];
+        for (;;) {
+            const std::int64_t left = deadline - platform::now_ns();
+            if (left <= 0) return false;
+            const platform::readiness r =
+                platform::wait_readable({fd}, static_cast<int>(left / 1'000'000) + 1);
+            if (r.interrupted) return false;
+            if (!r.any()) continue;
+            if (platform::receive_some(fd, drop, sizeof drop, false).status ==
+                platform::io_status::closed)
+                return true;
+        }
+    } catch (const platform::socket_error &) {
+        return true;  // reset: the agent's end is gone too
+    }
+}
+
 namespace {
 
 using nlohmann::json;

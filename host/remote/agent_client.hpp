@@ -32,6 +32,14 @@ enum class agent_session { worker, peer_client, roll_call };
 platform::socket_handle connect_agent(const agent_address &agent, double timeout_s,
                                       agent_session session = agent_session::worker);
 
+// Ends this client's side of a session and waits, at most timeout_ms, until the agent has ended
+// it too: the agent closes its end only once the session no longer counts against its
+// --max-sessions, so this client's next session there (a run's next case, a fleet's next round,
+// a peer client's next case) is not told "busy" by the one it just finished. What the agent
+// still sends is read and dropped. False when the agent did not close in time (or a Ctrl+C came
+// meanwhile). The caller still closes fd.
+bool finish_session(platform::socket_handle fd, int timeout_ms);
+
 // Tells the agent this client's run is over (an agent started with --once then exits).
 // Best effort: problems are only logged.
 void say_goodbye(const agent_address &agent);

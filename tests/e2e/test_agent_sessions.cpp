@@ -12,6 +12,8 @@
 #include <thread>
 #include <vector>
 
+#include "platform/stream_socket.hpp"
+#include "remote/agent_client.hpp"
 #include "support/agent_process.hpp"
 #include "support/process_runner.hpp"
 
@@ -131,4 +133,57 @@ TEST_CASE("the agent takes --max-sessions 1 to 64, and only with serve", "[remot
     auto run = run_ipchost({"--max-sessions", "2", "--plugin", "pipe.fifo"});
     CHECK(run.exit_code == 2);
     CHECK_THAT(run.err, Catch::Contains("--max-sessions") && Catch::Contains("serve"));
+}
+
+TEST_CASE("a session its client finished has ended at the agent when the client goes on",
+          "[remote]") {
+    // One session at a time (the default): a run's next case, or a fleet's next round with this
+    // agent on the other side, connects right after the last one ended. The session must no
+    // longer count by then, or that client is told "busy" by its own finished session.
+    agent a({"--token", "s3cret"});
+    REQUIRE(a.reachable());
+    const ipcbench::remote::agent_address where{ipcbench::remote::parse_host_port(a.address(), 0),
+                                                "s3cret"};
+    for (int i = 0; i < 20; ++i) {
+        const auto fd = ipcbench::remote::connect_agent(where, 10);
+        const bool ended = ipcbench::remote::finish_session(fd, 10'000);
+        ipcbench::platform::close_socket(fd);
+        REQUIRE(ended);
+        const auto who = ipcbench::remote::roll_call(where, 10);
+        INFO("session " << i);
+        REQUIRE(who.sessions == 0);  // what the agent counts when the next client comes
+        REQUIRE(who.max_sessions == 1);
+    }
+    CHECK(workers_gone(a.pid(), 10));
+}
+
+TEST_CASE("finishing a session waits for the agent's end of it, within its bound", "[remote]") {
+    namespace platform = ipcbench::platform;
+    // A peer that keeps its end open: the client waits its bound, then says the session may
+    // still run. A peer that closes once the client ends: the wait is over at once, and what
+    // the peer still sent is read and dropped.
+    const auto listener = platform::listen_tcp("127.0.0.1", 0);
+    const int port = platform::local_address(listener).port;
+    const auto silent = platform::connect_tcp("127.0.0.1", port, 5);
+    const auto silent_peer = platform::accept_connection(listener);
+    const auto started = std::chrono::steady_clock::now();
+    CHECK_FALSE(ipcbench::remote::finish_session(silent, 300));
+    const auto waited = std::chrono::steady_clock::now() - started;
+    CHECK(waited >= std::chrono::milliseconds(300));
+    CHECK(waited < std::chrono::seconds(5));
+    // The peer saw the client's end of stream while it waited.
+    char byte = 0;
+    CHECK(platform::receive_some(silent_peer, &byte, 1, true).status ==
+          platform::io_status::closed);
+    const auto closing = platform::connect_tcp("127.0.0.1", port, 5);
+    const auto closing_peer = platform::accept_connection(listener);
+    const std::string last_words(100'000, 'x');  // more than one read of the client's
+    REQUIRE(platform::send_all(closing_peer, last_words.data(), last_words.size(), 5000));
+    std::thread peer([&] {
+        platform::receive_some(closing_peer, &byte, 1, true);  // the client's end of stream
+        platform::close_socket(closing_peer);
+    });
+    CHECK(ipcbench::remote::finish_session(closing, 10'000));
+    peer.join();
+    for (const auto fd : {silent, silent_peer, closing, listener}) platform::close_socket(fd);
 }
