@@ -189,7 +189,7 @@ sealed class Run {
         } catch (Exception e) when (e is ChannelClosed || e is KitException) {
             // the orchestrator ended the case
         }
-        Environment.Exit(1);
+        Libc.Exit(1);
     }
 
     void Report(List<Task> done) {

@@ -73,6 +73,18 @@ sealed class Session {
         }
     }
 
+    /// <summary>Closes (and so removes) every endpoint still open; a failing one does not stop the rest.</summary>
+    public void CloseEndpoints() {
+        foreach (Endpoint ep in Endpoints) {
+            try {
+                ep.Close();
+            } catch (Exception) {
+                // what could not be closed is left to the orchestrator's leftover sweep
+            }
+        }
+        Endpoints.Clear();
+    }
+
     void Error(string stage, int status, string text) {
         var m = Message("error");
         m["stage"] = stage.Length > 64 ? stage.Substring(0, 64) : stage;
@@ -231,7 +243,11 @@ static class Worker {
             return 2;
         }
         string name = Environment.GetEnvironmentVariable("IPCBENCH_KIT_NAME");
-        return new Session(channel, string.IsNullOrEmpty(name) ? (api == "socket" ? "dotnet" : "dotnet-" + api) : name).Serve();
+        var session = new Session(channel, string.IsNullOrEmpty(name) ? (api == "socket" ? "dotnet" : "dotnet-" + api) : name);
+        int code = session.Serve();
+        session.CloseEndpoints();  // after a garbage frame or a lost orchestrator: what it made goes
+        Libc.Exit(code);
+        return code;  // not reached
     }
 }
 }
