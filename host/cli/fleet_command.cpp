@@ -3,6 +3,8 @@
 #include <spdlog/spdlog.h>
 #include <algorithm>
 #include <chrono>
+#include <exception>
+#include <functional>
 #include <thread>
 
 #include "cli/commands.hpp"
@@ -67,18 +69,39 @@ std::vector<report::case_result> run_pair(const std::vector<planned_case> &cases
     return rows;
 }
 
+// Runs body(0..n-1) at once, a thread each, and returns once all are done. No thread is left
+// joinable while an exception unwinds (that is std::terminate): one that cannot be started
+// waits for those that were, and a body's exception is thrown here after every join.
+void on_threads(std::size_t n, const std::function<void(std::size_t)> &body) {
+    std::vector<std::exception_ptr> failures(n);
+    std::vector<std::thread> threads;
+    try {
+        for (std::size_t k = 0; k < n; ++k)
+            threads.emplace_back([&, k] {
+                try {
+                    body(k);
+                } catch (...) {
+                    failures[k] = std::current_exception();
+                }
+            });
+    } catch (...) {
+        for (auto &t : threads) t.join();
+        throw;
+    }
+    for (auto &t : threads) t.join();
+    for (const auto &f : failures)
+        if (f) std::rethrow_exception(f);
+}
+
 // One wave: its pairs at once, each on a thread of its own; the rows in the wave's order.
 std::vector<report::case_result> run_wave(const fleet_round &wave,
                                           const std::vector<planned_case> &cases,
                                           const std::vector<fleet_agent> &agents, int round) {
     std::vector<std::vector<report::case_result>> rows(wave.size());
-    std::vector<std::thread> threads;
-    for (std::size_t k = 0; k < wave.size(); ++k)
-        threads.emplace_back([&, k] {
-            rows[k] = run_pair(cases, agents[wave[k].source], agents[wave[k].destination], round,
-                               static_cast<int>(wave.size()));
-        });
-    for (auto &t : threads) t.join();
+    on_threads(wave.size(), [&](std::size_t k) {
+        rows[k] = run_pair(cases, agents[wave[k].source], agents[wave[k].destination], round,
+                           static_cast<int>(wave.size()));
+    });
     std::vector<report::case_result> out;
     for (auto &pair_rows : rows)
         for (auto &r : pair_rows) out.push_back(std::move(r));
@@ -91,22 +114,19 @@ std::vector<report::case_result> run_wave(const fleet_round &wave,
 // it) so that every pair of the schedule has its row.
 void roll_call(std::vector<fleet_agent> &agents) {
     std::vector<std::string> problems(agents.size());
-    std::vector<std::thread> threads;
-    for (std::size_t i = 0; i < agents.size(); ++i)
-        threads.emplace_back([&, i] {
-            try {
-                const auto who = remote::roll_call(agents[i].agent, remote::max_handshake_s);
-                for (const auto &[key, value] : who.labels) agents[i].labels.emplace(key, value);
-                if (!who.dropped_labels.empty())
-                    spdlog::warn(
-                        "fleet: the agent at {} sent labels that break the rule, left "
-                        "out: {}",
-                        agents[i].name(), who.dropped_labels);
-            } catch (const std::exception &e) {
-                problems[i] = e.what();
-            }
-        });
-    for (auto &t : threads) t.join();
+    on_threads(agents.size(), [&](std::size_t i) {
+        try {
+            const auto who = remote::roll_call(agents[i].agent, remote::max_handshake_s);
+            for (const auto &[key, value] : who.labels) agents[i].labels.emplace(key, value);
+            if (!who.dropped_labels.empty())
+                spdlog::warn(
+                    "fleet: the agent at {} sent labels that break the rule, left "
+                    "out: {}",
+                    agents[i].name(), who.dropped_labels);
+        } catch (const std::exception &e) {
+            problems[i] = e.what();
+        }
+    });
     std::size_t answered = 0;
     for (std::size_t i = 0; i < agents.size(); ++i) {
         if (problems[i].empty())

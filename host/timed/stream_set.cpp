@@ -1,5 +1,6 @@
 #include "timed/stream_set.hpp"
 
+#include <spdlog/spdlog.h>
 #include <cstdlib>
 
 #include <deque>
@@ -11,6 +12,7 @@
 #include "control/worker_messages.hpp"
 #include "model/interval_figures.hpp"
 #include "platform/cpu_affinity.hpp"
+#include "platform/last_words.hpp"
 #include "platform/monotonic_clock.hpp"
 #include "platform/resource_usage.hpp"
 #include "timed/event_engines.hpp"
@@ -200,6 +202,23 @@ void serve_until_done(const job &j, std::deque<stream_task> &tasks,
     }
 }
 
+// serve_until_done while threads run the streams. A channel failing meanwhile (the orchestrator
+// gone: ipchost killed, its socket closed; garbage on it) must not unwind past them: a joinable
+// std::thread destroyed is std::terminate, an abort that left every object the creators made
+// (4 System V queues in a test, one run in three under load), and joining waits for threads
+// that may be blocked in plugin calls or run to the end of --duration. The process ends here
+// with its last words instead, as on SIGTERM: the creators' objects removed.
+void serve_beside_threads(const job &j, std::deque<stream_task> &tasks,
+                          control::control_channel &channel) {
+    try {
+        serve_until_done(j, tasks, channel);
+    } catch (const std::exception &e) {
+        spdlog::error("worker: {} while its streams ran; ending it, what it made removed",
+                      e.what());
+        platform::terminate_with_last_words();
+    }
+}
+
 // The streams of each part summed; the process's peak memory, read once they are all done.
 model::worker_result summed(std::deque<stream_task> &tasks) {
     model::worker_result out;
@@ -236,7 +255,7 @@ model::worker_result run_streams(const job &j, const endpoint_lookup &endpoint_f
         engine_threads loops(tasks, j, endpoint_for,
                              j.settings.io == model::io_engine::epoll ? make_readiness_engine
                                                                       : make_completion_engine);
-        serve_until_done(j, tasks, channel);
+        serve_beside_threads(j, tasks, channel);
         loops.join();
         return summed(tasks);
     }
@@ -253,7 +272,10 @@ model::worker_result run_streams(const job &j, const endpoint_lookup &endpoint_f
         for (auto &t : tasks)
             threads.emplace_back([&t, &j, &endpoint_for] { run_task(t, j, endpoint_for); });
     }
-    serve_until_done(j, tasks, channel);
+    if (threads.empty())
+        serve_until_done(j, tasks, channel);  // a failure unwinds to the worker's own last words
+    else
+        serve_beside_threads(j, tasks, channel);
     for (auto &t : threads) t.join();
     return summed(tasks);
 }
