@@ -87,10 +87,11 @@ mutations=(
   "host/harness/fleet_schedule.cpp|        std::rotate(circle.begin() + 1, circle.end() - 1, circle.end());||a mesh is every ordered pair|fleet mesh measures"
   "host/platform/system_info_posix.cpp|    unsetenv(name.c_str());||nothing the agent starts inherits it"
   "host/remote/agent_server.cpp|                                 {\"labels\", options_.labels},||labels in every welcome|rows carry the labels"
-  "host/cli/fleet_command.cpp|                for (const auto &[key, value] : who.labels) agents[i].labels.emplace(key, value);||rows carry the labels|deploy.kubernetes_image"
+  "host/cli/fleet_command.cpp|            for (const auto &[key, value] : who.labels) agents[i].labels.emplace(key, value);||rows carry the labels|deploy.kubernetes_image"
   "host/cli/fleet_command.cpp|        a.agent.data_port_first = cmd.fleet.data_port_first;||data-port reaches each destination"
   "host/report/fleet_heatmap.cpp|                if (!labels->empty()) m.agent_labels[*agent] = labels_text(*labels);||heatmap in Chromium|marks the pairs and agents"
   "host/harness/orchestrator.cpp|    if (out.second.implementation != \"native\") out.second.start_cpu = client_cpu;||sized for one CPU"
+  "host/remote/agent_client.cpp|        platform::shutdown_sending(fd);||waits for the agent's end of it"
 )
 
 echo "mutate: copying the tracked tree to $work"
