@@ -6,7 +6,7 @@
 #include <type_traits>
 
 #include "platform/command_output.hpp"
-#include "platform/file_trust.hpp"
+#include "kit/kit_trust.hpp"
 #include "plugin/plugin_search_path.hpp"
 #include "text/printable_text.hpp"
 
@@ -91,11 +91,15 @@ void kit_registry::add(const std::filesystem::path &folder) {
     k.folder = folder;
     k.manifest.name = folder.filename().string();
     try {
-        const std::string distrust = platform::untrusted_reason(folder / manifest_file_name);
-        if (!distrust.empty())
-            throw std::runtime_error((folder / manifest_file_name).string() + " is " + distrust +
-                                     ": refused (fix its owner or mode)");
+        if (std::string why = untrusted_kit_folder(folder); !why.empty())
+            throw std::runtime_error("refused, nothing of it runs: " + why + " (" +
+                                     kit_trust_advice + ")");
         k.manifest = read_manifest(folder);
+        if (std::string why = untrusted_kit_commands(folder, k.manifest); !why.empty()) {
+            k.problem = "refused, nothing of it runs: " + why + " (" + kit_trust_advice + ")";
+            kits_.push_back(std::move(k));
+            return;
+        }
     } catch (const std::exception &e) {
         k.problem = e.what();
         kits_.push_back(std::move(k));

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstddef>
 #include <filesystem>
 #include <string>
 
@@ -19,6 +20,15 @@ std::string untrusted_reason(const std::filesystem::path &file);
 // must be. The folder itself may not be writable by others even when sticky (anyone could add
 // a library). POSIX; on Windows the folder's own access list (docs/platforms.md).
 std::string untrusted_folder_reason(const std::filesystem::path &folder);
+
+// Everything below `folder` (files, folders, links; at most max_entries of them): each file and
+// folder held to the rules of untrusted_reason (a folder inside may not be writable by others
+// even when sticky), each link's target to them and to its own folder's. What a kit's worker
+// loads besides its program (a script's modules, a jar, an assembly) lives there: one file
+// others could change is a way into the process that runs it. "" when all pass, else the first
+// reason, naming the entry.
+std::string untrusted_tree_reason(const std::filesystem::path &folder,
+                                  std::size_t max_entries = 10000);
 
 // Why a folder is not this user's own to write files into (ipchost new-plugin): "" when it is
 // owned by this user and no one else can write in it.

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <cerrno>
 #include <cstring>
+#include <vector>
 
 namespace ipcbench::platform {
 namespace {
@@ -93,6 +94,55 @@ std::string untrusted_folder_reason(const std::filesystem::path &folder) {
     // A sticky world-writable folder (/tmp) still lets anyone add files: refused as well.
     if (std::string why = write_problem(st); !why.empty()) return why;
     return owner_problem(st);
+}
+
+namespace {
+
+// One entry inside a checked tree, by lstat: a link is judged by its target, and a folder may
+// not be writable by others even when sticky (anyone could add a module there).
+std::string tree_entry_reason(const std::filesystem::path &p, bool &is_folder) {
+    struct stat st {};
+    is_folder = false;
+    if (lstat(p.c_str(), &st) != 0)
+        return fmt::format("cannot be inspected ({})", std::strerror(errno));
+    if (S_ISLNK(st.st_mode)) {
+        if (std::string why = owner_problem(st); !why.empty()) return "a link " + why;
+        std::error_code ec;
+        const auto real = std::filesystem::canonical(p, ec);
+        if (ec) return "";  // a dangling link loads nothing
+        if (std::filesystem::is_directory(real, ec))
+            if (std::string why = untrusted_folder_reason(real); !why.empty())
+                return "a link to " + real.string() + ", which is " + why;
+        return untrusted_reason(p);
+    }
+    if (std::string why = owner_problem(st); !why.empty()) return why;
+    if (std::string why = write_problem(st); !why.empty()) return why;
+    is_folder = S_ISDIR(st.st_mode);
+    return "";
+}
+
+}  // namespace
+
+std::string untrusted_tree_reason(const std::filesystem::path &folder, std::size_t max_entries) {
+    std::vector<std::filesystem::path> folders{folder};
+    std::size_t seen = 0;
+    while (!folders.empty()) {
+        const std::filesystem::path current = std::move(folders.back());
+        folders.pop_back();
+        std::error_code ec;
+        for (std::filesystem::directory_iterator it(current, ec), end; !ec && it != end;
+             it.increment(ec)) {
+            if (++seen > max_entries)
+                return fmt::format("{} holds more than {} files: too many to check", folder.string(),
+                                   max_entries);
+            bool is_folder = false;
+            if (std::string why = tree_entry_reason(it->path(), is_folder); !why.empty())
+                return it->path().string() + " is " + why;
+            if (is_folder) folders.push_back(it->path());
+        }
+        if (ec) return fmt::format("{} cannot be read ({})", current.string(), ec.message());
+    }
+    return "";
 }
 
 std::string foreign_folder_reason(const std::filesystem::path &folder) {

@@ -58,6 +58,21 @@ std::string untrusted_folder_reason(const std::filesystem::path &folder) {
     return untrusted_reason(folder);
 }
 
+// Windows: each entry's own access list, as for a plugin file.
+std::string untrusted_tree_reason(const std::filesystem::path &folder, std::size_t max_entries) {
+    std::error_code ec;
+    std::size_t seen = 0;
+    for (std::filesystem::recursive_directory_iterator it(folder, ec), end; !ec && it != end;
+         it.increment(ec)) {
+        if (++seen > max_entries)
+            return folder.string() + " holds more than " + std::to_string(max_entries) +
+                   " files: too many to check";
+        if (std::string why = untrusted_reason(it->path()); !why.empty())
+            return it->path().string() + " is " + why;
+    }
+    return ec ? folder.string() + " cannot be read (" + ec.message() + ")" : "";
+}
+
 // A folder someone else could write into: a link (reparse point) or one whose access list
 // lets every user write.
 std::string foreign_folder_reason(const std::filesystem::path &folder) {
