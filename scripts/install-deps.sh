@@ -14,6 +14,7 @@ packages=(
   libboost-dev libboost-program-options-dev
   libspdlog-dev libfmt-dev nlohmann-json3-dev
   liburing-dev  # socket.tcp/socket.unix completion (--io uring)
+  libssl-dev    # the agent's handshake: HMAC-SHA256 and nonces from OpenSSL's libcrypto
 )
 kit_packages=(
   golang-go  # kits/go: built by CMake where go is found

@@ -145,7 +145,7 @@ jq -r ".results[] | select(.status != \"ok\") | \"     \(.fleet.source) -> \(.fl
 start_agent 5 "$work/wrong"
 fleet "$work/token.json" 2>/dev/null || true
 check "wrong token: 8 rows fail, each naming the agent and the wrong token" \
-  jq_true "[.results[] | select(.status == \"failed\")] | length == 8 and all(.[]; .error | contains(\"the agent at $a5 refused: wrong token\"))" "$work/token.json"
+  jq_true "[.results[] | select(.status == \"failed\")] | length == 8 and all(.[]; .error | contains(\"the agent at $a5 could not prove it holds this token\"))" "$work/token.json"
 check "wrong token: the other 12 rows measured" \
   jq_true '[.results[] | select(.status == "ok")] | length == 12' "$work/token.json"
 

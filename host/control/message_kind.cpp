@@ -11,7 +11,7 @@ namespace {
 using k = message_kind;
 
 // kind, name, request, answer, agent_relays, peer_relays
-constexpr std::array<message_kind_info, 18> kinds = {{
+constexpr std::array<message_kind_info, 20> kinds = {{
     {k::hello, "hello", false, false, false, false},
     {k::welcome, "welcome", false, false, true, false},
     {k::goodbye, "goodbye", false, false, false, false},
@@ -30,6 +30,8 @@ constexpr std::array<message_kind_info, 18> kinds = {{
     {k::error, "error", false, true, false, false},
     {k::peer_case, "peer_case", true, false, false, true},
     {k::peer_result, "peer_result", false, true, false, false},
+    {k::challenge, "challenge", false, false, false, false},
+    {k::auth, "auth", false, false, false, false},
 }};
 
 constexpr bool in_enum_order() {

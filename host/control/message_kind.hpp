@@ -14,7 +14,7 @@ namespace ipcbench::control {
 // once welcomed, with what the agent relays to its worker, or, in a session that asked for a
 // peer client (peer_client/peer_client.hpp), to that. docs/architecture.md, "Control messages".
 enum class message_kind {
-    hello,        // worker -> orchestrator, first; client -> agent, first (token)
+    hello,        // worker -> orchestrator, first; client -> agent, first (its nonce)
     welcome,      // agent -> client: the token was right; orchestrator -> worker: the version
     goodbye,      // agent -> client: it is stopping
     setup,        // -> worker: load the transport, open the endpoints (answer: opened)
@@ -32,6 +32,8 @@ enum class message_kind {
     error,        // any side: why a request failed, or why a session ended
     peer_case,    // client -> agent's peer client: run the client side against another agent
     peer_result,  // agent's peer client ->: that case's results (answer to peer_case)
+    challenge,    // agent -> client, after its hello: the agent's nonce and proof
+    auth,         // client -> agent, after checking that proof: the client's proof
 };
 
 struct message_kind_info {

@@ -138,7 +138,9 @@ struct error_reply {
 struct peer_case_request {
     static constexpr message_kind kind = message_kind::peer_case;
     std::string agent;  // numeric HOST:PORT of the agent that runs the server side
-    std::string token;  // that agent's token
+    // The token the peer client proves itself with to that agent: the agent that runs the peer
+    // client adds its own (it never comes from the wire: remote/agent_policy refuses it there).
+    std::string token;
     std::int64_t data_port_first = 0, data_port_last = 0;  // its --data-port range; 0: any
     model::case_settings settings;
 };

@@ -88,7 +88,6 @@ void run_on(platform::socket_handle fd, const model::case_settings &settings,
     control::control_channel channel(fd);
     control::peer_case_request request;
     request.agent = server_agent.address.text();
-    request.token = server_agent.token;
     request.data_port_first = server_agent.data_port_first;
     request.data_port_last = server_agent.data_port_last;
     request.settings = settings;

@@ -7,6 +7,7 @@
 #include "control/control_channel.hpp"
 #include "platform/monotonic_clock.hpp"
 #include "platform/stream_socket.hpp"
+#include "remote/agent_handshake.hpp"
 #include "remote/agent_protocol.hpp"
 #include "text/printable_text.hpp"
 
@@ -16,11 +17,7 @@ void say_goodbye(const agent_address &agent) {
     platform::socket_handle fd = platform::no_socket;
     try {
         fd = connect_tcp(agent.address, 5);
-        control::control_channel channel(fd);
-        channel.send(control::message(
-            control::message_kind::hello,
-            {{"protocol", agent_protocol_version}, {"token", agent.token}, {"done", true}}));
-        channel.receive(platform::now_ns() + 5'000'000'000);
+        authenticate(fd, agent, "worker", true, platform::now_ns() + 5'000'000'000);
     } catch (const std::exception &e) {
         spdlog::debug("goodbye to the agent at {}: {}", agent.address.text(), e.what());
     }
@@ -84,8 +81,9 @@ std::string at(const agent_address &agent, const std::string &what) {
     return "the agent at " + agent.address.text() + " " + what;
 }
 
-// The agent's answer to the hello: returns the "welcome", throws with what it said otherwise.
-json read_welcome(platform::socket_handle fd, const agent_address &agent, std::int64_t deadline) {
+// One frame of the agent's, by deadline: an "error" is its refusal, thrown with what it said;
+// anything that is no frame is an `unreached`.
+json read_answer(platform::socket_handle fd, const agent_address &agent, std::int64_t deadline) {
     char header[4];
     if (!recv_exact(fd, header, 4, deadline))
         throw unreached(at(agent, "did not answer the handshake in time"));
@@ -104,11 +102,61 @@ json read_welcome(platform::socket_handle fd, const agent_address &agent, std::i
     if (control::is(*reply, control::message_kind::error))
         throw std::runtime_error("the agent at " + agent.address.text() + " refused: " +
                                  text::printable(reply->value("message", "no reason given"), 300));
-    if (!control::is(*reply, control::message_kind::welcome))
-        throw unreached(
-            at(agent, "answered the handshake with '" + control::type_text(*reply) + "'"));
     return *reply;
 }
+
+// The agent's nonce from its challenge, and whether it proved it holds the client's token
+// (throws otherwise). Nothing derived from the token has been sent yet.
+std::string check_challenge(const json &challenge, const agent_address &agent,
+                            handshake_transcript &t) {
+    if (!control::is(challenge, control::message_kind::challenge))
+        throw unreached(
+            at(agent, "answered the hello with '" + control::type_text(challenge) +
+                          "', not a challenge (an agent of protocol " +
+                          std::to_string(agent_protocol_version) + " sends one)"));
+    const auto nonce = challenge.find("nonce");
+    if (nonce == challenge.end() || !nonce->is_string() || !is_nonce(nonce->get<std::string>()))
+        throw unreached(at(agent, "sent a challenge without a valid nonce"));
+    t.agent_nonce = nonce->get<std::string>();
+    const auto insecure = challenge.find("insecure");
+    if (insecure != challenge.end() && insecure->is_boolean() && insecure->get<bool>()) {
+        if (!agent.token.empty())
+            throw unreached(at(agent, "runs without a token (ipchost serve --insecure), so it "
+                                      "cannot prove it is the agent you meant; to use it, run "
+                                      "this client without a token"));
+        return "";
+    }
+    if (agent.token.empty())
+        throw std::runtime_error("the agent at " + agent.address.text() +
+                                 " requires a token: pass --token-file FILE or --token-env NAME");
+    const auto proof = challenge.find("proof");
+    if (proof == challenge.end() || !proof->is_string() ||
+        !proof_matches(handshake_proof(agent.token, proof_role::agent, t),
+                       proof->get<std::string>()))
+        // Only an agent sends a well-formed challenge: this is no port scan's answer.
+        throw std::runtime_error(at(agent, "could not prove it holds this token: its token is "
+                                           "another (nothing that reveals this one was sent)"));
+    return handshake_proof(agent.token, proof_role::client, t);
+}
+
+}  // namespace
+
+json authenticate(platform::socket_handle fd, const agent_address &agent,
+                  const std::string &session, bool done, std::int64_t deadline) {
+    control::control_channel channel(fd);
+    handshake_transcript t{new_nonce(), "", session, done};
+    json hello = {{"protocol", agent_protocol_version},
+                  {"nonce", t.client_nonce},
+                  {"client", std::string("ipchost ") + IPCBENCH_VERSION}};
+    if (session != "worker") hello["session"] = session;
+    if (done) hello["done"] = true;
+    channel.send(control::message(control::message_kind::hello, std::move(hello)));
+    const std::string proof = check_challenge(read_answer(fd, agent, deadline), agent, t);
+    channel.send(control::message(control::message_kind::auth, {{"proof", proof}}));
+    return read_answer(fd, agent, deadline);
+}
+
+namespace {
 
 // The connection and the handshake; a failure that is not the agent's own refusal is an
 // `unreached` naming the cause.
@@ -121,15 +169,14 @@ platform::socket_handle open_session(const agent_address &agent, double timeout_
         throw unreached(e.what());
     }
     try {
-        control::control_channel channel(fd);
-        json hello = {{"protocol", agent_protocol_version},
-                      {"token", agent.token},
-                      {"client", std::string("ipchost ") + IPCBENCH_VERSION}};
-        if (session == agent_session::peer_client) hello["session"] = "peer_client";
-        if (session == agent_session::roll_call) hello["session"] = "roll_call";
-        channel.send(control::message(control::message_kind::hello, std::move(hello)));
-        json answer = read_welcome(fd, agent,
+        const char *kind = session == agent_session::peer_client ? "peer_client"
+                           : session == agent_session::roll_call ? "roll_call"
+                                                                 : "worker";
+        json answer = authenticate(fd, agent, kind, false,
                                    platform::now_ns() + static_cast<std::int64_t>(timeout_s * 1e9));
+        if (!control::is(answer, control::message_kind::welcome))
+            throw unreached(
+                at(agent, "answered the handshake with '" + control::type_text(answer) + "'"));
         if (welcome) *welcome = std::move(answer);
     } catch (const control::channel_closed &) {
         platform::close_socket(fd);

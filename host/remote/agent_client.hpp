@@ -1,6 +1,9 @@
 #pragma once
 
+#include <cstdint>
 #include <string>
+
+#include <nlohmann/json.hpp>
 
 #include "remote/agent_labels.hpp"
 #include "remote/tcp_endpoint.hpp"
@@ -39,6 +42,13 @@ platform::socket_handle connect_agent(const agent_address &agent, double timeout
 // still sends is read and dropped. False when the agent did not close in time (or a Ctrl+C came
 // meanwhile). The caller still closes fd.
 bool finish_session(platform::socket_handle fd, int timeout_ms);
+
+// The agent handshake on a connected socket (remote/agent_handshake.hpp): hello, the agent's
+// challenge checked against agent.token, auth. Returns the agent's last answer (a welcome, or a
+// goodbye when `done`); throws with the agent's own refusal by name, and with the reason when
+// the agent could not prove it holds the token (nothing that reveals it was sent then).
+nlohmann::json authenticate(platform::socket_handle fd, const agent_address &agent,
+                            const std::string &session, bool done, std::int64_t deadline);
 
 // Tells the agent this client's run is over (an agent started with --once then exits).
 // Best effort: problems are only logged.

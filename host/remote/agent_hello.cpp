@@ -1,6 +1,8 @@
 #include "remote/agent_hello.hpp"
 
 #include "control/message_kind.hpp"
+#include "remote/agent_handshake.hpp"
+#include "remote/agent_protocol.hpp"
 #include "text/printable_text.hpp"
 
 namespace ipcbench::remote {
@@ -34,10 +36,13 @@ std::variant<agent_hello, std::string> parse_hello(const json &frame) {
     if (version < 0 || version > 1'000'000)
         return "protocol version " + std::to_string(version) + " is out of range";
     hello.protocol = static_cast<int>(version);
-    if (const auto token = frame.find("token"); token != frame.end()) {
-        if (!token->is_string()) return wrong_type("token", "a string", *token);
-        hello.token = token->get<std::string>();
-    }
+    if (hello.protocol != agent_protocol_version) return hello;  // refused by its number
+    const auto nonce = frame.find("nonce");
+    if (nonce == frame.end()) return std::string("malformed hello: 'nonce' is missing");
+    if (!nonce->is_string()) return wrong_type("nonce", "a string", *nonce);
+    if (!is_nonce(nonce->get<std::string>()))
+        return std::string("malformed hello: 'nonce' must be 64 lower-case hex digits");
+    hello.nonce = nonce->get<std::string>();
     if (const auto client = frame.find("client"); client != frame.end()) {
         if (!client->is_string()) return wrong_type("client", "a string", *client);
         hello.client = text::printable(client->get<std::string>(), 80);
@@ -56,7 +61,21 @@ std::variant<agent_hello, std::string> parse_hello(const json &frame) {
         hello.peer_client = kind == "peer_client";
         hello.roll_call = kind == "roll_call";
     }
+    hello.session = hello.peer_client ? "peer_client" : hello.roll_call ? "roll_call" : "worker";
     return hello;
+}
+
+std::variant<agent_auth, std::string> parse_auth(const json &frame) {
+    if (!frame.is_object()) return "malformed auth: expected a JSON object, got " + type_of(frame);
+    if (!control::is(frame, control::message_kind::auth))
+        return "expected an auth after the challenge, got '" +
+               text::printable(control::type_text(frame), 40) + "'";
+    const auto proof = frame.find("proof");
+    if (proof == frame.end()) return std::string("malformed auth: 'proof' is missing");
+    if (!proof->is_string()) return wrong_type("proof", "a string", *proof);
+    if (proof->get_ref<const std::string &>().size() > 128)
+        return std::string("malformed auth: 'proof' is longer than 128 characters");
+    return agent_auth{proof->get<std::string>()};
 }
 
 }  // namespace ipcbench::remote

@@ -198,6 +198,10 @@ std::string refuse_peer_case(const json &frame, const address_policy &policy) {
         request.data_port_first > request.data_port_last)
         return "peer_case: 'data_port_first'..'data_port_last' must be a range in 1-65535, or "
                "both 0 (any port)";
+    if (frame.contains("token"))
+        return "peer_case: 'token' is not taken from a client: no token crosses the wire; the "
+               "agent proves itself to the other agent with its own token (agents of one fleet "
+               "share one)";
     const model::case_settings &c = request.settings;
     for (const std::string *impl : {&c.sender_impl, &c.receiver_impl})
         if (!impl->empty() && *impl != "native")

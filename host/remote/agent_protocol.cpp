@@ -9,18 +9,6 @@
 
 namespace ipcbench::remote {
 
-bool tokens_equal(const std::string &expected, const std::string &given) {
-    // Compare every byte of `given` against `expected` (cycled), OR-ing the differences, so the
-    // time tells nothing about a matching prefix.
-    unsigned char diff = expected.size() == given.size() ? 0 : 1;
-    for (std::size_t i = 0; i < given.size(); ++i) {
-        const unsigned char e =
-            expected.empty() ? 0 : static_cast<unsigned char>(expected[i % expected.size()]);
-        diff |= static_cast<unsigned char>(e ^ static_cast<unsigned char>(given[i]));
-    }
-    return diff == 0 && !expected.empty();
-}
-
 namespace {
 
 // The first line of a secret, without the white space around it.
@@ -64,23 +52,12 @@ std::string read_token_variable(const std::string &name) {
 
 }  // namespace ipcbench::remote
 
-#include <random>
+#include "remote/agent_handshake.hpp"
 
 namespace ipcbench::remote {
 
 std::string generate_token() {
-    std::random_device source;  // getrandom()/urandom on Linux, the OS generator on Windows
-    static const char digits[] = "0123456789abcdef";
-    std::string token;
-    for (int i = 0; i < 8; ++i) {
-        const auto word = static_cast<std::uint32_t>(source());
-        for (int k = 0; k < 4; ++k) {
-            const auto byte = static_cast<unsigned>((word >> (8 * k)) & 0xff);
-            token += digits[byte >> 4];
-            token += digits[byte & 15];
-        }
-    }
-    return token;
+    return new_nonce();  // 32 bytes of the cryptographic generator, in hex
 }
 
 }  // namespace ipcbench::remote

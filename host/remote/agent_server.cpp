@@ -16,6 +16,7 @@
 #include "platform/run_directory.hpp"
 #include "platform/signals.hpp"
 #include "platform/stream_socket.hpp"
+#include "remote/agent_handshake.hpp"
 #include "remote/agent_hello.hpp"
 #include "remote/agent_protocol.hpp"
 #include "remote/outbox.hpp"
@@ -211,15 +212,14 @@ private:
         }
     }
 
-    // Reads what a client still authenticating sent; answers and forgets it once decided.
+    // Reads what a client still authenticating sent: its hello (answered with the challenge),
+    // then its auth (answered with the session or a refusal, and forgotten).
     void read_handshake(socket_handle fd) {
         pending_client *client = pending_.find(fd);
         if (client == nullptr) return;
         char buf[1024];
         const platform::io_result got = receive_now(fd, buf, sizeof buf);
         if (got.status == platform::io_status::would_block) return;
-        std::optional<json> frame;
-        std::string problem;
         if (got.status == platform::io_status::closed && client->bytes_seen == 0) {
             // Connected and closed without a word: a readiness probe or a load balancer's
             // health check (a DaemonSet's tcpSocket probe every 10 s), not worth a warning.
@@ -228,32 +228,76 @@ private:
             platform::close_socket(silent.fd);
             return;
         }
+        handshake_step step;
         if (got.status == platform::io_status::closed) {
-            problem = "closed before the handshake";
+            step.refusal = client->hello ? "it ended the handshake after the challenge (a client "
+                                           "holding another token stops there)"
+                                         : "closed before the handshake";
         } else {
             client->bytes_seen += got.bytes;
-            try {
-                client->decoder.feed(buf, got.bytes);
-                frame = client->decoder.next();
-            } catch (const control::protocol_error &e) {
-                problem = std::string("malformed handshake: ") + e.what();
-            }
+            step = take_handshake_frames(*client, buf, got.bytes);
         }
-        if (!frame && problem.empty()) return;  // a partial frame: wait for the rest
-        pending_client decided = std::move(*pending_.take(fd));
-        if (!problem.empty()) return refuse(decided.fd, decided.peer, problem);
-        answer_hello(std::move(decided), parse_hello(*frame));
+        if (step.answered || step.refusal.empty()) return;  // decided, or waiting for the rest
+        pending_client refused = std::move(*pending_.take(fd));
+        refuse(refused.fd, refused.peer, step.refusal);
     }
 
-    void answer_hello(pending_client client, const std::variant<agent_hello, std::string> &parsed) {
-        if (const auto *problem = std::get_if<std::string>(&parsed))
-            return refuse(client.fd, client.peer, *problem);
+    // What the frames that arrived decided: nothing yet, the client answered (served or
+    // refused, and no longer pending), or a refusal to send.
+    struct handshake_step {
+        bool answered = false;
+        std::string refusal;
+    };
+
+    handshake_step take_handshake_frames(pending_client &client, const char *buf, std::size_t n) {
+        try {
+            client.decoder.feed(buf, n);
+            while (auto frame = client.decoder.next()) {
+                if (client.hello) {
+                    pending_client decided = std::move(*pending_.take(client.fd));
+                    answer_auth(std::move(decided), parse_auth(*frame));
+                    return {true, ""};
+                }
+                if (std::string why = take_hello(client, parse_hello(*frame)); !why.empty())
+                    return {false, why};
+            }
+        } catch (const control::protocol_error &e) {
+            return {false, std::string("malformed handshake: ") + e.what()};
+        }
+        return {};
+    }
+
+    // The hello checked and answered with the challenge: "" or why the client is refused.
+    std::string take_hello(pending_client &client,
+                           const std::variant<agent_hello, std::string> &parsed) {
+        if (const auto *problem = std::get_if<std::string>(&parsed)) return *problem;
         const agent_hello &hello = std::get<agent_hello>(parsed);
         if (hello.protocol != agent_protocol_version)
-            return refuse(client.fd, client.peer,
-                          fmt::format("protocol version {}, this agent speaks {}", hello.protocol,
-                                      agent_protocol_version));
-        if (!options_.insecure && !tokens_equal(options_.token, hello.token))
+            return fmt::format(
+                "agent protocol version {}: this agent ({}) speaks version {} only, where the "
+                "token never crosses the wire; update the client to ipchost {} or later",
+                hello.protocol, std::string("ipchost ") + IPCBENCH_VERSION,
+                agent_protocol_version, IPCBENCH_VERSION);
+        client.hello = hello;
+        client.agent_nonce = new_nonce();
+        const handshake_transcript t{hello.nonce, client.agent_nonce, hello.session, hello.done};
+        json challenge = {{"nonce", client.agent_nonce}};
+        if (options_.insecure)
+            challenge["insecure"] = true;
+        else
+            challenge["proof"] = handshake_proof(options_.token, proof_role::agent, t);
+        send_now(client.fd, control::message(control::message_kind::challenge, challenge));
+        return "";
+    }
+
+    void answer_auth(pending_client client, const std::variant<agent_auth, std::string> &parsed) {
+        if (const auto *problem = std::get_if<std::string>(&parsed))
+            return refuse(client.fd, client.peer, *problem);
+        const agent_hello &hello = *client.hello;
+        const handshake_transcript t{hello.nonce, client.agent_nonce, hello.session, hello.done};
+        if (!options_.insecure &&
+            !proof_matches(handshake_proof(options_.token, proof_role::client, t),
+                           std::get<agent_auth>(parsed).proof))
             return refuse(client.fd, client.peer, "wrong token");
         if (hello.done) {
             // The client's run is over: no worker; --once stops here.
@@ -389,6 +433,7 @@ private:
         std::string refused;
         if (kind == control::message_kind::peer_case) {
             refused = refuse_peer_case(frame, s.policy);
+            frame["token"] = options_.token;  // over the local socketpair to its peer client
             s.running_beside = live_sessions();
         } else if (kind == control::message_kind::setup) {
             refused = refuse_setup(frame, s.policy);
@@ -506,6 +551,9 @@ private:
     bool stop_ = false;
 };
 
+// Tokens shorter than this draw a warning: 22 random letters and digits carry about 128 bits.
+constexpr std::size_t min_token_length = 22;
+
 // Decides the token: the one given, none with --insecure, else a fresh one written to a private
 // file and printed once. Returns the file to remove at exit ("" if none); throws if refused.
 std::filesystem::path settle_token(serve_options &options) {
@@ -515,7 +563,15 @@ std::filesystem::path settle_token(serve_options &options) {
         options.token.clear();
         return {};
     }
-    if (!options.token.empty()) return {};
+    if (!options.token.empty()) {
+        if (options.token.size() < min_token_length)
+            spdlog::warn(
+                "the token has {} characters: each challenge carries a proof made with it, so a "
+                "short one can be guessed offline; prefer the generated one (serve without "
+                "--token) or {} random characters at least",
+                options.token.size(), min_token_length);
+        return {};
+    }
     options.token = generate_token();
     std::filesystem::path file = options.token_path;
     if (file.empty())

@@ -8,10 +8,11 @@
 
 #include "control/frame_codec.hpp"
 #include "platform/stream_socket.hpp"
+#include "remote/agent_hello.hpp"
 
 namespace ipcbench::remote {
 
-// Connections that have not shown a token yet, admitted fairly: a flood of connections that
+// Connections that have not proven they hold the token yet, admitted fairly: a flood of connections that
 // never say hello must not keep out a real client whose hello takes a while to arrive (a far
 // host, a slow link). Each source address holds at most per_source of the places and all
 // sources together at most total; a newcomer whose source is full takes the place of that
@@ -26,6 +27,10 @@ struct pending_client {
     std::int64_t deadline = 0;
     control::frame_decoder decoder{control::max_handshake_frame_bytes};
     std::size_t bytes_seen = 0;  // what it sent so far (0 and closed: a health check)
+    // Set once its hello was taken and the challenge sent: the auth is awaited, within the same
+    // deadline (remote/agent_handshake.hpp).
+    std::optional<agent_hello> hello;
+    std::string agent_nonce;
 };
 
 class pending_handshakes {

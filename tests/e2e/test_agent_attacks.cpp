@@ -20,6 +20,7 @@
 #include "support/process_runner.hpp"
 
 using ipcbench::test::agent;
+using ipcbench::test::send_hello_and_auth;
 using ipcbench::test::answer;
 using ipcbench::test::frame;
 using ipcbench::test::read_frame;
@@ -47,10 +48,8 @@ bool says_goodbye(const agent &a, const std::string &source, int delay_ms) {
     const int fd = a.connect_raw(source);
     if (fd < 0) return false;
     std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms));
-    const std::string hello =
-        frame({{"type", "hello"}, {"protocol", 1}, {"token", "s3cret"}, {"done", true}});
-    const bool sent = send(fd, hello.data(), hello.size(), MSG_NOSIGNAL) > 0;
-    const json reply = sent ? read_frame(fd) : json();
+    const json challenge = send_hello_and_auth(fd, "s3cret", {{"done", true}});
+    const json reply = challenge.value("type", "") == "challenge" ? read_frame(fd) : json();
     close(fd);
     return reply.is_object() && reply.value("type", "") == "goodbye";
 }

@@ -16,6 +16,7 @@
 #include "support/process_runner.hpp"
 
 using ipcbench::test::agent;
+using ipcbench::test::send_hello_and_auth;
 using ipcbench::test::children_of;
 using ipcbench::test::frame;
 using ipcbench::test::read_frame;
@@ -36,10 +37,10 @@ std::string environment_of(int pid) {
 int hello(const agent &a, const json &fields) {
     const int fd = a.connect_raw();
     REQUIRE(fd >= 0);
-    json h = {{"type", "hello"}, {"protocol", 1}, {"token", "s3cret"}};
-    h.update(fields);
-    const std::string bytes = frame(h);
-    REQUIRE(write(fd, bytes.data(), bytes.size()) == static_cast<ssize_t>(bytes.size()));
+    json extra = fields;
+    const std::string token = extra.value("token", "s3cret");
+    extra.erase("token");
+    REQUIRE(send_hello_and_auth(fd, token, extra).value("type", "") == "challenge");
     return fd;
 }
 
@@ -68,12 +69,7 @@ TEST_CASE("a token from --token-env authenticates, and nothing the agent starts 
     CHECK(env.find("IPCB_TEST_SECRET") == std::string::npos);
     CHECK(env.find("s3cret") == std::string::npos);
     // Another token is refused as with --token.
-    const int wrong = a.connect_raw();
-    REQUIRE(wrong >= 0);
-    const std::string bytes = frame({{"type", "hello"}, {"protocol", 1}, {"token", "other"}});
-    REQUIRE(write(wrong, bytes.data(), bytes.size()) == static_cast<ssize_t>(bytes.size()));
-    CHECK_THAT(read_frame(wrong).value("message", ""), Catch::Contains("wrong token"));
-    close(wrong);
+    CHECK_THAT(a.authenticate("other").value("message", ""), Catch::Contains("wrong token"));
     // A client takes its token the same way.
     const auto run = run_ipchost(
         {"--peer", a.address(), "--token-env", "IPCB_CLIENT_SECRET", "--plugin", "socket.tcp",

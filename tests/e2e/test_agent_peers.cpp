@@ -17,10 +17,12 @@
 #include <thread>
 #include <vector>
 
+#include "remote/agent_handshake.hpp"
 #include "support/agent_process.hpp"
 #include "support/process_runner.hpp"
 
 using ipcbench::test::agent;
+using ipcbench::test::send_hello_and_auth;
 using ipcbench::test::children_of;
 using ipcbench::test::frame;
 using ipcbench::test::read_frame;
@@ -119,10 +121,12 @@ TEST_CASE("a case between agents names the agent that failed it: a wrong token, 
     const json wrong =
         peer_results_of(run_ipchost(from_run(a.address(), b.address(), "0.2", "s3cret")));
     CHECK(wrong.at(0).at("status") == "failed");
-    CHECK(wrong.at(0).at("error") == "the agent at " + b.address() + " refused: wrong token");
+    const std::string not_proven = "the agent at " + b.address() +
+                                   " could not prove it holds this token: its token is another";
+    CHECK_THAT(wrong.at(0).at("error").get<std::string>(), Catch::StartsWith(not_proven));
     const json wrong_a =
         peer_results_of(run_ipchost(from_run(b.address(), a.address(), "0.2", "s3cret")));
-    CHECK(wrong_a.at(0).at("error") == "the agent at " + b.address() + " refused: wrong token");
+    CHECK_THAT(wrong_a.at(0).at("error").get<std::string>(), Catch::StartsWith(not_proven));
     // Nothing at a port, and a service there that is no agent, read the same: agent A is no
     // port scanner for whoever holds its token.
     int port = 0;
@@ -174,6 +178,14 @@ TEST_CASE("an agent's peer client connects only where the other agent opened on 
         const json hello = read_frame(c);
         auto say = [&](const json &m) { (void)!write(c, frame(m).data(), frame(m).size()); };
         if (hello.value("type", "") == "hello") {
+            // It holds the token (an agent of the fleet gone hostile): its proof is good.
+            namespace r = ipcbench::remote;
+            const r::handshake_transcript t{hello.value("nonce", ""), r::new_nonce(), "worker",
+                                            false};
+            say({{"type", "challenge"},
+                 {"nonce", t.agent_nonce},
+                 {"proof", r::handshake_proof("s3cret", r::proof_role::agent, t)}});
+            read_frame(c);  // the auth
             say({{"type", "welcome"}, {"agent", "ipchost 1.2.0"}});
             say({{"type", "hello"}, {"versions", {"1.0"}}, {"pid", 4242}});
             read_frame(c);  // the welcome to "its worker"
@@ -202,9 +214,7 @@ TEST_CASE("a peer client session takes only peer_case, checked before it runs", 
     agent a({"--token", "s3cret"});
     auto session = [&](const json &hello_extra) {
         const int fd = a.connect_raw();
-        json hello = {{"type", "hello"}, {"protocol", 1}, {"token", "s3cret"}};
-        if (hello_extra.is_object()) hello.update(hello_extra);
-        (void)!write(fd, frame(hello).data(), frame(hello).size());
+        REQUIRE(send_hello_and_auth(fd, "s3cret", hello_extra).value("type", "") == "challenge");
         return fd;
     };
     auto ask = [&](int fd, const json &m) {
@@ -234,8 +244,8 @@ TEST_CASE("a peer client session takes only peer_case, checked before it runs", 
     auto peer_case = [&](const json &changes, const json &setting_changes) {
         json s = settings;
         if (setting_changes.is_object()) s.update(setting_changes);
-        json m = {{"type", "peer_case"},  {"agent", "127.0.0.1:1"}, {"token", "x"},
-                  {"data_port_first", 0}, {"data_port_last", 0},    {"settings", s}};
+        json m = {{"type", "peer_case"},  {"agent", "127.0.0.1:1"}, {"data_port_first", 0},
+                  {"data_port_last", 0}, {"settings", s}};
         if (changes.is_object()) m.update(changes);
         return m;
     };
@@ -249,7 +259,7 @@ TEST_CASE("a peer client session takes only peer_case, checked before it runs", 
         {{}, {{"sender_impl", "go"}}, "only its own native worker, not the kit 'go'"},
         {{}, {{"options", {{"bind", "10.0.0.1"}}}}, "option 'bind' of socket.tcp is not taken"},
         {{}, {{"size_bytes", 1 << 30}, {"batch", 64}}, "memory-budget"},
-        {{{"token", 7}}, {}, "'token'"},
+        {{{"token", "s3cret"}}, {}, "'token' is not taken from a client"},
     };
     for (const auto &r : refusals) {
         const int fd = session({{"session", "peer_client"}});
@@ -272,10 +282,8 @@ TEST_CASE("a peer client session takes only peer_case, checked before it runs", 
     CHECK_THAT(ask(worker, peer_case({}, {})).value("message", ""),
                Catch::Contains("an agent takes only welcome, setup"));
     close(worker);
-    const int odd = session({{"session", "fleet"}});
-    CHECK_THAT(read_frame(odd).value("message", ""),
+    CHECK_THAT(a.authenticate("s3cret", {{"session", "fleet"}}).value("message", ""),
                Catch::Contains("'session' must be \"worker\", \"peer_client\" or \"roll_call\""));
-    close(odd);
 }
 
 TEST_CASE("an agent started with --no-peer-runs refuses peer client sessions by name", "[remote]") {

@@ -73,8 +73,7 @@ TEST_CASE("an agent with --max-sessions 3 runs three sessions at once and tells 
 
     {
         worker_session third(a, "s3cret");
-        const json busy =
-            answer(a.exchange(frame({{"type", "hello"}, {"protocol", 1}, {"token", "s3cret"}})));
+        const json busy = a.authenticate("s3cret");
         const std::string text = busy.at("message").get<std::string>();
         CHECK_THAT(text, Catch::Contains("busy") && Catch::Contains("3 benchmark(s) at a time") &&
                              Catch::Contains("--max-sessions"));

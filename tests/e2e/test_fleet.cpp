@@ -68,7 +68,8 @@ TEST_CASE("a fleet mesh measures every ordered pair once, and a wrong token fail
         if (src == d.address() || dst == d.address()) {
             CHECK(r.at("status") == "failed");
             CHECK_THAT(r.at("error").get<std::string>(),
-                       Catch::Contains("the agent at " + d.address() + " refused: wrong token"));
+                       Catch::Contains("the agent at " + d.address() +
+                                       " could not prove it holds this token"));
             continue;
         }
         INFO(r.dump());

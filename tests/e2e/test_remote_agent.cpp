@@ -65,13 +65,15 @@ TEST_CASE("a wrong token is refused, in the client's own words", "[remote]") {
     auto run = run_ipchost({"--peer", a.address(), "--token", "guess", "--plugin", "socket.tcp",
                             "--size", "1K", "--mode", "throughput", "--format", "json"});
     CHECK(run.exit_code == 1);
-    CHECK_THAT(run.out, Catch::Contains("refused: wrong token"));
-    auto reply = answer(a.exchange(frame({{"type", "hello"}, {"protocol", 1}})));
+    // The agent's proof fails first: the client sends nothing made with its token.
+    CHECK_THAT(run.out, Catch::Contains("the agent at " + a.address() +
+                                        " could not prove it holds this token"));
+    auto reply = a.authenticate("guess");
     CHECK(reply.at("type") == "error");
     CHECK(reply.at("message") == "wrong token");
-    auto version =
-        answer(a.exchange(frame({{"type", "hello"}, {"protocol", 99}, {"token", "s3cret"}})));
-    CHECK_THAT(version.at("message").get<std::string>(), Catch::Contains("protocol version 99"));
+    auto version = a.authenticate("s3cret", {{"protocol", 99}});
+    CHECK_THAT(version.at("message").get<std::string>(),
+               Catch::Contains("agent protocol version 99") && Catch::Contains("speaks version 2"));
 }
 
 TEST_CASE("without a token the agent makes one, private, and refuses clients without it",
@@ -88,7 +90,7 @@ TEST_CASE("without a token the agent makes one, private, and refuses clients wit
         std::string token;
         std::getline(in, token);
         CHECK(token.size() == 64);
-        auto refused = answer(a.exchange(frame({{"type", "hello"}, {"protocol", 1}})));
+        auto refused = a.authenticate("");
         CHECK(refused.at("message") == "wrong token");
         auto run = run_ipchost({"--peer", a.address(), "--token-file", token_file, "--plugin",
                                 "socket.tcp", "--size", "64", "--mode", "throughput", "--duration",
@@ -244,13 +246,15 @@ TEST_CASE("a worker takes nothing before its welcome, and only a version it offe
 TEST_CASE("malformed hellos get an error frame and the agent lives on", "[remote]") {
     agent a({"--token", "s3cret"});
     const std::vector<std::pair<json, std::string>> attacks = {
-        {{{"type", "hello"}, {"protocol", 1}, {"token", 12345}}, "'token' must be a string"},
-        {{{"type", "hello"}, {"protocol", "1"}, {"token", "s3cret"}}, "'protocol' must be an"},
-        {{{"type", "hello"}, {"protocol", json::array({1})}}, "'protocol' must be an"},
+        {{{"type", "hello"}, {"protocol", 2}, {"nonce", 12345}}, "'nonce' must be a string"},
+        {{{"type", "hello"}, {"protocol", 2}, {"nonce", "00ff"}}, "'nonce' must be 64"},
+        {{{"type", "hello"}, {"protocol", 2}}, "'nonce' is missing"},
+        {{{"type", "hello"}, {"protocol", "2"}}, "'protocol' must be an"},
+        {{{"type", "hello"}, {"protocol", json::array({2})}}, "'protocol' must be an"},
         {{{"type", "hello"}, {"protocol", 1.5}}, "'protocol' must be an"},
-        {{{"type", "hello"}, {"protocol", 1}, {"token", "s3cret"}, {"done", "yes"}},
-         "'done' must be"},
-        {{{"type", "hello"}, {"protocol", 1}, {"client", json::object()}}, "'client' must be"},
+        {ipcbench::test::client_hello(std::string(64, 'a'), {{"done", "yes"}}), "'done' must be"},
+        {ipcbench::test::client_hello(std::string(64, 'a'), {{"client", json::object()}}),
+         "'client' must be"},
         {{{"type", 5}}, "string \"type\""},
         {{{"type", "hello"}}, "'protocol' is missing"},
     };
@@ -323,11 +327,10 @@ TEST_CASE("a silent client is dropped, before and after the handshake", "[remote
 TEST_CASE("a second authenticated client is told busy", "[remote]") {
     agent a({"--token", "s3cret"});
     worker_session first(a, "s3cret");
-    auto busy =
-        answer(a.exchange(frame({{"type", "hello"}, {"protocol", 1}, {"token", "s3cret"}})));
+    auto busy = a.authenticate("s3cret");
     CHECK_THAT(busy.at("message").get<std::string>(), Catch::Contains("busy"));
     // Without the token a client learns nothing about the agent's state.
-    auto stranger = answer(a.exchange(frame({{"type", "hello"}, {"protocol", 1}})));
+    auto stranger = a.authenticate("guess");
     CHECK(stranger.at("message") == "wrong token");
 }
 

@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "platform/process_identity.hpp"
+#include "remote/agent_handshake.hpp"
 
 namespace ipcbench::test {
 
@@ -175,12 +176,50 @@ json read_frame(int fd) {
     return json::parse(body, nullptr, false);
 }
 
+json client_hello(const std::string &nonce, const json &extra) {
+    json hello = {{"type", "hello"}, {"protocol", 2}, {"nonce", nonce}, {"client", "a test"}};
+    if (extra.is_object()) hello.update(extra);
+    return hello;
+}
+
+json send_hello_and_auth(int fd, const std::string &token, const json &extra) {
+    remote::handshake_transcript t{remote::new_nonce(), "", "worker", false};
+    const json hello = client_hello(t.client_nonce, extra);
+    if (const auto s = hello.find("session"); s != hello.end() && s->is_string())
+        t.session = s->get<std::string>();
+    if (const auto d = hello.find("done"); d != hello.end() && d->is_boolean()) t.done = *d;
+    if (const auto n = hello.find("nonce"); n != hello.end() && n->is_string())
+        t.client_nonce = n->get<std::string>();
+    const std::string bytes = frame(hello);
+    if (send(fd, bytes.data(), bytes.size(), MSG_NOSIGNAL) != static_cast<ssize_t>(bytes.size()))
+        return nullptr;
+    const json challenge = read_frame(fd);
+    if (!challenge.is_object() || challenge.value("type", "") != "challenge") return challenge;
+    t.agent_nonce = challenge.value("nonce", "");
+    const std::string auth =
+        frame({{"type", "auth"},
+               {"proof", remote::handshake_proof(token, remote::proof_role::client, t)}});
+    send(fd, auth.data(), auth.size(), MSG_NOSIGNAL);
+    return challenge;
+}
+
+json agent::authenticate(const std::string &token, const json &extra,
+                         const std::string &source) const {
+    const int fd = connect_raw(source);
+    if (fd < 0) return nullptr;
+    json reply = send_hello_and_auth(fd, token, extra);
+    if (reply.is_object() && reply.value("type", "") == "challenge") reply = read_frame(fd);
+    close(fd);
+    return reply;
+}
+
 worker_session::worker_session(const agent &a, const std::string &token, const std::string &source,
                                const std::string &version) {
     fd = a.connect_raw(source);
     REQUIRE(fd >= 0);
-    const std::string hello = frame({{"type", "hello"}, {"protocol", 1}, {"token", token}});
-    REQUIRE(send(fd, hello.data(), hello.size(), MSG_NOSIGNAL) > 0);
+    const json challenge = send_hello_and_auth(fd, token);
+    INFO(challenge.dump());
+    REQUIRE(challenge.at("type") == "challenge");
     const json welcome = read_frame(fd);
     INFO(welcome.dump());
     REQUIRE(welcome.at("type") == "welcome");

@@ -32,6 +32,11 @@ public:
     int connect_raw(const std::string &source = "") const;
     // Sends raw bytes, returns everything the agent answers until it closes (or 5 s pass).
     std::string exchange(const std::string &bytes) const;
+    // A whole handshake of protocol 2 on a fresh connection (send_hello_and_auth), then closed:
+    // the agent's refusal of the hello, or its answer to the auth (welcome, goodbye, error).
+    nlohmann::json authenticate(const std::string &token,
+                                const nlohmann::json &extra = nlohmann::json::object(),
+                                const std::string &source = "") const;
     // SIGTERM now; the seconds until it exited (reaped), or -1 if it did not within timeout_s.
     double stop(double timeout_s);
 
@@ -50,6 +55,17 @@ nlohmann::json answer(const std::string &reply);
 // Reads one frame within the socket's receive timeout (5 s); a null json when the agent closed
 // (or sent what is no frame). No Catch assertion inside: safe on a thread of the test's own.
 nlohmann::json read_frame(int fd);
+
+// A client's side of the agent handshake (protocol 2, remote/agent_handshake.hpp) on a
+// connected fd: a hello with a fresh nonce and `extra` fields ({"session": "roll_call"},
+// {"done": true}, or fields that replace the hello's own), then, when the agent answers with a
+// challenge, the auth of a client holding `token` (sent whatever the agent's proof, so a test
+// sees the agent judge it). Returns the agent's answer to the hello: the challenge, whose
+// follow-up (welcome, goodbye or error) is left to read, or the agent's refusal.
+nlohmann::json send_hello_and_auth(int fd, const std::string &token,
+                                   const nlohmann::json &extra = nlohmann::json::object());
+// The hello that send_hello_and_auth sends, with its nonce.
+nlohmann::json client_hello(const std::string &nonce, const nlohmann::json &extra);
 
 // A client past the handshake, talking to the agent's worker directly (as an attacker would).
 struct worker_session {

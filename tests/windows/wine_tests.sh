@@ -207,7 +207,7 @@ agent)
   done
   winerun "$exe" --peer "127.0.0.1:$port" --token wrong-token --plugin socket.tcp \
     --mode throughput --size 1K --count 10 --format json
-  expect stdout 'refused: wrong token' "a wrong token was not refused with its reason"
+  expect stdout 'could not prove it holds this token' "a wrong token was not refused with its reason"
   winerun "$exe" --peer "127.0.0.1:$port" --token "$token" --plugin socket.tcp \
     --mode throughput --size 64K --count 1000 --format json
   rc=$?
@@ -216,7 +216,7 @@ agent)
     >/dev/null || { kill "$agent" 2>/dev/null; fail "the run through the agent is not ok"; }
   end_within "$agent" 100 "the --once agent did not stop after its client's run"
   sed -i 's/\r$//' "$out/agent.err"
-  grep -q 'refused: wrong token' "$out/agent.err" || fail "the agent did not log the refusal"
+  grep -q 'ended the handshake after the challenge' "$out/agent.err" || fail "the agent did not log the refusal"
   ;;
 leftovers)
   exe="$1"
