@@ -69,7 +69,7 @@ head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$work/token"
 echo wrong-token >"$work/wrong"
 start_agent() {  # start_agent I TOKENFILE
   ip netns exec "$tag-$1" "$ipchost" serve --allow-root --bind "$(addr_of "$1"):$port" \
-    --token-file "$2" --max-sessions 2 >>"$work/agent$1.log" 2>&1 &
+    --token-file "$2" --max-sessions 2 --allow-peer "$net.0/24" >>"$work/agent$1.log" 2>&1 &
   pids[$1]=$!
   for _ in $(seq 50); do
     ip netns exec "$tag-0" bash -c "exec 3<>/dev/tcp/$(addr_of "$1")/$port" 2>/dev/null && return

@@ -29,8 +29,8 @@ struct typed_options {
                 concurrency, gap, bitrate, batch, burst, zero_copy = "auto", io = "auto", threads,
                 format = "table", peer, token, bind = "127.0.0.1", lang = "c", dir, memory_budget,
                 allow_ports, columns, token_env;
-    std::vector<std::string> plugin_lists, dirs, allow_connect, allow_option, kit_dirs, impls,
-        fleet_agents, labels;
+    std::vector<std::string> plugin_lists, dirs, allow_connect, allow_peer, allow_option, kit_dirs,
+        impls, fleet_agents, labels;
 };
 
 po::options_description general_options(typed_options &t, command_line &cmd) {
@@ -225,13 +225,17 @@ po::options_description remote_options(typed_options &t) {
         "one more is told busy); results record how many ran beside them");
     add("no-peer-runs",
         "serve: refuse clients that ask this agent to run cases against other agents "
-        "(--from); by default it does, reaching only agents that answer the token handshake");
+        "(--from); by default it does, reaching only agents --allow-peer names that prove they "
+        "hold the token");
     add("allow-ports", po::value(&t.allow_ports)->value_name("FIRST-LAST"),
         "serve: the ports data endpoints may listen on (default 1024-65535: no privileged "
         "port); they always listen on the address the client reached the agent by");
     add("allow-connect", po::value(&t.allow_connect)->value_name("ADDR[,ADDR...]"),
         "serve: numeric addresses the agent's connectors may reach besides the client's own "
         "(default: only the client's); repeatable");
+    add("allow-peer", po::value(&t.allow_peer)->value_name("ADDR[/BITS][,...]"),
+        "serve: the agents this agent's peer client may run cases against (--from), by "
+        "address or network (10.244.0.0/16: a cluster's pods); none by default; repeatable");
     add("label", po::value(&t.labels)->value_name("KEY=VALUE"),
         "serve: a label naming where this agent runs (node=n1, zone=a), told to every client "
         "and carried by every fleet row it is in; repeatable");
@@ -480,6 +484,7 @@ void check_option_scope(const po::variables_map &vm, const command_line &cmd) {
         {"token-env", {"", "serve", "fleet"}},
         {"allow-ports", {"serve"}},
         {"allow-connect", {"serve"}},
+        {"allow-peer", {"serve"}},
         {"allow-option", {"serve"}},
         {"memory-budget", {"", "serve"}},
         {"impl", {"", "check"}},
@@ -560,6 +565,15 @@ void apply_agent_rules(const typed_options &t, remote::operator_policy &rules) {
                 throw usage_error("--allow-connect '" + host +
                                   "': expected a numeric IPv4 or IPv6 address");
             rules.connect_hosts.push_back(canonical);
+        }
+    for (const auto &list : t.allow_peer)
+        for (const auto &item : split_list(list)) {
+            try {
+                rules.peer_networks.push_back(remote::parse_prefix(item));
+            } catch (const std::invalid_argument &e) {
+                throw usage_error(std::string("--allow-peer ") + e.what() +
+                                  ", e.g. 10.0.0.7 or 10.244.0.0/16");
+            }
         }
     for (const auto &item : t.allow_option) {
         const auto colon = item.find(':');

@@ -6,6 +6,7 @@
 
 #include "cli/usage_error.hpp"
 #include "platform/stream_socket.hpp"
+#include "remote/address_rules.hpp"
 #include "remote/agent_labels.hpp"
 #include "remote/agent_protocol.hpp"
 #include "text/printable_text.hpp"
@@ -15,6 +16,23 @@ namespace {
 
 constexpr std::size_t max_agents = 1024;
 constexpr std::size_t max_line = 4096;
+constexpr int max_lines = 100000;
+
+// "" when an address a dns: name gave may be an agent's: none that is unspecified, link-local
+// (169.254.169.254: a cloud's metadata service), multicast or broadcast, and a loopback one
+// only when the name asks for this host (localhost, *.localhost).
+std::string refused_answer(const std::string &name, const std::string &host) {
+    const remote::address_scope scope = remote::scope_of(host);
+    if (scope == remote::address_scope::ordinary) return "";
+    const bool asks_loopback =
+        name == "localhost" ||
+        (name.size() > 10 && name.compare(name.size() - 10, 10, ".localhost") == 0);
+    if (scope == remote::address_scope::loopback && asks_loopback) return "";
+    return "'" + text::printable(name, 80) + "' resolves to " + host + ", which is " +
+           remote::describe(scope) +
+           ": no agent of a fleet is there; refused (name the agents by address, or fix what "
+           "the name resolves to)";
+}
 
 // The agents one entry names: one address, or every address behind a dns: name.
 std::vector<remote::host_port> addresses_of(const std::string &where, const std::string &what) {
@@ -42,9 +60,14 @@ std::vector<remote::host_port> addresses_of(const std::string &where, const std:
     } catch (const std::exception &e) {
         throw usage_error(what + ": " + e.what());
     }
+    const std::string name = rest.substr(0, colon);
     std::vector<remote::host_port> out;
     out.reserve(found.size());
-    for (const auto &host : found) out.push_back({host, port});
+    for (const auto &host : found) {
+        if (std::string why = refused_answer(name, host); !why.empty())
+            throw usage_error(what + ": " + why);
+        out.push_back({host, port});
+    }
     return out;
 }
 
@@ -78,6 +101,18 @@ void add_entry(const std::string &entry, const std::string &what, const std::str
     }
 }
 
+// The next line, read no further than one character past max_line (a file without newlines,
+// /dev/zero, costs 4 KiB, not the machine's memory). False at the end of the file.
+bool bounded_line(std::istream &in, std::string &line) {
+    line.clear();
+    for (int c; (c = in.get()) != std::char_traits<char>::eof();) {
+        if (c == '\n') return true;
+        line += static_cast<char>(c);
+        if (line.size() > max_line) return true;
+    }
+    return !line.empty();
+}
+
 }  // namespace
 
 std::vector<fleet_agent> fleet_agents(const std::vector<std::string> &entries,
@@ -91,10 +126,13 @@ std::vector<fleet_agent> fleet_agents(const std::vector<std::string> &entries,
         std::ifstream in(file);
         if (!in) throw usage_error("--agents '" + file + "': cannot read it");
         std::string line;
-        for (int number = 1; std::getline(in, line); ++number) {
+        for (int number = 1; bounded_line(in, line); ++number) {
             if (line.size() > max_line)
                 throw usage_error("--agents " + file + ":" + std::to_string(number) +
-                                  ": a line longer than 4 KiB");
+                                  ": a line longer than 4 KiB (it was not read further)");
+            if (number > max_lines)
+                throw usage_error("--agents " + file + ": more than " + std::to_string(max_lines) +
+                                  " lines");
             const auto hash = line.find('#');
             if (hash != std::string::npos) line.erase(hash);
             if (line.find_first_not_of(" \t\r") == std::string::npos) continue;

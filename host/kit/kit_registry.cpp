@@ -5,8 +5,8 @@
 #include <system_error>
 #include <type_traits>
 
-#include "platform/command_output.hpp"
 #include "kit/kit_trust.hpp"
+#include "platform/command_output.hpp"
 #include "plugin/plugin_search_path.hpp"
 #include "text/printable_text.hpp"
 

@@ -33,7 +33,8 @@ sha256_digest hmac_sha256(const std::string &key, const std::string &message) {
 
 std::string random_bytes(std::size_t n) {
     std::string out(n, '\0');
-    if (n > 0 && RAND_bytes(reinterpret_cast<unsigned char *>(out.data()), static_cast<int>(n)) != 1)
+    if (n > 0 &&
+        RAND_bytes(reinterpret_cast<unsigned char *>(out.data()), static_cast<int>(n)) != 1)
         throw std::runtime_error(openssl_error("the random generator"));
     return out;
 }

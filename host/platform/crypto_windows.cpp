@@ -44,18 +44,19 @@ sha256_digest hmac_sha256(const std::string &key, const std::string &message) {
                                   reinterpret_cast<PUCHAR>(const_cast<char *>(key.data())),
                                   static_cast<ULONG>(key.size()), 0);
     if (ok(status))
-        status = BCryptHashData(h.hash, reinterpret_cast<PUCHAR>(const_cast<char *>(message.data())),
-                                static_cast<ULONG>(message.size()), 0);
-    if (ok(status)) status = BCryptFinishHash(h.hash, out.data(), static_cast<ULONG>(out.size()), 0);
+        status =
+            BCryptHashData(h.hash, reinterpret_cast<PUCHAR>(const_cast<char *>(message.data())),
+                           static_cast<ULONG>(message.size()), 0);
+    if (ok(status))
+        status = BCryptFinishHash(h.hash, out.data(), static_cast<ULONG>(out.size()), 0);
     if (!ok(status)) throw std::runtime_error(cng_error("HMAC-SHA256", status));
     return out;
 }
 
 std::string random_bytes(std::size_t n) {
     std::string out(n, '\0');
-    const NTSTATUS status =
-        BCryptGenRandom(nullptr, reinterpret_cast<PUCHAR>(out.data()), static_cast<ULONG>(n),
-                        BCRYPT_USE_SYSTEM_PREFERRED_RNG);
+    const NTSTATUS status = BCryptGenRandom(nullptr, reinterpret_cast<PUCHAR>(out.data()),
+                                            static_cast<ULONG>(n), BCRYPT_USE_SYSTEM_PREFERRED_RNG);
     if (!ok(status)) throw std::runtime_error(cng_error("the random generator", status));
     return out;
 }

@@ -133,8 +133,8 @@ std::string untrusted_tree_reason(const std::filesystem::path &folder, std::size
         for (std::filesystem::directory_iterator it(current, ec), end; !ec && it != end;
              it.increment(ec)) {
             if (++seen > max_entries)
-                return fmt::format("{} holds more than {} files: too many to check", folder.string(),
-                                   max_entries);
+                return fmt::format("{} holds more than {} files: too many to check",
+                                   folder.string(), max_entries);
             bool is_folder = false;
             if (std::string why = tree_entry_reason(it->path(), is_folder); !why.empty())
                 return it->path().string() + " is " + why;

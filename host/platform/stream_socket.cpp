@@ -308,6 +308,20 @@ std::string canonical_address(const std::string &host) {
     return address_of(ss).host;
 }
 
+std::vector<unsigned char> address_bytes(const std::string &host) {
+    const std::string canonical = canonical_address(host);
+    if (canonical.empty()) return {};
+    native::length_t len = 0;
+    const sockaddr_storage ss = to_sockaddr(canonical, 0, len);
+    if (ss.ss_family == AF_INET) {
+        const auto *b = reinterpret_cast<const unsigned char *>(
+            &reinterpret_cast<const sockaddr_in *>(&ss)->sin_addr);
+        return {b, b + 4};
+    }
+    const auto *b = reinterpret_cast<const sockaddr_in6 *>(&ss)->sin6_addr.s6_addr;
+    return {b, b + 16};
+}
+
 std::vector<std::string> resolve_addresses(const std::string &name) {
     addrinfo hints{};
     hints.ai_family = AF_UNSPEC;

@@ -89,6 +89,9 @@ bool is_numeric_address(const std::string &host);
 // One spelling per address, to compare two: "127.000.0.1" is not numeric, "::FFFF:10.0.0.1"
 // is "10.0.0.1", "0:0::1" is "::1"; "" when `host` is not a numeric address.
 std::string canonical_address(const std::string &host);
+// The bytes of a numeric address: 4 for IPv4 (a v4-mapped IPv6 address included), 16 for
+// IPv6; empty when `host` is not a numeric address.
+std::vector<unsigned char> address_bytes(const std::string &host);
 // Every address a name resolves to (the system's resolver: DNS, /etc/hosts), canonical, each
 // once, sorted; throws socket_error naming the name and the resolver's reason.
 std::vector<std::string> resolve_addresses(const std::string &name);

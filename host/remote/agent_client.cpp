@@ -2,10 +2,13 @@
 
 #include <spdlog/spdlog.h>
 #include <algorithm>
+#include <chrono>
 #include <stdexcept>
+#include <thread>
 
 #include "control/control_channel.hpp"
 #include "platform/monotonic_clock.hpp"
+#include "platform/signals.hpp"
 #include "platform/stream_socket.hpp"
 #include "remote/agent_handshake.hpp"
 #include "remote/agent_protocol.hpp"
@@ -110,10 +113,9 @@ json read_answer(platform::socket_handle fd, const agent_address &agent, std::in
 std::string check_challenge(const json &challenge, const agent_address &agent,
                             handshake_transcript &t) {
     if (!control::is(challenge, control::message_kind::challenge))
-        throw unreached(
-            at(agent, "answered the hello with '" + control::type_text(challenge) +
-                          "', not a challenge (an agent of protocol " +
-                          std::to_string(agent_protocol_version) + " sends one)"));
+        throw unreached(at(agent, "answered the hello with '" + control::type_text(challenge) +
+                                      "', not a challenge (an agent of protocol " +
+                                      std::to_string(agent_protocol_version) + " sends one)"));
     const auto nonce = challenge.find("nonce");
     if (nonce == challenge.end() || !nonce->is_string() || !is_nonce(nonce->get<std::string>()))
         throw unreached(at(agent, "sent a challenge without a valid nonce"));
@@ -121,9 +123,10 @@ std::string check_challenge(const json &challenge, const agent_address &agent,
     const auto insecure = challenge.find("insecure");
     if (insecure != challenge.end() && insecure->is_boolean() && insecure->get<bool>()) {
         if (!agent.token.empty())
-            throw unreached(at(agent, "runs without a token (ipchost serve --insecure), so it "
-                                      "cannot prove it is the agent you meant; to use it, run "
-                                      "this client without a token"));
+            throw unreached(at(agent,
+                               "runs without a token (ipchost serve --insecure), so it "
+                               "cannot prove it is the agent you meant; to use it, run "
+                               "this client without a token"));
         return "";
     }
     if (agent.token.empty())
@@ -134,8 +137,9 @@ std::string check_challenge(const json &challenge, const agent_address &agent,
         !proof_matches(handshake_proof(agent.token, proof_role::agent, t),
                        proof->get<std::string>()))
         // Only an agent sends a well-formed challenge: this is no port scan's answer.
-        throw std::runtime_error(at(agent, "could not prove it holds this token: its token is "
-                                           "another (nothing that reveals this one was sent)"));
+        throw std::runtime_error(at(agent,
+                                    "could not prove it holds this token: its token is "
+                                    "another (nothing that reveals this one was sent)"));
     return handshake_proof(agent.token, proof_role::client, t);
 }
 
@@ -163,6 +167,7 @@ namespace {
 platform::socket_handle open_session(const agent_address &agent, double timeout_s,
                                      agent_session session, json *welcome = nullptr) {
     platform::socket_handle fd = platform::no_socket;
+    const std::int64_t deadline = platform::now_ns() + static_cast<std::int64_t>(timeout_s * 1e9);
     try {
         fd = connect_tcp(agent.address, timeout_s);
     } catch (const std::exception &e) {
@@ -172,8 +177,7 @@ platform::socket_handle open_session(const agent_address &agent, double timeout_
         const char *kind = session == agent_session::peer_client ? "peer_client"
                            : session == agent_session::roll_call ? "roll_call"
                                                                  : "worker";
-        json answer = authenticate(fd, agent, kind, false,
-                                   platform::now_ns() + static_cast<std::int64_t>(timeout_s * 1e9));
+        json answer = authenticate(fd, agent, kind, false, deadline);
         if (!control::is(answer, control::message_kind::welcome))
             throw unreached(
                 at(agent, "answered the handshake with '" + control::type_text(answer) + "'"));
@@ -195,11 +199,18 @@ platform::socket_handle open_session(const agent_address &agent, double timeout_
 
 platform::socket_handle connect_agent(const agent_address &agent, double timeout_s,
                                       agent_session session) {
+    const std::int64_t start = platform::now_ns();
+    if (agent.hide_unreached_cause) timeout_s = std::min(timeout_s, hidden_failure_s);
     try {
         return open_session(agent, timeout_s, session);
     } catch (const unreached &e) {
         if (!agent.hide_unreached_cause) throw std::runtime_error(e.what());
         spdlog::warn("no agent answered at {}: {}", agent.address.text(), e.what());
+        // One shape and one time for every cause: a refused port, a service that is no agent
+        // and a silent host are told apart neither by the text nor by when it comes.
+        const std::int64_t end = start + static_cast<std::int64_t>(hidden_failure_s * 1e9);
+        while (platform::now_ns() < end && !platform::interrupted())
+            std::this_thread::sleep_for(std::chrono::milliseconds(10));
         throw std::runtime_error("no ipchost agent answered at " + agent.address.text() +
                                  " (unreachable, refused, silent or not an agent; the agent's "
                                  "log says which)");

@@ -23,6 +23,11 @@ struct agent_address {
     bool hide_unreached_cause = false;
 };
 
+// The one time a hidden failure takes (agent_address::hide_unreached_cause): the connection and
+// the handshake get this long at most, and a failure is reported when it has passed, whatever
+// its cause.
+inline constexpr double hidden_failure_s = 3;
+
 // What the session an agent starts for this client runs: one worker (a side of a case, the
 // client driving it), or a peer client that runs the client side of whole cases against
 // another agent (peer_client/peer_client.hpp).

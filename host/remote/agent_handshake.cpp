@@ -21,8 +21,8 @@ std::string handshake_proof(const std::string &token, proof_role role,
                             const handshake_transcript &t) {
     const std::string transcript = std::string("ipcbench agent protocol 2\n") +
                                    (role == proof_role::agent ? "agent" : "client") + "\n" +
-                                   t.client_nonce + "\n" + t.agent_nonce + "\n" + t.session +
-                                   "\n" + (t.done ? "done" : "run");
+                                   t.client_nonce + "\n" + t.agent_nonce + "\n" + t.session + "\n" +
+                                   (t.done ? "done" : "run");
     const auto digest = platform::hmac_sha256(token, transcript);
     return hex(digest.data(), digest.size());
 }

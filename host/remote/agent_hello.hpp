@@ -13,8 +13,8 @@ struct agent_hello {
     int protocol = 0;
     std::string nonce;    // the client's nonce (64 hex digits)
     std::string session;  // "worker", "peer_client" or "roll_call", as the proofs cover it
-    std::string client;  // free text for the session log ("ipchost 1.1.0"), capped
-    bool done = false;   // the client's run is over: no worker wanted
+    std::string client;   // free text for the session log ("ipchost 1.1.0"), capped
+    bool done = false;    // the client's run is over: no worker wanted
     // "session": "peer_client": the session runs the client side of cases against another
     // agent (peer_client/peer_client.hpp) instead of one worker; "worker" (the default) as before.
     bool peer_client = false;

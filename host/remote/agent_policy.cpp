@@ -126,6 +126,25 @@ std::string over_agent_budget(const model::case_settings &c, const address_polic
                                      "--memory-budget");
 }
 
+// "" when the agent at `address` (checked numeric) is one the operator lets peer cases reach.
+std::string refuse_peer_target(const std::string &address, const address_policy &policy) {
+    const std::string host = platform::canonical_address(
+        parse_host_port(address.substr(0, address.rfind(':')) + ":1", 0).host);
+    const address_scope scope = scope_of(host);
+    if (scope != address_scope::ordinary && scope != address_scope::loopback)
+        return fmt::format("peer_case: {} is {}: no agent is there; refused", host,
+                           describe(scope));
+    const auto &rules = policy.operator_rules;
+    for (const auto &allowed : rules.connect_hosts)
+        if (host == allowed) return "";
+    for (const auto &network : rules.peer_networks)
+        if (network.contains(host)) return "";
+    return fmt::format(
+        "peer_case: this agent runs cases only against the agents its operator allows (ipchost "
+        "serve --allow-peer ADDR[/BITS]); {} is not among them",
+        host);
+}
+
 }  // namespace
 
 const std::set<std::string> &wire_options(const std::string &transport_id) {
@@ -194,6 +213,7 @@ std::string refuse_peer_case(const json &frame, const address_policy &policy) {
     } catch (const std::exception &e) {
         return std::string("peer_case: ") + e.what();
     }
+    if (std::string why = refuse_peer_target(request.agent, policy); !why.empty()) return why;
     if ((request.data_port_first == 0) != (request.data_port_last == 0) ||
         request.data_port_first > request.data_port_last)
         return "peer_case: 'data_port_first'..'data_port_last' must be a range in 1-65535, or "

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "plugin/transport_info.hpp"
+#include "remote/address_rules.hpp"
 
 namespace ipcbench::remote {
 
@@ -33,6 +34,7 @@ void check_agent_address(const std::string &address, bool bind);
 struct operator_policy {
     int first_port = 1024, last_port = 65535;
     std::vector<std::string> connect_hosts;                      // canonical numeric addresses
+    std::vector<address_prefix> peer_networks;                   // --allow-peer: peer cases
     std::map<std::string, std::set<std::string>> extra_options;  // transport id -> keys
     std::uint64_t memory_budget = 0;                             // 0: model's agent default
 };
@@ -54,8 +56,10 @@ std::string refuse_opened(const nlohmann::json &opened, const address_policy &po
 std::string refuse_run(const nlohmann::json &run, const address_policy &policy);
 
 // "" when a peer case (control::peer_case_request) may go to the session's peer client: a
-// numeric agent address, a port range, native workers only (an agent runs no kit for a
-// network client), transport options as for a setup, and the memory budget.
+// numeric agent address the operator allows (--allow-peer, or --allow-connect; never an
+// unspecified, link-local, multicast or broadcast one), no token from the wire, a port range,
+// native workers only (an agent runs no kit for a network client), transport options as for a
+// setup, and the memory budget.
 std::string refuse_peer_case(const nlohmann::json &frame, const address_policy &policy);
 
 // "" when every address an agent's creators opened (its `opened` answer) is on the host this

@@ -276,8 +276,8 @@ private:
             return fmt::format(
                 "agent protocol version {}: this agent ({}) speaks version {} only, where the "
                 "token never crosses the wire; update the client to ipchost {} or later",
-                hello.protocol, std::string("ipchost ") + IPCBENCH_VERSION,
-                agent_protocol_version, IPCBENCH_VERSION);
+                hello.protocol, std::string("ipchost ") + IPCBENCH_VERSION, agent_protocol_version,
+                IPCBENCH_VERSION);
         client.hello = hello;
         client.agent_nonce = new_nonce();
         const handshake_transcript t{hello.nonce, client.agent_nonce, hello.session, hello.done};

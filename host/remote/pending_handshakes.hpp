@@ -12,8 +12,8 @@
 
 namespace ipcbench::remote {
 
-// Connections that have not proven they hold the token yet, admitted fairly: a flood of connections that
-// never say hello must not keep out a real client whose hello takes a while to arrive (a far
+// Connections that have not proven they hold the token yet, admitted fairly: a flood of connections
+// that never say hello must not keep out a real client whose hello takes a while to arrive (a far
 // host, a slow link). Each source address holds at most per_source of the places and all
 // sources together at most total; a newcomer whose source is full takes the place of that
 // source's oldest, one that finds every place taken takes the place of the oldest connection

@@ -20,10 +20,10 @@
 #include "support/process_runner.hpp"
 
 using ipcbench::test::agent;
-using ipcbench::test::send_hello_and_auth;
 using ipcbench::test::answer;
 using ipcbench::test::frame;
 using ipcbench::test::read_frame;
+using ipcbench::test::send_hello_and_auth;
 using ipcbench::test::worker_session;
 using nlohmann::json;
 

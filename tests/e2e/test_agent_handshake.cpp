@@ -84,10 +84,10 @@ private:
             if (m.value("type", "") != "hello") continue;
             const remote::handshake_transcript t{m.value("nonce", ""), remote::new_nonce(),
                                                  m.value("session", "worker"), false};
-            const std::string challenge =
-                frame({{"type", "challenge"},
-                       {"nonce", t.agent_nonce},
-                       {"proof", remote::handshake_proof("a guess", remote::proof_role::agent, t)}});
+            const std::string challenge = frame(
+                {{"type", "challenge"},
+                 {"nonce", t.agent_nonce},
+                 {"proof", remote::handshake_proof("a guess", remote::proof_role::agent, t)}});
             (void)!write(c, challenge.data(), challenge.size());
         }
         close(c);
@@ -153,18 +153,16 @@ TEST_CASE("a --peer client gives an impostor agent nothing made with its token",
                                   "--duration", "0.1", "--format", "json"});
     INFO(run.out << run.err);
     CHECK(run.exit_code != 0);
-    CHECK_THAT(run.out + run.err,
-               Catch::Contains("the agent at " + fake.address() +
-                               " could not prove it holds this token"));
+    CHECK_THAT(run.out + run.err, Catch::Contains("the agent at " + fake.address() +
+                                                  " could not prove it holds this token"));
     check_learned_nothing(fake.frames());
 }
 
 TEST_CASE("a fleet's roll call gives impostor agents nothing made with its token", "[remote]") {
     impostor one, two;
-    const auto run =
-        run_ipchost({"fleet", "--agent", one.address(), "--agent", two.address(), "--token",
-                     secret, "--plugin", "socket.tcp", "--size", "1K", "--mode", "throughput",
-                     "--duration", "0.1", "--format", "json"});
+    const auto run = run_ipchost({"fleet", "--agent", one.address(), "--agent", two.address(),
+                                  "--token", secret, "--plugin", "socket.tcp", "--size", "1K",
+                                  "--mode", "throughput", "--duration", "0.1", "--format", "json"});
     INFO(run.out << run.err);
     CHECK_THAT(run.out + run.err, Catch::Contains("could not prove it holds this token"));
     check_learned_nothing(one.frames());
@@ -173,18 +171,18 @@ TEST_CASE("a fleet's roll call gives impostor agents nothing made with its token
 
 TEST_CASE("an agent's peer client gives an impostor agent nothing made with the token",
           "[remote]") {
-    agent a({"--token", secret});
+    agent a({"--token", secret, "--allow-peer", "127.0.0.0/8"});
     impostor fake;
     const auto run =
-        run_ipchost({"--from", a.address(), "--peer", fake.address(), "--token", secret,
-                     "--plugin", "socket.tcp", "--size", "1K", "--mode", "throughput",
-                     "--duration", "0.1", "--warmup", "0", "--format", "json"});
+        run_ipchost({"--from", a.address(), "--peer", fake.address(), "--token", secret, "--plugin",
+                     "socket.tcp", "--size", "1K", "--mode", "throughput", "--duration", "0.1",
+                     "--warmup", "0", "--format", "json"});
     INFO(run.out << run.err);
     const json r = json::parse(run.out).at("results").at(0);
     CHECK(r.at("status") == "failed");
-    CHECK_THAT(r.at("error").get<std::string>(),
-               Catch::Contains("the agent at " + fake.address() +
-                               " could not prove it holds this token"));
+    CHECK_THAT(
+        r.at("error").get<std::string>(),
+        Catch::Contains("the agent at " + fake.address() + " could not prove it holds this token"));
     check_learned_nothing(fake.frames());
 }
 
@@ -235,8 +233,8 @@ TEST_CASE("an old client's hello is refused naming both versions, and tokens mee
     // Protocol 1 sent the token in clear in its hello.
     const json old = ipcbench::test::answer(
         a.exchange(frame({{"type", "hello"}, {"protocol", 1}, {"token", "whatever"}})));
-    CHECK_THAT(old.value("message", ""), Catch::Contains("agent protocol version 1") &&
-                                             Catch::Contains("speaks version 2"));
+    CHECK_THAT(old.value("message", ""),
+               Catch::Contains("agent protocol version 1") && Catch::Contains("speaks version 2"));
     // A client without a token is told the agent needs one; an insecure agent cannot prove
     // itself, so a client holding a token refuses it.
     const auto none = run_ipchost({"--peer", a.address(), "--plugin", "socket.tcp", "--size", "1K",
@@ -244,9 +242,9 @@ TEST_CASE("an old client's hello is refused naming both versions, and tokens mee
     CHECK_THAT(none.out + none.err,
                Catch::Contains("the agent at " + a.address() + " requires a token"));
     agent open({"--insecure"});
-    const auto holding = run_ipchost({"--peer", open.address(), "--token", secret, "--plugin",
-                                      "socket.tcp", "--size", "1K", "--duration", "0.1",
-                                      "--format", "json"});
+    const auto holding =
+        run_ipchost({"--peer", open.address(), "--token", secret, "--plugin", "socket.tcp",
+                     "--size", "1K", "--duration", "0.1", "--format", "json"});
     CHECK_THAT(holding.out + holding.err,
                Catch::Contains("runs without a token (ipchost serve --insecure)"));
     const auto without = run_ipchost({"--peer", open.address(), "--plugin", "socket.tcp", "--size",

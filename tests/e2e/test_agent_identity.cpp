@@ -16,11 +16,11 @@
 #include "support/process_runner.hpp"
 
 using ipcbench::test::agent;
-using ipcbench::test::send_hello_and_auth;
 using ipcbench::test::children_of;
 using ipcbench::test::frame;
 using ipcbench::test::read_frame;
 using ipcbench::test::run_ipchost;
+using ipcbench::test::send_hello_and_auth;
 using ipcbench::test::temp_dir;
 using ipcbench::test::worker_session;
 using nlohmann::json;
@@ -159,8 +159,9 @@ TEST_CASE("serve --label takes KEY=VALUE by the label rule, naming what breaks i
 
 TEST_CASE("a fleet's rows carry the labels the agents told at the roll call, the list's first",
           "[remote][fleet]") {
-    agent a({"--token", "s3cret", "--label", "node=n1", "--label", "zone=z1"}),
-        b({"--token", "s3cret", "--label", "node=n2"});
+    agent a({"--token", "s3cret", "--allow-peer", "127.0.0.0/8", "--label", "node=n1", "--label",
+             "zone=z1"}),
+        b({"--token", "s3cret", "--allow-peer", "127.0.0.0/8", "--label", "node=n2"});
     temp_dir dir;
     const std::string file = dir.path() + "/agents";
     std::ofstream(file) << a.address() << " zone=from-list\n" << b.address() << "\n";
@@ -185,7 +186,7 @@ TEST_CASE("a fleet's rows carry the labels the agents told at the roll call, the
 
 TEST_CASE("an agent that does not answer the roll call is named, and its pairs fail with it",
           "[remote][fleet]") {
-    agent a({"--token", "s3cret"});
+    agent a({"--token", "s3cret", "--allow-peer", "127.0.0.0/8"});
     const std::string nobody = "127.0.0.1:" + std::to_string(ipcbench::test::free_port());
     const auto run = run_ipchost(small_fleet({"--agent", a.address(), "--agent", nobody}), {}, 120);
     CHECK(run.exit_code == 1);
@@ -209,8 +210,8 @@ TEST_CASE("fleet --agents takes dns:NAME:PORT itself, and --data-port reaches ea
     // on each destination when it is that port, and refused by the agent when it is another.
     const int port = ipcbench::test::free_port();
     const std::string allowed = std::to_string(port) + "-" + std::to_string(port);
-    agent a({"--token", "s3cret", "--allow-ports", allowed}),
-        b({"--token", "s3cret", "--allow-ports", allowed});
+    agent a({"--token", "s3cret", "--allow-peer", "127.0.0.0/8", "--allow-ports", allowed}),
+        b({"--token", "s3cret", "--allow-peer", "127.0.0.0/8", "--allow-ports", allowed});
     const auto fits = run_ipchost(small_fleet({"--agent", a.address(), "--agent", b.address(),
                                                "--data-port", std::to_string(port)}),
                                   {}, 120);

@@ -17,16 +17,17 @@
 #include <thread>
 #include <vector>
 
+#include "remote/agent_client.hpp"
 #include "remote/agent_handshake.hpp"
 #include "support/agent_process.hpp"
 #include "support/process_runner.hpp"
 
 using ipcbench::test::agent;
-using ipcbench::test::send_hello_and_auth;
 using ipcbench::test::children_of;
 using ipcbench::test::frame;
 using ipcbench::test::read_frame;
 using ipcbench::test::run_ipchost;
+using ipcbench::test::send_hello_and_auth;
 using nlohmann::json;
 
 namespace {
@@ -76,13 +77,53 @@ bool connection_waiting(int listener) {
     return poll(&p, 1, 0) == 1;
 }
 
+// A socket.tcp case's settings as a peer_case carries them.
+json case_settings() {
+    return {{"transport", "socket.tcp"},
+            {"mode", "throughput"},
+            {"direction", "forward"},
+            {"size_bytes", 1024},
+            {"duration_s", 0.2},
+            {"warmup_s", 0},
+            {"count", 0},
+            {"timeout_s", 0},
+            {"streams", 1},
+            {"io", "threads"},
+            {"threads", 0},
+            {"rate_per_s", 0},
+            {"burst", 1},
+            {"verify", false},
+            {"batch", 1},
+            {"zero_copy", "auto"},
+            {"interval_s", 0},
+            {"sender_cpu", -1},
+            {"receiver_cpu", -1},
+            {"sender_impl", "native"},
+            {"receiver_impl", "native"},
+            {"options", json::object()}};
+}
+
+// A peer client session on `a` (the handshake done, its welcome read); -1 if refused.
+int peer_session(const agent &a) {
+    const int fd = a.connect_raw();
+    if (fd < 0) return -1;
+    if (send_hello_and_auth(fd, "s3cret", {{"session", "peer_client"}}).value("type", "") !=
+            "challenge" ||
+        read_frame(fd).value("type", "") != "welcome") {
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
 }  // namespace
 
 TEST_CASE(
     "a run with --from runs the client side on one agent against another and brings the results "
     "back",
     "[remote]") {
-    agent a({"--token", "s3cret"}), b({"--token", "s3cret"});
+    agent a({"--token", "s3cret", "--allow-peer", "127.0.0.0/8"}),
+        b({"--token", "s3cret", "--allow-peer", "127.0.0.0/8"});
     REQUIRE(a.reachable());
     REQUIRE(b.reachable());
     std::optional<ipcbench::test::process_output> run;
@@ -117,7 +158,8 @@ TEST_CASE(
 
 TEST_CASE("a case between agents names the agent that failed it: a wrong token, none there",
           "[remote]") {
-    agent a({"--token", "s3cret"}), b({"--token", "other"});
+    agent a({"--token", "s3cret", "--allow-peer", "127.0.0.0/8"}),
+        b({"--token", "other", "--allow-peer", "127.0.0.0/8"});
     const json wrong =
         peer_results_of(run_ipchost(from_run(a.address(), b.address(), "0.2", "s3cret")));
     CHECK(wrong.at(0).at("status") == "failed");
@@ -161,9 +203,95 @@ TEST_CASE("a case between agents names the agent that failed it: a wrong token, 
                Catch::StartsWith("cannot connect to the agent at " + gone));
 }
 
+TEST_CASE("a peer case reaches only allowed agents, and fails alike whatever is at the port",
+          "[remote]") {
+    agent a({"--token", "s3cret", "--allow-peer", "127.0.0.0/8", "--max-sessions", "3"});
+    // Three things that are no agent: a closed port, a service that answers junk, and one that
+    // takes the connection and says nothing (as a filtered port would, but on loopback).
+    int closed_port = 0, junk_port = 0, silent_port = 0;
+    close(listen_on("127.0.0.1", closed_port));
+    const int junk = listen_on("127.0.0.1", junk_port);
+    const int silent = listen_on("127.0.0.1", silent_port);
+    std::thread junk_service([&] {
+        pollfd p{junk, POLLIN, 0};
+        if (poll(&p, 1, 10000) != 1) return;
+        const int c = accept(junk, nullptr, nullptr);
+        if (c < 0) return;
+        (void)!write(c, "SSH-2.0-OpenSSH_9.2\r\n", 21);
+        std::this_thread::sleep_for(std::chrono::milliseconds(500));
+        close(c);
+    });
+    // Asked of agent A directly, each on a session of its own at once: the time from the
+    // peer_case to A's answer is A's and nothing else's.
+    struct attempt {
+        int port;
+        std::string answer;
+        double seconds = 0;
+    };
+    std::vector<attempt> attempts{{closed_port, "", 0}, {junk_port, "", 0}, {silent_port, "", 0}};
+    std::vector<std::thread> runs;
+    for (auto &at : attempts)
+        runs.emplace_back([&a, &at] {
+            const int fd = peer_session(a);
+            if (fd < 0) return;
+            timeval tv{20, 0};
+            setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+            const json request = {{"type", "peer_case"},
+                                  {"agent", "127.0.0.1:" + std::to_string(at.port)},
+                                  {"data_port_first", 0},
+                                  {"data_port_last", 0},
+                                  {"settings", case_settings()}};
+            const std::string bytes = frame(request);
+            const auto start = std::chrono::steady_clock::now();
+            (void)!write(fd, bytes.data(), bytes.size());
+            at.answer = read_frame(fd).dump();
+            at.seconds =
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+            close(fd);
+        });
+    for (auto &r : runs) r.join();
+    junk_service.join();
+    close(junk);
+    close(silent);
+    for (const auto &at : attempts) {
+        INFO(at.port << ": " << at.answer << " after " << at.seconds << " s");
+        CHECK_THAT(at.answer, Catch::Contains("no ipchost agent answered at 127.0.0.1:" +
+                                              std::to_string(at.port) +
+                                              " (unreachable, refused, silent or not an agent"));
+        // Each answered when the one bound passed (3 s), not when its cause showed.
+        CHECK(at.seconds >= ipcbench::remote::hidden_failure_s);
+        CHECK(at.seconds < ipcbench::remote::hidden_failure_s + 2);
+    }
+    // Outside the operator's list, or where no agent can be: refused by name, nothing connects.
+    agent narrow({"--token", "s3cret", "--allow-peer", "127.0.0.9"});
+    int trap_port = 0;
+    const int trap = listen_on("127.0.0.1", trap_port);
+    const json outside = peer_results_of(run_ipchost(
+        from_run(narrow.address(), "127.0.0.1:" + std::to_string(trap_port), "0.2", "s3cret")));
+    CHECK_THAT(outside.at(0).value("error", ""),
+               Catch::Contains("runs cases only against the agents its operator allows") &&
+                   Catch::Contains("127.0.0.1 is not among them"));
+    // What reached the trap is the client's own goodbye ("done"), never the agent's peer client.
+    while (connection_waiting(trap)) {
+        const int c = accept(trap, nullptr, nullptr);
+        timeval tv{5, 0};
+        setsockopt(c, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+        const json hello = read_frame(c);
+        INFO(hello.dump());
+        CHECK(hello.value("done", false));
+        close(c);
+    }
+    close(trap);
+    for (const char *where : {"0.0.0.0:7451", "224.0.0.1:7451", "169.254.169.254:80"}) {
+        const json r = peer_results_of(run_ipchost(from_run(a.address(), where, "0.2", "s3cret")));
+        INFO(where);
+        CHECK_THAT(r.at(0).value("error", ""), Catch::Contains("no agent is there; refused"));
+    }
+}
+
 TEST_CASE("an agent's peer client connects only where the other agent opened on its own address",
           "[remote]") {
-    agent a({"--token", "s3cret"});
+    agent a({"--token", "s3cret", "--allow-peer", "127.0.0.0/8"});
     // A hostile "agent": it passes the handshake and, as its worker, says its creator opened an
     // address on another host (127.0.0.2), where a service waits for agent A's connection.
     int trap_port = 0, fake_port = 0;
@@ -211,7 +339,7 @@ TEST_CASE("an agent's peer client connects only where the other agent opened on 
 }
 
 TEST_CASE("a peer client session takes only peer_case, checked before it runs", "[remote]") {
-    agent a({"--token", "s3cret"});
+    agent a({"--token", "s3cret", "--allow-peer", "127.0.0.0/8"});
     auto session = [&](const json &hello_extra) {
         const int fd = a.connect_raw();
         REQUIRE(send_hello_and_auth(fd, "s3cret", hello_extra).value("type", "") == "challenge");
@@ -221,31 +349,15 @@ TEST_CASE("a peer client session takes only peer_case, checked before it runs", 
         (void)!write(fd, frame(m).data(), frame(m).size());
         return read_frame(fd);
     };
-    json settings = {{"transport", "socket.tcp"},
-                     {"mode", "throughput"},
-                     {"direction", "forward"},
-                     {"size_bytes", 1024},
-                     {"duration_s", 0.2},
-                     {"warmup_s", 0},
-                     {"count", 0},
-                     {"timeout_s", 0},
-                     {"streams", 1},
-                     {"io", "threads"},
-                     {"threads", 0},
-                     {"rate_per_s", 0},
-                     {"burst", 1},
-                     {"verify", false},
-                     {"batch", 1},
-                     {"zero_copy", "auto"},
-                     {"interval_s", 0},
-                     {"sender_cpu", -1},
-                     {"receiver_cpu", -1},
-                     {"options", json::object()}};
+    const json settings = case_settings();
     auto peer_case = [&](const json &changes, const json &setting_changes) {
         json s = settings;
         if (setting_changes.is_object()) s.update(setting_changes);
-        json m = {{"type", "peer_case"},  {"agent", "127.0.0.1:1"}, {"data_port_first", 0},
-                  {"data_port_last", 0}, {"settings", s}};
+        json m = {{"type", "peer_case"},
+                  {"agent", "127.0.0.1:1"},
+                  {"data_port_first", 0},
+                  {"data_port_last", 0},
+                  {"settings", s}};
         if (changes.is_object()) m.update(changes);
         return m;
     };
@@ -287,7 +399,8 @@ TEST_CASE("a peer client session takes only peer_case, checked before it runs", 
 }
 
 TEST_CASE("an agent started with --no-peer-runs refuses peer client sessions by name", "[remote]") {
-    agent a({"--token", "s3cret", "--no-peer-runs"}), b({"--token", "s3cret"});
+    agent a({"--token", "s3cret", "--allow-peer", "127.0.0.0/8", "--no-peer-runs"}),
+        b({"--token", "s3cret", "--allow-peer", "127.0.0.0/8"});
     const json r =
         peer_results_of(run_ipchost(from_run(a.address(), b.address(), "0.2", "s3cret")));
     CHECK_THAT(r.at(0).at("error").get<std::string>(),

@@ -33,8 +33,10 @@ std::vector<std::string> fleet_run(const std::string &agents_file) {
 
 TEST_CASE("a fleet mesh measures every ordered pair once, and a wrong token fails only its rows",
           "[remote][fleet]") {
-    agent a({"--token", "s3cret", "--max-sessions", "2"}), b({"--token", "s3cret"}),
-        c({"--token", "s3cret"}), d({"--token", "wrong"});
+    agent a({"--token", "s3cret", "--allow-peer", "127.0.0.0/8", "--max-sessions", "2"}),
+        b({"--token", "s3cret", "--allow-peer", "127.0.0.0/8"}),
+        c({"--token", "s3cret", "--allow-peer", "127.0.0.0/8"}),
+        d({"--token", "wrong", "--allow-peer", "127.0.0.0/8"});
     temp_dir dir;
     const std::string file = dir.path() + "/agents";
     {
@@ -143,9 +145,46 @@ TEST_CASE("dns: names every address behind a name as an agent of its own", "[fle
     for (const auto &r : rows) CHECK(r.at("status") == "failed");
 }
 
+TEST_CASE("dns: answers where no agent can be are refused by name, before anything connects",
+          "[fleet]") {
+    // getaddrinfo returns a numeric name as itself: each stands for a DNS answer of that kind.
+    const struct {
+        std::string name, says;
+    } answers[] = {
+        {"0.0.0.0", "resolves to 0.0.0.0, which is unspecified"},
+        {"169.254.169.254", "resolves to 169.254.169.254, which is link-local"},
+        {"224.0.0.1", "which is multicast"},
+        {"255.255.255.255", "which is broadcast"},
+        {"127.0.0.1", "resolves to 127.0.0.1, which is loopback"},  // not asked for by name
+        {"::", "resolves to ::, which is unspecified"},
+        {"fe80::1", "which is link-local"},
+        {"ff02::1", "which is multicast"},
+    };
+    for (const auto &a : answers) {
+        INFO(a.name);
+        const auto run = run_ipchost({"fleet", "--agent", "dns:" + a.name + ":7451", "--agent",
+                                      "127.0.0.2:1", "--token", "x", "--plugin", "socket.tcp"});
+        CHECK(run.exit_code == 2);
+        CHECK_THAT(run.err, Catch::Contains(a.says) && Catch::Contains("refused"));
+    }
+}
+
+TEST_CASE("an --agents line longer than its bound is refused unread, even with no end", "[fleet]") {
+    // /dev/zero has no newline: read whole, it would take the machine's memory.
+    const auto run = run_ipchost(
+        {"fleet", "--agents", "/dev/zero", "--token", "x", "--plugin", "socket.tcp"}, {}, 30);
+    INFO(run.err);
+    CHECK_FALSE(run.timed_out);
+    CHECK(run.exit_code == 2);
+    CHECK_THAT(run.err, Catch::Contains("/dev/zero:1: a line longer than 4 KiB"));
+    CHECK(run.max_rss_kib < 64 * 1024);
+}
+
 TEST_CASE("Ctrl+C stops a fleet after its running round and keeps every row measured",
           "[remote][fleet]") {
-    agent a({"--token", "s3cret"}), b({"--token", "s3cret"}), c({"--token", "s3cret"});
+    agent a({"--token", "s3cret", "--allow-peer", "127.0.0.0/8"}),
+        b({"--token", "s3cret", "--allow-peer", "127.0.0.0/8"}),
+        c({"--token", "s3cret", "--allow-peer", "127.0.0.0/8"});
     temp_dir dir;
     const std::string output = dir.path() + "/fleet.json";
     double exit_s = 0;

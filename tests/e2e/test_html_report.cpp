@@ -111,9 +111,9 @@ TEST_CASE("a fleet's report shows a source x destination heatmap in Chromium, no
     if (std::string(CHROMIUM_PATH).empty())
         IPCBENCH_SKIP("no chromium here (scripts/install-deps.sh --test, then configure again)");
     using ipcbench::test::agent;
-    agent a({"--token", "s3cret", "--label", "node=n1"}),
-        b({"--token", "s3cret", "--label", "node=n2"}),
-        c({"--token", "s3cret", "--label", "node=n3"});
+    agent a({"--token", "s3cret", "--allow-peer", "127.0.0.0/8", "--label", "node=n1"}),
+        b({"--token", "s3cret", "--allow-peer", "127.0.0.0/8", "--label", "node=n2"}),
+        c({"--token", "s3cret", "--allow-peer", "127.0.0.0/8", "--label", "node=n3"});
     ipcbench::test::temp_dir tmp;
     const std::string results = tmp.path() + "/fleet.json", page = tmp.path() + "/fleet.html";
     const auto fleet = run_ipchost(

@@ -119,8 +119,8 @@ TEST_CASE("a run with --impl refuses an untrusted kit by name and runs none of i
     plant_kit(parent + "/trapkit", marker);
     chmod(parent.c_str(), 0755);
     chmod((parent + "/trapkit").c_str(), 0777);
-    auto run = run_ipchost({"--plugin", "pipe.fifo", "--size", "64", "--duration", "0.2",
-                            "--impl", "receiver=trapkit", "--kit-dir", parent},
+    auto run = run_ipchost({"--plugin", "pipe.fifo", "--size", "64", "--duration", "0.2", "--impl",
+                            "receiver=trapkit", "--kit-dir", parent},
                            {}, 60);
     INFO(run.out << run.err);
     CHECK(run.exit_code != 0);
