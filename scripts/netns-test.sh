@@ -25,11 +25,12 @@ addr_cli="$net.2"
 port=7451
 work="$(mktemp -d)"
 serve_pid=""
+vanish_pid=""
 passed=0
 failed=0
 
 cleanup() {
-  [ -n "$serve_pid" ] && kill "$serve_pid" 2>/dev/null && wait "$serve_pid" 2>/dev/null
+  for pid in $serve_pid $vanish_pid; do kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null; done
   ip netns del "$srv" 2>/dev/null || true   # takes the veth pair with it
   ip netns del "$cli" 2>/dev/null || true
   rm -rf "$work"
@@ -149,6 +150,39 @@ check "the generated token lets a client in" \
     --plugin socket.tcp --size 1K --mode throughput --duration 0.2 --format json --output "$work/gen.json"
 wait "$gen_pid" || true
 check "the generated token file is removed when the agent stops" test ! -e "$gen_token"
+
+# 5. A client that vanishes mid-run without a FIN (its host gone: every packet from it dropped,
+# then the process killed): TCP keepalive frees its session (--idle-timeout 2: probes after 2 s,
+# every second, 3 unanswered) instead of holding it for the run's 30 s.
+vport=$((port + 2))
+ip netns exec "$srv" "$ipchost" serve --allow-root --bind "$addr_srv:$vport" \
+  --token-file "$work/token" --idle-timeout 2 >"$work/vanish.log" 2>&1 &
+vanish_pid=$!
+for _ in $(seq 50); do
+  ip netns exec "$cli" bash -c "exec 3<>/dev/tcp/$addr_srv/$vport" 2>/dev/null && break
+  sleep 0.1
+done
+ip netns exec "$cli" "$ipchost" --peer "$addr_srv:$vport" --token-file "$work/token" \
+  --plugin socket.tcp --size 1K --mode throughput --duration 30 --format json >/dev/null 2>&1 &
+gone_pid=$!
+for _ in $(seq 100); do grep -q "session started" "$work/vanish.log" && break; sleep 0.1; done
+ip netns exec "$srv" nft add table inet ipcbench_vanish
+ip netns exec "$srv" nft 'add chain inet ipcbench_vanish input { type filter hook input priority 0; }'
+ip netns exec "$srv" nft "add rule inet ipcbench_vanish input ip saddr $addr_cli drop"
+kill -9 "$gone_pid" 2>/dev/null
+wait "$gone_pid" 2>/dev/null || true
+gone_at=$SECONDS
+for _ in $(seq 200); do grep -q "session ended" "$work/vanish.log" && break; sleep 0.1; done
+freed_after=$((SECONDS - gone_at))
+check "a vanished client's session is freed by keepalive (${freed_after} s, not the run's 30)" \
+  grep -q "session ended" "$work/vanish.log"
+check "  ... within 15 s" test "$freed_after" -lt 15
+ip netns exec "$srv" nft delete table inet ipcbench_vanish
+check "  ... and the next client is served, not told busy" \
+  ip netns exec "$cli" "$ipchost" --peer "$addr_srv:$vport" --token-file "$work/token" \
+    --plugin socket.tcp --size 1K --mode throughput --duration 0.2 --format json --output "$work/next.json"
+kill "$vanish_pid" 2>/dev/null
+wait "$vanish_pid" 2>/dev/null || true
 check "the agent logged every session" grep -q "session started" "$work/serve.log"
 
 echo "netns-test: $passed passed, $failed failed"

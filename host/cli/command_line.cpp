@@ -25,10 +25,10 @@ namespace {
 struct typed_options {
     std::string mode = "both", sizes = "32,1K,64K", duration = "0.5", warmup = "0.2", count,
                 timeout, streams, rate, affinity, repeat, cv_warn, interval, regression, token_file,
-                data_port, idle_timeout, max_sessions, from, agents_file, pairs, sample, seed,
-                concurrency, gap, bitrate, batch, burst, zero_copy = "auto", io = "auto", threads,
-                format = "table", peer, token, bind = "127.0.0.1", lang = "c", dir, memory_budget,
-                allow_ports, columns, token_env;
+                data_port, idle_timeout, max_sessions, max_sessions_per_client, from, agents_file,
+                pairs, sample, seed, concurrency, gap, bitrate, batch, burst, zero_copy = "auto",
+                io = "auto", threads, format = "table", peer, token, bind = "127.0.0.1", lang = "c",
+                dir, memory_budget, allow_ports, columns, token_env;
     std::vector<std::string> plugin_lists, dirs, allow_connect, allow_peer, allow_option, kit_dirs,
         impls, fleet_agents, labels;
 };
@@ -223,6 +223,9 @@ po::options_description remote_options(typed_options &t) {
     add("max-sessions", po::value(&t.max_sessions)->value_name("N"),
         "serve: run up to N clients' sessions at once, each with its own worker (default 1; "
         "one more is told busy); results record how many ran beside them");
+    add("max-sessions-per-client", po::value(&t.max_sessions_per_client)->value_name("N"),
+        "serve: sessions at once for one client address, at most --max-sessions (default: "
+        "half of it, rounded up), so one client cannot take every session");
     add("no-peer-runs",
         "serve: refuse clients that ask this agent to run cases against other agents "
         "(--from); by default it does, reaching only agents --allow-peer names that prove they "
@@ -464,6 +467,7 @@ void check_option_scope(const po::variables_map &vm, const command_line &cmd) {
         {"allow-root", {"serve"}},
         {"idle-timeout", {"serve"}},
         {"max-sessions", {"serve"}},
+        {"max-sessions-per-client", {"serve"}},
         {"no-peer-runs", {"serve"}},
         {"label", {"serve"}},
         {"from", {""}},
@@ -621,6 +625,10 @@ void apply_remote_options(const po::variables_map &vm, const typed_options &t, c
         serve.idle_timeout_s = parse_seconds("--idle-timeout", t.idle_timeout, false);
     if (!t.max_sessions.empty())
         serve.max_sessions = parse_small_int("--max-sessions", t.max_sessions, 1, 64);
+    serve.max_sessions_per_client = (serve.max_sessions + 1) / 2;
+    if (!t.max_sessions_per_client.empty())
+        serve.max_sessions_per_client = parse_small_int(
+            "--max-sessions-per-client", t.max_sessions_per_client, 1, serve.max_sessions);
     if (cmd.subcommand == "serve") serve.bind = parse_address("--bind", t.bind, "");
     for (const auto &word : t.labels) {
         try {

@@ -263,6 +263,24 @@ void set_nonblocking(socket_handle s) {
     set_blocking(native_of(s), false);
 }
 
+void keep_alive(socket_handle s, double idle_s) {
+    const auto fd = native_of(s);
+    auto set = [fd](int level, int option, int value) {
+        setsockopt(fd, level, option, reinterpret_cast<const char *>(&value), sizeof value);
+    };
+    const int idle = std::max(1, static_cast<int>(idle_s));
+    set(SOL_SOCKET, SO_KEEPALIVE, 1);
+#ifdef TCP_KEEPIDLE
+    set(IPPROTO_TCP, TCP_KEEPIDLE, idle);
+#endif
+#ifdef TCP_KEEPINTVL
+    set(IPPROTO_TCP, TCP_KEEPINTVL, std::max(1, idle / 4));
+#endif
+#ifdef TCP_KEEPCNT
+    set(IPPROTO_TCP, TCP_KEEPCNT, 3);
+#endif
+}
+
 socket_address local_address(socket_handle s) {
     return local_address_of(native_of(s));
 }

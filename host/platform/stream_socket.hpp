@@ -67,6 +67,11 @@ poll_events wait_ready(const std::vector<poll_interest> &interests, int timeout_
 
 // Calls on the socket return would_block instead of waiting (accept_connection: no_socket).
 void set_nonblocking(socket_handle s);
+// TCP keepalive: the first probe after idle_s of silence, then one every idle_s / 4 (at least
+// 1 s), and the connection fails after 3 unanswered: a peer that vanished without a FIN (its
+// host crashed, a NAT forgot it) is found within about twice idle_s. Best effort: an option
+// the system lacks is skipped.
+void keep_alive(socket_handle s, double idle_s);
 
 void shutdown_socket(socket_handle s);   // both directions; the peer sees end of stream
 void shutdown_sending(socket_handle s);  // the peer sees end of stream; this side still reads

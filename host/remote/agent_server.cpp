@@ -3,9 +3,11 @@
 #include <fmt/ranges.h>
 #include <spdlog/spdlog.h>
 #include <algorithm>
+#include <chrono>
 #include <limits>
 #include <memory>
 #include <optional>
+#include <thread>
 
 #include "control/frame_codec.hpp"
 #include "control/message_kind.hpp"
@@ -82,6 +84,7 @@ struct session {
     socket_handle fd = platform::no_socket;
     socket_handle worker_fd = platform::no_socket;
     std::string peer;
+    std::string source;  // the client's address without the port: --max-sessions-per-client
     address_policy policy;
     std::int64_t started = 0;
     std::int64_t idle_deadline = 0;
@@ -99,7 +102,7 @@ struct session {
     // little; to the worker: one, as the client's reading waits while it is full.
     outbox to_client{2 * control::max_frame_bytes + 65536};
     outbox to_worker{control::max_frame_bytes + 65536};
-    platform::run_directory run_dir;
+    std::unique_ptr<platform::run_directory> run_dir = std::make_unique<platform::run_directory>();
     std::unique_ptr<platform::child_process> worker;
 };
 
@@ -108,6 +111,17 @@ constexpr int max_outstanding = 4;
 // What ending a session waits for the worker before killing it (SIGTERM ends the agent in a
 // second, this included).
 constexpr int worker_exit_wait_ms = 400;
+
+// A worker whose session ended: it was told (its control channel closed) and is left to exit on
+// its own, closing what its plugin made, while the agent's loop goes on; one still running at
+// `kill_at` is killed. Its run folder lives until it has exited.
+struct ending_worker {
+    std::unique_ptr<platform::child_process> worker;
+    std::unique_ptr<platform::run_directory> run_dir;
+    std::string peer;
+    std::int64_t kill_at = 0;
+    bool killed = false;
+};
 
 std::string host_of(const platform::socket_address &a) {
     const std::string canonical = platform::canonical_address(a.host);
@@ -131,7 +145,7 @@ public:
             }
             platform::poll_events ready;
             try {
-                ready = platform::wait_ready(interests, 200);
+                ready = platform::wait_ready(interests, ending_.empty() ? 200 : 10);
             } catch (const platform::socket_error &e) {
                 spdlog::error("waiting for clients failed: {}", e.what());
                 break;
@@ -140,11 +154,17 @@ public:
             expire();
             serve_events(interests, ready);
             remove_ended();
+            reap_workers();
         }
         for (auto &s : sessions_) end_session(*s, "the agent is stopping", true);
         remove_ended();
         for (auto &p : pending_.expire(std::numeric_limits<std::int64_t>::max()))
             refuse(p.fd, p.peer, "the agent is stopping");
+        // Every worker was told at once; they end together, each within the one bound.
+        while (!ending_.empty()) {
+            reap_workers();
+            if (!ending_.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        }
         spdlog::info("stopped after {} session(s)", sessions_ended_);
         return 0;
     }
@@ -318,7 +338,7 @@ private:
             return refuse(client.fd, client.peer,
                           "this agent runs no cases against other agents (its operator started "
                           "it with ipchost serve --no-peer-runs)");
-        if (const std::string why = busy_text(); !why.empty())
+        if (const std::string why = busy_text(client.source); !why.empty())
             return refuse(client.fd, client.peer, why);
         start_session(client, hello);
     }
@@ -337,22 +357,31 @@ private:
                                               [](const auto &s) { return !s->ended; }));
     }
 
-    // "" when a new session fits --max-sessions, else the "busy" answer naming who is served.
-    std::string busy_text() const {
-        if (live_sessions() < options_.max_sessions) return "";
-        std::vector<std::string> peers;
-        for (const auto &s : sessions_)
-            if (!s->ended) peers.push_back(s->peer);
-        return fmt::format(
-            "busy: this agent serves {} benchmark(s) at a time (ipchost serve --max-sessions) "
-            "and is serving {}; try again later",
-            options_.max_sessions, fmt::join(peers, ", "));
+    // "" when a new session from `source` fits --max-sessions and --max-sessions-per-client,
+    // else the "busy" answer: that the agent is full, never who it serves.
+    std::string busy_text(const std::string &source) const {
+        if (live_sessions() >= options_.max_sessions)
+            return fmt::format(
+                "busy: this agent serves {} benchmark(s) at a time (ipchost serve "
+                "--max-sessions) and is full; try again later",
+                options_.max_sessions);
+        const auto from_source =
+            std::count_if(sessions_.begin(), sessions_.end(),
+                          [&](const auto &s) { return !s->ended && s->source == source; });
+        if (from_source >= options_.max_sessions_per_client)
+            return fmt::format(
+                "busy: this agent serves at most {} benchmark(s) at a time for one client "
+                "address (ipchost serve --max-sessions-per-client); try again later",
+                options_.max_sessions_per_client);
+        return "";
     }
 
     void start_session(const pending_client &client, const agent_hello &hello) {
         auto s = std::make_unique<session>();
         s->fd = client.fd;
         s->peer = client.peer;
+        s->source = client.source;
+        platform::keep_alive(s->fd, options_.idle_timeout_s);
         s->started = s->client_progress = now_ns();
         s->idle_deadline = s->started + seconds_ns(options_.idle_timeout_s);
         s->policy.local_host = host_of(platform::local_address(client.fd));
@@ -364,7 +393,7 @@ private:
                 platform::self_executable_path(),
                 s->peer_client ? std::vector<std::string>{"peer-client"}
                                : std::vector<std::string>{"worker", "--runtime-dir",
-                                                          s->run_dir.path().string(), "--agent"},
+                                                          s->run_dir->path().string(), "--agent"},
                 s->peer_client ? "agent peer client" : "agent worker");
         } catch (const std::exception &e) {
             return refuse(client.fd, client.peer,
@@ -412,11 +441,16 @@ private:
         if (got.status == platform::io_status::would_block) return;
         if (got.status == platform::io_status::closed)
             return end_session(s, "the client disconnected", false);
-        const std::string problem =
-            each_frame(s, s.from_client, buf, got.bytes, "client",
-                       [this, &s](json &frame) { return from_client(s, frame); });
+        bool whole_frame = false;
+        const std::string problem = each_frame(s, s.from_client, buf, got.bytes, "client",
+                                               [this, &s, &whole_frame](json &frame) {
+                                                   whole_frame = true;
+                                                   return from_client(s, frame);
+                                               });
         if (!problem.empty()) end_session(s, problem, true);
-        if (!s.ended) s.idle_deadline = now_ns() + seconds_ns(options_.idle_timeout_s);
+        // Only a whole frame is activity: bytes of one never finished (a trickle) are not.
+        if (!s.ended && whole_frame)
+            s.idle_deadline = now_ns() + seconds_ns(options_.idle_timeout_s);
     }
 
     // "" when the frame went on to the worker, else why the session must end.
@@ -511,7 +545,9 @@ private:
         return "";
     }
 
-    // Closes the session's sockets and ends its worker; the session itself is removed after
+    // Closes the session's sockets and tells its worker to end (its control channel closes),
+    // without waiting: the worker exits on its own, closing its endpoints, and reap_workers
+    // collects it (or kills it after worker_exit_wait_ms). The session itself is removed after
     // the turn (remove_ended), so no caller holds a reference to a freed one.
     void end_session(session &s, const std::string &why, bool tell_client) {
         if (s.ended) return;
@@ -520,21 +556,40 @@ private:
             send_now(s.fd, control::message(control::message_kind::error, {{"message", why}}));
         platform::shutdown_socket(s.fd);
         platform::close_socket(s.fd);
-        // The worker sees its control channel close and stops (closing its endpoints); one
-        // that does not, soon, is killed.
         platform::shutdown_socket(s.worker_fd);
-        if (!s.worker->wait(worker_exit_wait_ms)) s.worker->kill();
-        s.worker->wait(-1);
-        spdlog::info("client {}: session ended after {:.1f} s ({}; worker {})", s.peer,
-                     (now_ns() - s.started) / 1e9, why, s.worker->status().describe());
+        spdlog::info("client {}: session ended after {:.1f} s ({})", s.peer,
+                     (now_ns() - s.started) / 1e9, why);
         ++sessions_ended_;
-        // What the ended worker's plugin left behind: every child of the agent but the workers
-        // of the sessions still running.
-        std::vector<long> running;
+        ending_.push_back({std::move(s.worker), std::move(s.run_dir), s.peer,
+                           now_ns() + std::int64_t{worker_exit_wait_ms} * 1'000'000, false});
+    }
+
+    // Collects the workers of ended sessions that have exited, kills those past their time, and
+    // then what an ended worker's plugin left behind: every child of the agent but the workers
+    // still running or ending.
+    void reap_workers() {
+        bool reaped = false;
+        for (auto &e : ending_) {
+            if (e.worker->wait(0)) {
+                spdlog::info("client {}: its worker ended ({})", e.peer,
+                             e.worker->status().describe());
+                reaped = true;
+            } else if (!e.killed && now_ns() >= e.kill_at) {
+                e.worker->kill();
+                e.killed = true;
+            }
+        }
+        if (!reaped) return;
+        ending_.erase(std::remove_if(ending_.begin(), ending_.end(),
+                                     [](const ending_worker &e) { return e.worker->finished(); }),
+                      ending_.end());
+        std::vector<long> known;
         for (const auto &other : sessions_)
-            if (!other->ended) running.push_back(other->worker->pid());
-        for (const auto &escaped : platform::kill_escaped_children(running))
-            spdlog::warn("a process the session's plugin left behind, {}, was killed", escaped);
+            if (!other->ended && other->worker) known.push_back(other->worker->pid());
+        for (const auto &e : ending_) known.push_back(e.worker->pid());
+        for (const auto &escaped : platform::kill_escaped_children(known))
+            spdlog::warn("a process an ended session's plugin left behind, {}, was killed",
+                         escaped);
     }
 
     void remove_ended() {
@@ -547,6 +602,7 @@ private:
     socket_handle listen_fd_;
     pending_handshakes pending_;
     std::vector<std::unique_ptr<session>> sessions_;
+    std::vector<ending_worker> ending_;
     int sessions_ended_ = 0;
     bool stop_ = false;
 };
@@ -588,6 +644,8 @@ std::filesystem::path settle_token(serve_options &options) {
 
 int serve(const serve_options &given) {
     serve_options options = given;
+    if (options.max_sessions_per_client <= 0)
+        options.max_sessions_per_client = (options.max_sessions + 1) / 2;
     if (platform::running_as_root() && !options.allow_root) {
         spdlog::error(
             "refusing to serve as root (on Windows: elevated): the agent runs benchmarks for "

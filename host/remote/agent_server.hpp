@@ -11,11 +11,14 @@ namespace ipcbench::remote {
 
 struct serve_options {
     host_port bind{"127.0.0.1", 7451};
-    std::string token;           // empty: one is generated (unless insecure)
-    bool insecure = false;       // run without any token: anyone who reaches the port may run
-    bool allow_root = false;     // serve although running as root
-    bool once = false;           // exit when the first client says its run is over
-    int max_sessions = 1;        // sessions at once; one more authenticated client is "busy"
+    std::string token;        // empty: one is generated (unless insecure)
+    bool insecure = false;    // run without any token: anyone who reaches the port may run
+    bool allow_root = false;  // serve although running as root
+    bool once = false;        // exit when the first client says its run is over
+    int max_sessions = 1;     // sessions at once; one more authenticated client is "busy"
+    // Sessions at once for one client address (0: half of max_sessions, rounded up): a client
+    // cannot take every session.
+    int max_sessions_per_client = 0;
     bool peer_runs = true;       // sessions may run cases against other agents (peer clients)
     double idle_timeout_s = 10;  // a silent client is dropped (the handshake gets at most 5 s)
     std::filesystem::path token_path;  // where a generated token is written (default: per user)

@@ -57,7 +57,8 @@ std::vector<std::string> small_fleet(std::vector<std::string> where) {
 
 TEST_CASE("a token from --token-env authenticates, and nothing the agent starts inherits it",
           "[remote]") {
-    agent a({"--token-env", "IPCB_TEST_SECRET", "--max-sessions", "2"},
+    agent a({"--token-env", "IPCB_TEST_SECRET", "--max-sessions", "2", "--max-sessions-per-client",
+             "2"},
             {{"IPCB_TEST_SECRET", "s3cret"}});
     REQUIRE(a.reachable());
     // The right token starts a session with a worker; that worker's environment has no token.

@@ -205,7 +205,8 @@ TEST_CASE("a case between agents names the agent that failed it: a wrong token, 
 
 TEST_CASE("a peer case reaches only allowed agents, and fails alike whatever is at the port",
           "[remote]") {
-    agent a({"--token", "s3cret", "--allow-peer", "127.0.0.0/8", "--max-sessions", "3"});
+    agent a({"--token", "s3cret", "--allow-peer", "127.0.0.0/8", "--max-sessions", "3",
+             "--max-sessions-per-client", "3"});
     // Three things that are no agent: a closed port, a service that answers junk, and one that
     // takes the connection and says nothing (as a filtered port would, but on loopback).
     int closed_port = 0, junk_port = 0, silent_port = 0;

@@ -57,7 +57,7 @@ bool workers_gone(pid_t agent_pid, double timeout_s) {
 
 TEST_CASE("an agent with --max-sessions 3 runs three sessions at once and tells a fourth busy",
           "[remote]") {
-    agent a({"--token", "s3cret", "--max-sessions", "3"});
+    agent a({"--token", "s3cret", "--max-sessions", "3", "--max-sessions-per-client", "3"});
     REQUIRE(a.reachable());
     std::optional<worker_session> first, second;
     first.emplace(a, "s3cret");
@@ -90,7 +90,7 @@ TEST_CASE("an agent with --max-sessions 3 runs three sessions at once and tells 
 }
 
 TEST_CASE("a session killed or hostile beside another leaves its measurement whole", "[remote]") {
-    agent a({"--token", "s3cret", "--max-sessions", "3"});
+    agent a({"--token", "s3cret", "--max-sessions", "3", "--max-sessions-per-client", "3"});
     REQUIRE(a.reachable());
     ipcbench::test::process_output measured;
     std::thread steady([&] { measured = run_ipchost(peer_run(a, "2.5"), {}, 60); });
