@@ -151,7 +151,44 @@ check "the generated token lets a client in" \
 wait "$gen_pid" || true
 check "the generated token file is removed when the agent stops" test ! -e "$gen_token"
 
-# 5. A client that vanishes mid-run without a FIN (its host gone: every packet from it dropped,
+# 5. A data-port race from another host of the link: an attacker on a second address of the
+# client's namespace connects to the agent's data port (pinned with --data-port) over and over,
+# from before the case starts. The agent's creator takes only the client's address presenting
+# the case's key: the case is measured whole, and the attacker is never served a byte.
+race_port=$((port + 40))
+ip -n "$cli" addr add "$net.3/24" dev "${tag}b"
+ip netns exec "$cli" python3 - "$net.3" "$addr_srv" "$race_port" >"$work/race.txt" 2>&1 <<'PY' &
+import socket, sys, time
+src, dst, port = sys.argv[1], sys.argv[2], int(sys.argv[3])
+connected = served = 0
+end = time.time() + 6
+while time.time() < end:
+    s = socket.socket()
+    s.bind((src, 0))
+    s.settimeout(0.05)
+    try:
+        s.connect((dst, port))
+        connected += 1
+        s.sendall(b"A" * 64)
+        if s.recv(256):
+            served += 1
+    except OSError:
+        pass
+    s.close()
+    time.sleep(0.0005)
+print(f"connected {connected} served {served}")
+PY
+race_pid=$!
+sleep 0.3
+client --plugin socket.tcp --data-port "$race_port" --size 1K --count 20000 --warmup 0 --verify \
+  --mode throughput --format json >"$work/race.json" 2>"$work/race.err" || true
+wait "$race_pid" || true
+check "race: the case was measured whole beside an attacker on the data port" \
+  jq_true '.results[0] | .status == "ok" and .integrity.messages_received == 20000 and .integrity.corrupted == 0' "$work/race.json"
+check "race: the attacker reached the port and was never served ($(cat "$work/race.txt"))" \
+  grep -qE '^connected [1-9][0-9]* served 0$' "$work/race.txt"
+
+# 6. A client that vanishes mid-run without a FIN (its host gone: every packet from it dropped,
 # then the process killed): TCP keepalive frees its session (--idle-timeout 2: probes after 2 s,
 # every second, 3 unanswered) instead of holding it for the run's 30 s.
 vport=$((port + 2))

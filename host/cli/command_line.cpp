@@ -29,8 +29,8 @@ struct typed_options {
                 pairs, sample, seed, concurrency, gap, bitrate, batch, burst, zero_copy = "auto",
                 io = "auto", threads, format = "table", peer, token, bind = "127.0.0.1", lang = "c",
                 dir, memory_budget, allow_ports, columns, token_env;
-    std::vector<std::string> plugin_lists, dirs, allow_connect, allow_peer, allow_option, kit_dirs,
-        impls, fleet_agents, labels;
+    std::vector<std::string> plugin_lists, dirs, allow_connect, allow_peer, allow_unbound,
+        allow_option, kit_dirs, impls, fleet_agents, labels;
 };
 
 po::options_description general_options(typed_options &t, command_line &cmd) {
@@ -239,6 +239,10 @@ po::options_description remote_options(typed_options &t) {
     add("allow-peer", po::value(&t.allow_peer)->value_name("ADDR[/BITS][,...]"),
         "serve: the agents this agent's peer client may run cases against (--from), by "
         "address or network (10.244.0.0/16: a cluster's pods); none by default; repeatable");
+    add("allow-unbound", po::value(&t.allow_unbound)->value_name("ID"),
+        "serve: let transport ID's creators take whoever connects first (a plugin without the "
+        "ipcb.peer-binding/1 extension); every other creator serves only its client; "
+        "repeatable");
     add("label", po::value(&t.labels)->value_name("KEY=VALUE"),
         "serve: a label naming where this agent runs (node=n1, zone=a), told to every client "
         "and carried by every fleet row it is in; repeatable");
@@ -489,6 +493,7 @@ void check_option_scope(const po::variables_map &vm, const command_line &cmd) {
         {"allow-ports", {"serve"}},
         {"allow-connect", {"serve"}},
         {"allow-peer", {"serve"}},
+        {"allow-unbound", {"serve"}},
         {"allow-option", {"serve"}},
         {"memory-budget", {"", "serve"}},
         {"impl", {"", "check"}},
@@ -579,6 +584,7 @@ void apply_agent_rules(const typed_options &t, remote::operator_policy &rules) {
                                   ", e.g. 10.0.0.7 or 10.244.0.0/16");
             }
         }
+    for (const auto &id : t.allow_unbound) rules.unbound_transports.insert(id);
     for (const auto &item : t.allow_option) {
         const auto colon = item.find(':');
         if (colon == std::string::npos || colon == 0 || colon + 1 == item.size())

@@ -72,7 +72,8 @@ const std::vector<subcommand_doc> &subcommand_docs() {
         {"serve",
          "[--bind ADDR:PORT] [--token TOKEN | --token-file FILE | --insecure] [--once] "
          "[--allow-root] [--idle-timeout SECONDS] [--allow-ports FIRST-LAST] "
-         "[--allow-connect ADDR] [--allow-peer ADDR[/BITS]] [--allow-option ID:KEY] "
+         "[--allow-connect ADDR] [--allow-peer ADDR[/BITS]] [--allow-unbound ID] [--allow-option "
+         "ID:KEY] "
          "[--memory-budget BYTES]",
          "an agent for runs from another host (ipchost --peer ADDR:PORT ...); it runs only "
          "cross-host transports from its own plugin folders, listens only on the address a "

@@ -40,7 +40,9 @@ std::optional<protocol_version> protocol_version_from(const std::string &text) {
 }
 
 const std::vector<protocol_version> &spoken_versions() {
-    static const std::vector<protocol_version> versions = {{1, 0}};
+    // 1.1: setup's binding_key and binding_peer, opened's binding_key (a data connection bound to
+    // its one peer, docs/worker-protocol.md "Binding").
+    static const std::vector<protocol_version> versions = {{1, 0}, {1, 1}};
     return versions;
 }
 

@@ -81,12 +81,18 @@ struct setup_request {
     std::map<std::string, std::string> options;
     std::string runtime_dir;  // where named objects go ("" through an agent)
     std::uint64_t max_message_size = 0;
+    // Since 1.1: the data connection serves one peer (the SDK's "ipcb.peer-binding/1"). A
+    // creator takes only a peer from `binding_peer` (a numeric host) that presents the key; a
+    // connector presents it. The key is hex (32 to 128 digits); "" binds nothing.
+    std::string binding_key;
+    std::string binding_peer;
 };
 
 // worker -> orchestrator: the endpoints are open; a creator's exported addresses, in order.
 struct opened_reply {
     static constexpr message_kind kind = message_kind::opened;
     std::vector<std::string> addresses;
+    std::string binding_key;  // since 1.1, from an agent: what its client's connectors present
 };
 
 // orchestrator -> worker: connect every endpoint, each within timeout_ns.
@@ -191,10 +197,13 @@ auto visit_fields(M &m, V &&v) -> detail::if_a<M, setup_request> {
     v.text_map("options", m.options);
     v.optional_text("runtime_dir", m.runtime_dir, 4096);
     v.count("max_message_size", m.max_message_size, 0, std::uint64_t{1} << 40);
+    v.optional_text("binding_key", m.binding_key, 128);
+    v.optional_text("binding_peer", m.binding_peer, 64);
 }
 template <class M, class V>
 auto visit_fields(M &m, V &&v) -> detail::if_a<M, opened_reply> {
     v.text_list("addresses", m.addresses, max_endpoints, 4096);
+    v.optional_text("binding_key", m.binding_key, 128);
 }
 template <class M, class V>
 auto visit_fields(M &m, V &&v) -> detail::if_a<M, connect_request> {

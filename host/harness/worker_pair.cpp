@@ -280,7 +280,8 @@ std::pair<json, json> worker_pair::connect(const std::map<std::string, std::stri
                                     creator_addresses(), options, max_message_size));
     auto opened = collect({server_.get()}, control::message_kind::opened,
                           setup_deadline(server_dirs_.size()));
-    addresses_ = read_reply<control::opened_reply>(opened[0], server_->side).addresses;
+    const auto server_opened = read_reply<control::opened_reply>(opened[0], server_->side);
+    addresses_ = server_opened.addresses;
     if (remote_) {
         if (const std::string why =
                 remote::refuse_peer_addresses(addresses_, remote_->address.host);
@@ -291,8 +292,20 @@ std::pair<json, json> worker_pair::connect(const std::map<std::string, std::stri
     }
     spdlog::debug("{}: the creator's {} addresses, first: {}", transport_.id, addresses_.size(),
                   addresses_.empty() ? "-" : addresses_.front());
-    send_to(*client_, setup_message(control::endpoint_role::connector, client_dirs_, addresses_,
-                                    options, max_message_size));
+    json connector = setup_message(control::endpoint_role::connector, client_dirs_, addresses_,
+                                   options, max_message_size);
+    if (!server_opened.binding_key.empty()) {
+        // The agent's creators serve only this client: its connectors present the key.
+        if (identities_.second.protocol < control::protocol_version{1, 1})
+            throw pair_failure(fmt::format(
+                "the {} worker ({}) speaks worker protocol {}: a case against an agent binds its "
+                "data connection to the client (protocol 1.1, docs/worker-protocol.md "
+                "\"Binding\"); update the kit",
+                client_side_, identities_.second.implementation,
+                control::to_string(identities_.second.protocol)));
+        connector["binding_key"] = server_opened.binding_key;
+    }
+    send_to(*client_, connector);
     collect({client_.get()}, control::message_kind::opened, setup_deadline(client_dirs_.size()));
 
     const json connect = control::write_message(control::connect_request{connect_timeout_ns});
@@ -397,7 +410,7 @@ worker_identity worker_pair::welcome(process &w, const json &hello_message,
         throw pair_failure(refusal, IPCB_E_UNSUPPORTED, "hello");
     }
     send_to(w, control::write_message(control::worker_welcome{to_string(*picked)}));
-    return {said, hello.runtime, static_cast<long>(hello.pid)};
+    return {said, hello.runtime, static_cast<long>(hello.pid), *picked};
 }
 
 json worker_pair::probe(const json &job, double watchdog_s) {

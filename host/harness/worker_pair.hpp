@@ -55,6 +55,7 @@ struct worker_identity {
     std::string implementation;  // "native" or the kit's name
     std::string runtime;         // "" for native, else e.g. "go1.19.8"
     long pid = 0;
+    control::protocol_version protocol{1, 0};  // the worker protocol version both speak
 };
 
 class worker_pair {

@@ -22,6 +22,13 @@ bool valid_name(const std::string &name) {
     return true;
 }
 
+std::string spoken_list() {
+    std::string out;
+    for (const auto &v : control::spoken_versions())
+        out += (out.empty() ? "" : ", ") + control::to_string(v);
+    return out;
+}
+
 void check(const kit_manifest &m, const std::string &file) {
     auto fail = [&](const std::string &what) {
         throw std::runtime_error(file + ": " + what + " (docs/worker-protocol.md, \"Kits\")");
@@ -36,8 +43,7 @@ void check(const kit_manifest &m, const std::string &file) {
     if (!control::pick_version(m.protocol))
         fail("it speaks worker protocol " +
              (m.protocol.empty() ? std::string("none") : m.protocol.front()) +
-             " only, which this ipchost does not (it speaks " +
-             control::to_string(control::spoken_versions().front()) + ")");
+             " only, which this ipchost does not (it speaks " + spoken_list() + ")");
 }
 
 }  // namespace

@@ -95,6 +95,24 @@ std::string transport_endpoint::export_address() {
     return buf.data();
 }
 
+void transport_endpoint::bind_peer(const std::string &peer_host, const std::string &key) {
+    const void *found = nullptr;
+    if (IPCB_HAS_FIELD(table_, ipcb_transport, get_extension) && table_->get_extension != nullptr)
+        found = table_->get_extension(IPCB_EXT_PEER_BINDING);
+    const auto *ext = static_cast<const ipcb_peer_binding *>(found);
+    if (ext == nullptr || ext->struct_size < sizeof(ipcb_peer_binding) || ext->bind_peer == nullptr)
+        throw std::runtime_error(
+            std::string(table_->id) +
+            " cannot bind its data connection to one peer (it offers no " IPCB_EXT_PEER_BINDING
+            " extension), so an agent cannot keep a third party off it; an agent's operator may "
+            "serve it unbound with ipchost serve --allow-unbound " +
+            table_->id);
+    const int32_t status =
+        ext->bind_peer(endpoint_, peer_host.c_str(), reinterpret_cast<const uint8_t *>(key.data()),
+                       static_cast<uint32_t>(key.size()), &error_);
+    if (status != IPCB_OK) throw_last(status, "bind_peer");
+}
+
 void transport_endpoint::connect(std::int64_t timeout_ns) {
     int32_t status = table_->connect(endpoint_, timeout_ns, &error_);
     if (status != IPCB_OK) throw_last(status, "connect");

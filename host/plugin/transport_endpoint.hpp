@@ -33,6 +33,10 @@ public:
     // no call but the destructor may follow.
     void close_now();
     void connect(std::int64_t timeout_ns);
+    // Binds the endpoint to its one peer before connect (the SDK's "ipcb.peer-binding/1"): a
+    // creator takes only `peer_host` presenting `key`, a connector presents `key`. Throws naming
+    // the transport when it offers no such extension, or with the plugin's refusal.
+    void bind_peer(const std::string &peer_host, const std::string &key);
     std::map<std::string, std::string> settings();
 
     int32_t send_raw(const void *buf, std::size_t len, std::int64_t timeout_ns) {

@@ -36,7 +36,10 @@ struct operator_policy {
     std::vector<std::string> connect_hosts;                      // canonical numeric addresses
     std::vector<address_prefix> peer_networks;                   // --allow-peer: peer cases
     std::map<std::string, std::set<std::string>> extra_options;  // transport id -> keys
-    std::uint64_t memory_budget = 0;                             // 0: model's agent default
+    // --allow-unbound ID: transports whose creators take whoever connects first (a plugin
+    // without "ipcb.peer-binding/1"); every other creator serves only its client.
+    std::set<std::string> unbound_transports;
+    std::uint64_t memory_budget = 0;  // 0: model's agent default
 };
 struct address_policy {
     std::string local_host;   // canonical: what the client connected to

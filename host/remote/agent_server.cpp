@@ -22,6 +22,7 @@
 #include "remote/agent_hello.hpp"
 #include "remote/agent_protocol.hpp"
 #include "remote/outbox.hpp"
+#include "remote/peer_binding.hpp"
 #include "remote/pending_handshakes.hpp"
 #include "text/printable_text.hpp"
 
@@ -92,6 +93,7 @@ struct session {
     int outstanding = 0;
     bool peer_client = false;    // its child is a peer client (peer_client/peer_client.hpp)
     bool creator_setup = false;  // the last setup asked for creators: check what they opened
+    std::string binding_key;     // the key the last creator setup's endpoints take (hex)
     bool ended = false;          // its sockets are closed: removed once this turn is over
     // Sessions running on the agent (this one included), at most, since its worker was asked to
     // run and has not yet answered: what its result says it was measured beside (0: no run).
@@ -474,6 +476,7 @@ private:
             s.creator_setup = refused.empty() && frame["role"] == "creator";
             frame.erase("library");  // the worker finds the transport by id in its own folders
             frame.erase("runtime_dir");
+            bind_to_client(s, frame);
         } else if (kind == control::message_kind::run) {
             refused = refuse_run(frame, s.policy);
             s.running_beside = live_sessions();
@@ -488,6 +491,23 @@ private:
             return "the client sent more than the worker could take";
         flush_worker(s);
         return "";
+    }
+
+    // A creator's endpoints serve only this session's client: a key of the agent's drawing and
+    // the client's address go to the worker (never the client's own binding), and the key to
+    // the client with the `opened` answer. A connector presents what the client gave.
+    void bind_to_client(session &s, json &setup) {
+        setup.erase("binding_peer");
+        s.binding_key.clear();
+        if (!s.creator_setup) return;
+        setup.erase("binding_key");
+        const auto transport = setup.find("transport");
+        if (transport != setup.end() && transport->is_string() &&
+            options_.rules.unbound_transports.count(transport->get<std::string>()) > 0)
+            return;
+        s.binding_key = new_binding_key();
+        setup["binding_key"] = s.binding_key;
+        setup["binding_peer"] = s.policy.client_host;
     }
 
     // Reads what the worker answered and queues it for the client, within the bound.
@@ -531,6 +551,7 @@ private:
         if (is_answer(kind)) s.outstanding = std::max(0, s.outstanding - 1);
         if (kind == control::message_kind::opened && s.creator_setup) {
             if (std::string why = refuse_opened(frame, s.policy); !why.empty()) return why;
+            if (!s.binding_key.empty()) frame["binding_key"] = s.binding_key;  // the agent's word
         }
         if ((kind == control::message_kind::result || kind == control::message_kind::peer_result) &&
             s.running_beside > 0) {

@@ -25,6 +25,7 @@
 #include "plugin/plugin_search_path.hpp"
 #include "plugin/transport_endpoint.hpp"
 #include "remote/agent_policy.hpp"
+#include "remote/peer_binding.hpp"
 #include "stats/latency_histogram.hpp"
 #include "text/printable_text.hpp"
 #include "timed/stream_set.hpp"
@@ -174,12 +175,22 @@ private:
             endpoint_addresses_.push_back(spec.address);
             opened.addresses.push_back(creator ? endpoints_.back()->export_address()
                                                : spec.address);
+            if (!m.binding_key.empty()) bind(*endpoints_.back(), m, creator);
         }
         if (creator) {
             created_objects next{transport_->table, opened.addresses};
             std::swap(created, next);  // complete before the handler could see it
         }
         channel_.send(control::write_message(opened));
+    }
+
+    // The endpoint serves its one peer (worker protocol 1.1): a creator takes only
+    // binding_peer presenting the key, a connector presents it.
+    static void bind(plugin::transport_endpoint &endpoint, const control::setup_request &m,
+                     bool creator) {
+        const auto key = remote::binding_key_bytes(m.binding_key);
+        if (!key) throw std::runtime_error("setup: 'binding_key' must be 32 to 128 hex digits");
+        endpoint.bind_peer(creator ? m.binding_peer : std::string(), *key);
     }
 
     void connect(const control::connect_request &m) {

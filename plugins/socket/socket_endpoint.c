@@ -200,7 +200,7 @@ int32_t IPCB_CALL socket_export_address(ipcb_endpoint *ep, char *buf, size_t cap
     return IPCB_OK;
 }
 
-static int32_t tune_connected(ipcb_endpoint *ep, ipcb_error *error) {
+int32_t socket_tune_connected(ipcb_endpoint *ep, ipcb_error *error) {
     int32_t status = apply_buffers(ep, ep->fd, error);
     if (status != IPCB_OK) return status;
     if ((status = fit_message(ep, ep->fd, error)) != IPCB_OK) return status;
@@ -230,7 +230,7 @@ static int32_t accept_peer(ipcb_endpoint *ep, int64_t deadline, ipcb_error *erro
         ep->path[0] = '\0';
     }
 #endif
-    return tune_connected(ep, error);
+    return socket_tune_connected(ep, error);
 }
 
 static int32_t connect_peer(ipcb_endpoint *ep, int64_t deadline, ipcb_error *error) {
@@ -266,15 +266,21 @@ static int32_t connect_peer(ipcb_endpoint *ep, int64_t deadline, ipcb_error *err
         posix_pause_us(1000);
     }
     sock_set_nonblocking(ep->fd, 0);
-    return tune_connected(ep, error);
+    if (ep->binding.set) {
+        int32_t status = socket_present_key(ep, deadline, error);
+        if (status != IPCB_OK) return status;
+    }
+    return socket_tune_connected(ep, error);
 }
 
 int32_t IPCB_CALL socket_connect(ipcb_endpoint *ep, int64_t timeout_ns, ipcb_error *error) {
     int64_t deadline = posix_deadline(timeout_ns);
     if (ep == NULL || ep->fd >= 0)
         return ipcb_fail(error, IPCB_E_INVALID, 0, "connect needs an unconnected endpoint");
-    return ep->role == IPCB_ROLE_CREATOR ? accept_peer(ep, deadline, error)
-                                         : connect_peer(ep, deadline, error);
+    if (ep->role == IPCB_ROLE_CREATOR)
+        return ep->binding.set ? socket_accept_bound(ep, deadline, error)
+                               : accept_peer(ep, deadline, error);
+    return connect_peer(ep, deadline, error);
 }
 
 int32_t socket_failed(ipcb_endpoint *ep, int e, const char *what, ipcb_error *error) {

@@ -4,6 +4,7 @@
 #define IPCB_SOCKET_ENDPOINT_H
 
 #include "ipcbench/transport.h"
+#include "peer_binding.h"
 #include "socket_compat.h"
 
 #ifdef _WIN32
@@ -47,6 +48,9 @@ struct ipcb_endpoint {
     /* ABI 1.2 completion: the queue this endpoint submitted to, and its submissions. */
     ipcb_completion_queue *queue;
     struct socket_uring_op uring_op[2];
+    /* "ipcb.peer-binding/1" (socket_binding.c): socket.tcp's one peer and its key. */
+    struct peer_binding binding;
+    unsigned refusals; /* connections a bound creator refused: the first few are logged */
 #ifdef _WIN32
     win_iocp_binding iocp; /* socket_iocp_windows.c */
 #endif
@@ -65,6 +69,14 @@ int32_t IPCB_CALL socket_recv(ipcb_endpoint *ep, void *buf, size_t cap, size_t *
 void IPCB_CALL socket_close(ipcb_endpoint *ep);
 void IPCB_CALL socket_query_settings(ipcb_endpoint *ep, ipcb_setting_sink sink, void *context);
 int32_t IPCB_CALL socket_remove_address(const char *address, ipcb_error *error);
+/* socket_binding.c: "ipcb.peer-binding/1" for socket.tcp */
+const void *IPCB_CALL socket_get_extension(const char *id);
+/* A bound creator's connect: the first connection from the peer's host that presents the key. */
+int32_t socket_accept_bound(ipcb_endpoint *ep, int64_t deadline, ipcb_error *error);
+/* A bound connector's connect, once connected: the key, before any data. */
+int32_t socket_present_key(ipcb_endpoint *ep, int64_t deadline, ipcb_error *error);
+/* The connected socket's options (buffers, TCP_NODELAY, zerocopy), shared with connect. */
+int32_t socket_tune_connected(ipcb_endpoint *ep, ipcb_error *error);
 /* A failed socket call's errno as a status: IPCB_E_CLOSED for a gone peer, IPCB_E_TOO_BIG for
  * EMSGSIZE, IPCB_E_SYSTEM otherwise, with `what` in the message. */
 int32_t socket_failed(ipcb_endpoint *ep, int e, const char *what, ipcb_error *error);

@@ -62,8 +62,8 @@ static int32_t IPCB_CALL seqpacket_open(const ipcb_open_params *p, ipcb_endpoint
 #define SOCKET_FUNCTIONS                                                                     \
     .export_address = socket_export_address, .connect = socket_connect, .send = socket_send, \
     .recv = socket_recv, .close = socket_close, .query_settings = socket_query_settings,     \
-    .remove_address = socket_remove_address, .get_extension = 0, .send_batch = SEND_BATCH,   \
-    READINESS
+    .remove_address = socket_remove_address, .get_extension = socket_get_extension,          \
+    .send_batch = SEND_BATCH, READINESS
 
 static const ipcb_transport tcp_transport = {
     .struct_size = sizeof(ipcb_transport),

@@ -9,6 +9,7 @@
 
 #include "inet_address.h"
 #include "ipcbench/error_format.h"
+#include "peer_binding.h"
 #include "posix_io.h"
 #include "socket_buffers.h"
 #include "socket_compat.h"
@@ -54,7 +55,56 @@ struct ipcb_endpoint {
     char path[UDP_PATH_CAP]; /* AF_UNIX: our own socket file */
     char owned_dir[256];
     uint64_t sndbuf, rcvbuf, max_message;
+    const ipcb_host *host;
+    /* "ipcb.peer-binding/1" (udp.inet): the one peer whose bound hello the creator takes. */
+    struct peer_binding binding;
+    unsigned refusals; /* logged: the first few */
 };
+
+#define BOUND_HELLO_CAP (IPCB_UDP_BINDING_MAGIC_LEN + IPCB_BINDING_KEY_MAX)
+
+/* A bound hello (IPCB_UDP_BINDING_MAGIC and the key) of this endpoint's binding. */
+static int is_bound_hello(const ipcb_endpoint *ep, const void *data, size_t len) {
+    return ep->binding.set &&
+           peer_binding_presented(&ep->binding, IPCB_UDP_BINDING_MAGIC, IPCB_UDP_BINDING_MAGIC_LEN,
+                                  (const unsigned char *)data, len);
+}
+
+static int32_t IPCB_CALL udp_bind_peer(ipcb_endpoint *ep, const char *peer_host, const uint8_t *key,
+                                       uint32_t key_len, ipcb_error *error) {
+    if (ep == NULL || ep->connected)
+        return ipcb_fail(error, IPCB_E_INVALID, 0, "bind_peer needs an unconnected endpoint");
+    if (ep->family != AF_INET && ep->family != AF_INET6)
+        return ipcb_fail(error, IPCB_E_UNSUPPORTED, 0, "%s: only udp.inet binds to a peer", ep->id);
+    return peer_binding_set(&ep->binding, ep->id, peer_host, key, key_len, error);
+}
+
+static const ipcb_peer_binding binding_extension = {
+    .struct_size = sizeof(ipcb_peer_binding),
+    .reserved0 = 0,
+    .bind_peer = udp_bind_peer,
+};
+
+const void *IPCB_CALL udp_get_extension(const char *id) {
+    if (id != NULL && strcmp(id, IPCB_EXT_PEER_BINDING) == 0) return &binding_extension;
+    return NULL;
+}
+
+/* Whether a creator takes a datagram as its peer's hello: the plain one, or, bound, only the
+ * bound hello from the peer's host (anything else is logged, the first few times, and dropped). */
+static int takes_hello(ipcb_endpoint *ep, const char *buf, sock_ssize_t n,
+                       const struct sockaddr *from) {
+    if (!ep->binding.set) return n == MAGIC_LEN && memcmp(buf, hello_magic, MAGIC_LEN) == 0;
+    if (peer_binding_host_matches(&ep->binding, from) && n > 0 &&
+        is_bound_hello(ep, buf, (size_t)n))
+        return 1;
+    if (ep->refusals++ < 3)
+        peer_binding_log_refusal(ep->host, ep->id, from,
+                                 peer_binding_host_matches(&ep->binding, from)
+                                     ? "its datagram is no hello with the case's key"
+                                     : "not the peer's address");
+    return 0;
+}
 
 static int32_t apply_buffers(ipcb_endpoint *ep, ipcb_error *error) {
     int32_t status = socket_set_buffers(ep->fd, ep->sndbuf, ep->rcvbuf, error);
@@ -178,6 +228,7 @@ int32_t udp_open(const ipcb_open_params *p, const char *id, int is_unix,
     ep->role = p->role;
     ep->fd = -1;
     ep->max_message = p->max_message_size;
+    ep->host = p->host;
     ep->family = is_unix ? AF_UNIX : AF_INET;
     status = parse_buffers(p, ep, error);
     if (status == IPCB_OK)
@@ -211,7 +262,9 @@ int32_t IPCB_CALL udp_export_address(ipcb_endpoint *ep, char *buf, size_t cap, i
 
 int32_t IPCB_CALL udp_connect(ipcb_endpoint *ep, int64_t timeout_ns, ipcb_error *error) {
     int64_t deadline = posix_deadline(timeout_ns);
-    char buf[64];
+    char buf[BOUND_HELLO_CAP + 8];
+    unsigned char hello[BOUND_HELLO_CAP];
+    size_t hello_len = MAGIC_LEN;
     if (ep == NULL || ep->connected)
         return ipcb_fail(error, IPCB_E_INVALID, 0, "connect needs an unconnected endpoint");
     if (ep->role == IPCB_ROLE_CREATOR) {
@@ -235,7 +288,7 @@ int32_t IPCB_CALL udp_connect(ipcb_endpoint *ep, int64_t timeout_ns, ipcb_error 
             }
             n = recvfrom(ep->fd, buf, sizeof buf, MSG_DONTWAIT, (struct sockaddr *)&from,
                          &from_len);
-            if (n != MAGIC_LEN || memcmp(buf, hello_magic, MAGIC_LEN) != 0) continue;
+            if (!takes_hello(ep, buf, n, (const struct sockaddr *)&from)) continue;
             if (connect(ep->fd, (struct sockaddr *)&from, from_len) != 0)
                 return sock_fail(error, sock_errno(), "%s: connect to the peer", ep->id);
             if (send(ep->fd, ack_magic, MAGIC_LEN, 0) != MAGIC_LEN)
@@ -246,11 +299,17 @@ int32_t IPCB_CALL udp_connect(ipcb_endpoint *ep, int64_t timeout_ns, ipcb_error 
     }
     if (connect(ep->fd, (struct sockaddr *)&ep->peer, ep->peer_len) != 0)
         return sock_fail(error, sock_errno(), "%s: connect", ep->id);
-    /* Say hello until acknowledged: a hello may be lost on a real network. */
+    /* Say hello until acknowledged: a hello may be lost on a real network. Bound, the hello
+     * carries the key. */
+    memcpy(hello, hello_magic, MAGIC_LEN);
+    if (ep->binding.set)
+        hello_len = peer_binding_hello(&ep->binding, IPCB_UDP_BINDING_MAGIC,
+                                       IPCB_UDP_BINDING_MAGIC_LEN, hello, sizeof hello);
     for (;;) {
         int64_t step = posix_deadline(50000000);
         int32_t status;
-        if (send(ep->fd, hello_magic, MAGIC_LEN, 0) != MAGIC_LEN && !UDP_PEER_GONE(sock_errno()))
+        if (send(ep->fd, (const char *)hello, (int)hello_len, 0) != (sock_ssize_t)hello_len &&
+            !UDP_PEER_GONE(sock_errno()))
             return sock_fail(error, sock_errno(), "%s: send the handshake", ep->id);
         if (deadline >= 0 && step > deadline) step = deadline;
         status = posix_wait_fd(ep->fd, POLLIN, step, error);
@@ -346,6 +405,16 @@ static int32_t udp_recv_once(ipcb_endpoint *ep, void *buf, size_t cap, size_t *l
         }
         if (memcmp(buf, ack_magic, MAGIC_LEN) == 0) return UDP_AGAIN;
     }
+    if (n > MAGIC_LEN && (size_t)n <= cap && is_bound_hello(ep, buf, (size_t)n)) {
+        if (send(ep->fd, ack_magic, MAGIC_LEN, 0) < 0) { /* the peer retries */
+        }
+        return UDP_AGAIN;
+    }
+    if ((size_t)n > cap && ep->binding.set &&
+        (size_t)n == IPCB_UDP_BINDING_MAGIC_LEN + ep->binding.key_len &&
+        cap >= IPCB_UDP_BINDING_MAGIC_LEN &&
+        memcmp(buf, IPCB_UDP_BINDING_MAGIC, IPCB_UDP_BINDING_MAGIC_LEN) == 0)
+        return UDP_AGAIN; /* a late bound hello cut by a small buffer: handshake, not data */
     if ((size_t)n > cap)
         return ipcb_fail(error, IPCB_E_TRUNCATED, 0,
                          "%s: datagram of %lld B does not fit the %llu-byte buffer", ep->id,
@@ -439,9 +508,10 @@ int32_t IPCB_CALL udp_send_batch(ipcb_endpoint *ep, const ipcb_msg *msgs, uint32
     return e ? ipcb_fail_errno(error, e, "%s: sendmmsg", ep->id) : IPCB_OK;
 }
 
-static int is_handshake(const ipcb_msg *m) {
-    return m->len == MAGIC_LEN && (memcmp(m->data, hello_magic, MAGIC_LEN) == 0 ||
-                                   memcmp(m->data, ack_magic, MAGIC_LEN) == 0);
+static int is_handshake(const ipcb_endpoint *ep, const ipcb_msg *m) {
+    return (m->len == MAGIC_LEN && (memcmp(m->data, hello_magic, MAGIC_LEN) == 0 ||
+                                    memcmp(m->data, ack_magic, MAGIC_LEN) == 0)) ||
+           is_bound_hello(ep, m->data, (size_t)m->len);
 }
 
 int32_t IPCB_CALL udp_recv_batch(ipcb_endpoint *ep, ipcb_msg *msgs, uint32_t count,
@@ -472,8 +542,8 @@ int32_t IPCB_CALL udp_recv_batch(ipcb_endpoint *ep, ipcb_msg *msgs, uint32_t cou
         }
         /* Drop handshake repeats and empty datagrams, moving later data into their buffers. */
         for (i = 0, kept = 0; i < (uint32_t)n; ++i) {
-            if (is_handshake(&msgs[i]) && !truncated[i]) {
-                if (msgs[i].len && memcmp(msgs[i].data, hello_magic, MAGIC_LEN) == 0 &&
+            if (is_handshake(ep, &msgs[i]) && !truncated[i]) {
+                if (memcmp(msgs[i].data, ack_magic, MAGIC_LEN) != 0 &&
                     send(ep->fd, ack_magic, MAGIC_LEN, 0) < 0) { /* the peer retries */
                 }
                 continue;

@@ -27,5 +27,7 @@ int32_t IPCB_CALL udp_try_recv(ipcb_endpoint *ep, void *buf, size_t cap, size_t 
                                ipcb_error *error);
 void IPCB_CALL udp_query_settings(ipcb_endpoint *ep, ipcb_setting_sink sink, void *context);
 int32_t IPCB_CALL udp_remove_address(const char *address, ipcb_error *error);
+/* "ipcb.peer-binding/1" for udp.inet */
+const void *IPCB_CALL udp_get_extension(const char *id);
 
 #endif

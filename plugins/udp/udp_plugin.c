@@ -36,10 +36,11 @@ static int32_t IPCB_CALL unix_open(const ipcb_open_params *p, ipcb_endpoint **ou
 #define UDP_READINESS \
     .event_source = udp_event_source, .try_send = udp_try_send, .try_recv = udp_try_recv
 #endif
-#define UDP_FUNCTIONS                                                               \
-    .export_address = udp_export_address, .connect = udp_connect, .send = udp_send, \
-    .recv = udp_recv, .close = udp_close, .query_settings = udp_query_settings,     \
-    .remove_address = udp_remove_address, .get_extension = 0, UDP_BATCH, UDP_READINESS
+#define UDP_FUNCTIONS                                                                    \
+    .export_address = udp_export_address, .connect = udp_connect, .send = udp_send,      \
+    .recv = udp_recv, .close = udp_close, .query_settings = udp_query_settings,          \
+    .remove_address = udp_remove_address, .get_extension = udp_get_extension, UDP_BATCH, \
+    UDP_READINESS
 
 static const ipcb_transport inet_transport = {
     .struct_size = sizeof(ipcb_transport),

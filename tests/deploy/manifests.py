@@ -31,10 +31,11 @@ def load(path):
         return [d for d in yaml.safe_load_all(f) if d]
 
 
-def one(docs, kind):
-    found = [d for d in docs if d.get("kind") == kind]
+def one(docs, kind, name=None):
+    found = [d for d in docs if d.get("kind") == kind
+             and (name is None or d["metadata"]["name"] == name)]
     if len(found) != 1:
-        raise SystemExit(f"expected one {kind}, found {len(found)}")
+        raise SystemExit(f"expected one {kind}{' ' + name if name else ''}, found {len(found)}")
     return found[0]
 
 
@@ -130,6 +131,30 @@ def check_pod_security(check, what, obj, user):
     check(f"{what}: a writable /tmp beside the read-only root", "/tmp" in mounts, sorted(mounts))
 
 
+def check_egress(check, egress, agent_labels, job_labels, control, allowed):
+    """The fleet's pods reach the agents' control and data ports and the cluster's DNS only."""
+    check("the egress policy applies to the agents and the fleet Job",
+          selects(egress["spec"]["podSelector"]["matchLabels"], agent_labels)
+          and selects(egress["spec"]["podSelector"]["matchLabels"], job_labels)
+          and egress["spec"].get("policyTypes") == ["Egress"])
+    rules = egress["spec"]["egress"]
+    to_agents = [r for r in rules if all(selects(t.get("podSelector", {}).get("matchLabels", {}), agent_labels)
+                                         and "namespaceSelector" not in t and "ipBlock" not in t
+                                         for t in r["to"])]
+    dns = [r for r in rules if all(t.get("namespaceSelector", {}).get("matchLabels", {}).get(
+        "kubernetes.io/metadata.name") == "kube-system" and
+        t.get("podSelector", {}).get("matchLabels", {}).get("k8s-app") == "kube-dns" for t in r["to"])]
+    ports = [p for r in to_agents for p in r.get("ports", [])]
+    check("egress reaches the agents' control port and every data port (TCP and UDP)",
+          covers(port_range(ports, "TCP"), control, control) and covers(port_range(ports, "TCP"), *allowed)
+          and covers(port_range(ports, "UDP"), *allowed), ports)
+    dns_ports = [p for r in dns for p in r.get("ports", [])]
+    check("egress reaches the cluster's DNS on port 53 and nothing else beyond the agents",
+          covers(port_range(dns_ports, "UDP"), 53, 53) and covers(port_range(dns_ports, "TCP"), 53, 53)
+          and len(to_agents) + len(dns) == len(rules) and all(r.get("to") for r in rules),
+          json.dumps(rules))
+
+
 def check(agents_path, hostnet_path, fleet_path, image, user):
     check = Checks()
     agents, hostnet, fleet = load(agents_path), load(hostnet_path), load(fleet_path)
@@ -137,7 +162,9 @@ def check(agents_path, hostnet_path, fleet_path, image, user):
         images = {c["image"] for d in docs if "template" in d.get("spec", {})
                   for c in d["spec"]["template"]["spec"]["containers"]}
         check(f"{name}: every container runs the image built ({image})", images == {image}, images)
-    ds, svc, np = one(agents, "DaemonSet"), one(agents, "Service"), one(agents, "NetworkPolicy")
+    ds, svc = one(agents, "DaemonSet"), one(agents, "Service")
+    np = one(agents, "NetworkPolicy", "ipcbench-agent")
+    egress = one(agents, "NetworkPolicy", "ipcbench-fleet-egress")
     job = one(fleet, "Job")
     agent_labels = ds["spec"]["template"]["metadata"]["labels"]
     job_labels = job["spec"]["template"]["metadata"]["labels"]
@@ -173,14 +200,25 @@ def check(agents_path, hostnet_path, fleet_path, image, user):
                   for v in job["spec"]["template"]["spec"]["volumes"])
           and one(fleet, "PersistentVolumeClaim")["metadata"]["name"] == "ipcbench-results")
     check("the agent names its node in a label", option(agent_args, "label") == "node=$(NODE_NAME)")
+    check_egress(check, egress, agent_labels, job_labels, control, allowed)
+    peers = {e["name"]: e.get("value", "") for e in container(ds).get("env", [])}
+    check("the agents run cases against each other only inside IPCBENCH_PEER_NETWORKS (--allow-peer)",
+          option(agent_args, "allow-peer") == "$(IPCBENCH_PEER_NETWORKS)"
+          and peers.get("IPCBENCH_PEER_NETWORKS", "").startswith("10.0.0.0/8"),
+          peers.get("IPCBENCH_PEER_NETWORKS"))
     for what, obj in (("the agent", ds), ("the fleet Job", job)):
         check_pod_security(check, what, obj, user)
     check("the agents' namespace enforces the restricted Pod Security profile",
           one(agents, "Namespace")["metadata"]["labels"].get("pod-security.kubernetes.io/enforce") == "restricted")
     hds = one(hostnet, "DaemonSet")["spec"]["template"]["spec"]
+    hns = one(hostnet, "Namespace")
     check("agents-host-network: on the node's network, resolving cluster names, in a namespace that admits it",
           hds.get("hostNetwork") is True and hds.get("dnsPolicy") == "ClusterFirstWithHostNet"
-          and one(hostnet, "Namespace")["metadata"]["labels"].get("pod-security.kubernetes.io/enforce") == "privileged")
+          and hns["metadata"]["labels"].get("pod-security.kubernetes.io/enforce") == "privileged")
+    check("agents-host-network: only its own namespace (not ipcbench) is privileged, and it holds all it makes",
+          hns["metadata"]["name"] not in ("ipcbench", "") and
+          all(d["metadata"].get("namespace") == hns["metadata"]["name"] for d in hostnet if d["kind"] != "Namespace"),
+          hns["metadata"]["name"])
     return 1 if check.failed else 0
 
 

@@ -55,6 +55,8 @@ public sealed class Spec {
     public string Transport, Role, Direction, Address, RuntimeDir;
     public Dictionary<string, string> Options;
     public long MaxMessage;
+    /// <summary>Protocol 1.1: what a connector of socket.tcp or udp.inet presents first.</summary>
+    public byte[] BindingKey = new byte[0];
 
     public bool Creator {
         get { return Role == Transports.CREATOR; }

@@ -12,7 +12,7 @@ namespace IpcBench.Kit {
 /// message"): hello, welcome, setup, connect, run, close.
 /// </summary>
 sealed class Session {
-    static readonly string[] Versions = { "1.0" };
+    static readonly string[] Versions = { "1.0", "1.1" };
     public readonly Channel Channel;
     public readonly List<Endpoint> Endpoints = new List<Endpoint>();
     readonly string implementation;
@@ -124,6 +124,21 @@ sealed class Session {
         return false;
     }
 
+    /// <summary>Protocol 1.1's binding_key in bytes: a connector of socket.tcp or udp.inet presents
+    /// it (docs/worker-protocol.md, "Binding"); this kit binds no creator.</summary>
+    static byte[] BindingKeyOf(string hex, string transport, string role) {
+        if (hex.Length == 0) return new byte[0];
+        bool digits = hex.Length >= 32 && hex.Length <= 128 && hex.Length % 2 == 0 &&
+                      hex.All(c => Uri.IsHexDigit(c));
+        if (!digits) throw KitException.Protocol("setup message field 'binding_key' must be 32 to 128 hex digits");
+        if ((transport != "socket.tcp" && transport != "udp.inet") || role == Transports.CREATOR)
+            throw new KitException(KitException.E_UNSUPPORTED, "this kit binds only a connector of socket.tcp or " +
+                                   "udp.inet to its peer, not a " + role + " of " + Clip(transport));
+        var key = new byte[hex.Length / 2];
+        for (int i = 0; i < key.Length; i++) key[i] = Convert.ToByte(hex.Substring(2 * i, 2), 16);
+        return key;
+    }
+
     void Setup(Dictionary<string, object> m) {
         string transport = Channel.Text(m, "transport", null);
         string role = Channel.Text(m, "role", null);
@@ -137,6 +152,7 @@ sealed class Session {
         }
         string runtimeDir = Channel.Text(m, "runtime_dir", "");
         long maxMessage = Channel.Integer(m, "max_message_size", 0L);
+        byte[] bindingKey = BindingKeyOf(Channel.Text(m, "binding_key", ""), transport, role);
         if (Endpoints.Count == 0) rssBeforeKib = Usage.MaxRssKib();
         var addresses = new List<object>();
         for (int i = 0; i < specs.Count; i++) {
@@ -148,7 +164,8 @@ sealed class Session {
             if (spec.ContainsKey("address")) address = spec["address"];
             if (!(address is string)) throw KitException.Protocol("setup message field 'endpoints'[" + i + "] field 'address' is not text");
             var s = new Spec { Transport = transport, Role = role, Direction = (string)direction, Address = (string)address,
-                               Options = options, RuntimeDir = runtimeDir, MaxMessage = maxMessage };
+                               Options = options, RuntimeDir = runtimeDir, MaxMessage = maxMessage,
+                               BindingKey = bindingKey };
             Endpoint ep = Transports.Open(s);
             Endpoints.Add(ep);
             addresses.Add(s.Creator ? ep.Export() : s.Address);

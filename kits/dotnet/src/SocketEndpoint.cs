@@ -83,6 +83,8 @@ sealed class SocketEndpoint : Endpoint {
     readonly string id;
     readonly bool tcp, creator, nodelay, blocking;
     readonly int sndbuf, rcvbuf;
+    readonly byte[] bindingKey;
+    static readonly byte[] BindingMagic = System.Text.Encoding.ASCII.GetBytes("ipcbench-bind/1\n");
     readonly AsyncOp sending = new AsyncOp(), receiving = new AsyncOp();
     Socket listener, socket;
     EndPoint peer;
@@ -92,6 +94,7 @@ sealed class SocketEndpoint : Endpoint {
     /// <summary>blocking: Socket.Send / Socket.Receive instead (the dotnet-sync kit).</summary>
     public SocketEndpoint(Spec spec, bool blocking) {
         this.blocking = blocking;
+        bindingKey = spec.BindingKey;
         id = spec.Transport;
         tcp = id == "socket.tcp";
         creator = spec.Creator;
@@ -160,6 +163,12 @@ sealed class SocketEndpoint : Endpoint {
             Unlink();
         } else {
             ConnectPeer(deadline);
+            if (bindingKey.Length > 0) {  // protocol 1.1: the key, before any data
+                var hello = new byte[BindingMagic.Length + bindingKey.Length];
+                Buffer.BlockCopy(BindingMagic, 0, hello, 0, BindingMagic.Length);
+                Buffer.BlockCopy(bindingKey, 0, hello, BindingMagic.Length, bindingKey.Length);
+                for (int sent = 0; sent < hello.Length;) sent += socket.Send(hello, sent, hello.Length - sent, SocketFlags.None);
+            }
         }
         if (sndbuf > 0) socket.SendBufferSize = sndbuf;
         if (rcvbuf > 0) socket.ReceiveBufferSize = rcvbuf;

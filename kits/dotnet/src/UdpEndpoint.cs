@@ -13,6 +13,8 @@ namespace IpcBench.Kit {
 /// </summary>
 sealed class UdpEndpoint : Endpoint {
     static readonly byte[] Hello = Encoding.ASCII.GetBytes("ipcb-udp-helo");
+    static readonly byte[] BoundHello = Encoding.ASCII.GetBytes("ipcb-udp-bind");  // + the key (1.1)
+    readonly byte[] hello;
     static readonly byte[] Ack = Encoding.ASCII.GetBytes("ipcb-udp-ack!");
     const int UdpMaxIpv4 = 65507;
     readonly bool creator;
@@ -26,6 +28,12 @@ sealed class UdpEndpoint : Endpoint {
             throw new KitException(KitException.E_TOO_BIG, "udp.inet: a datagram of " + spec.MaxMessage + " B is over the " +
                                    UdpMaxIpv4 + " B an IPv4 UDP datagram can carry");
         creator = spec.Creator;
+        hello = Hello;
+        if (spec.BindingKey.Length > 0) {
+            hello = new byte[BoundHello.Length + spec.BindingKey.Length];
+            Buffer.BlockCopy(BoundHello, 0, hello, 0, BoundHello.Length);
+            Buffer.BlockCopy(spec.BindingKey, 0, hello, BoundHello.Length, spec.BindingKey.Length);
+        }
         string where = spec.Option("bind");
         if (where.Length == 0) where = spec.Address.Length == 0 ? "127.0.0.1:0" : spec.Address;
         IPEndPoint local = Transports.ParseInet(creator ? where : spec.Address, "udp.inet address");
@@ -91,7 +99,7 @@ sealed class UdpEndpoint : Endpoint {
         socket.Connect(peer);
         while (true) {
             try {
-                socket.Send(Hello, 0, Hello.Length, SocketFlags.None);
+                socket.Send(hello, 0, hello.Length, SocketFlags.None);
             } catch (SocketException e) when (e.SocketErrorCode == SocketError.ConnectionRefused) {
                 // nobody bound yet: try again
             }

@@ -1,6 +1,7 @@
 package ipcbench
 
 import (
+	"encoding/hex"
 	"fmt"
 	"net"
 	"os"
@@ -14,7 +15,7 @@ import (
 )
 
 // Versions are the worker protocol versions this kit speaks.
-var Versions = []string{"1.0"}
+var Versions = []string{"1.0", "1.1"}
 
 type endpointSlot struct {
 	ep        Endpoint
@@ -124,8 +125,24 @@ type endpointSpec struct {
 	Address   string `json:"address"`
 }
 
+// bindingKeyOf is protocol 1.1's binding_key in bytes: a connector of socket.tcp or udp.inet
+// presents it (docs/worker-protocol.md, "Binding"); this kit binds no creator.
+func bindingKeyOf(hexKey, transport, role string) ([]byte, error) {
+	if hexKey == "" {
+		return nil, nil
+	}
+	key, err := hex.DecodeString(hexKey)
+	if err != nil || len(hexKey) < 32 || len(hexKey) > 128 {
+		return nil, &ProtocolError{"setup message field 'binding_key' must be 32 to 128 hex digits"}
+	}
+	if (transport != "socket.tcp" && transport != "udp.inet") || role == Creator {
+		return nil, Fail(StatusUnsupported, "this kit binds only a connector of socket.tcp or udp.inet to its peer, not a %s of %s", role, clip(transport, 40))
+	}
+	return key, nil
+}
+
 func (s *Session) setup(m Message) error {
-	var transport, role, runtimeDir string
+	var transport, role, runtimeDir, bindingHex string
 	var specs []endpointSpec
 	options := map[string]string{}
 	var maxMessage int
@@ -135,13 +152,17 @@ func (s *Session) setup(m Message) error {
 		required bool
 	}{{"transport", &transport, true}, {"role", &role, true}, {"endpoints", &specs, true},
 		{"options", &options, false}, {"runtime_dir", &runtimeDir, false},
-		{"max_message_size", &maxMessage, false}} {
+		{"max_message_size", &maxMessage, false}, {"binding_key", &bindingHex, false}} {
 		if err := m.Field(f.name, f.v, f.required); err != nil {
 			return err
 		}
 	}
 	if role != Creator && role != Connector {
 		return &ProtocolError{fmt.Sprintf("setup message field 'role' has the unknown value '%s'", clip(role, 32))}
+	}
+	bindingKey, err := bindingKeyOf(bindingHex, transport, role)
+	if err != nil {
+		return err
 	}
 	if len(s.endpoints) == 0 {
 		s.rssBefore = peakRSS()
@@ -152,7 +173,8 @@ func (s *Session) setup(m Message) error {
 			return &ProtocolError{fmt.Sprintf("setup message field 'endpoints'[%d] field 'direction' has the unknown value '%s'", i, clip(spec.Direction, 32))}
 		}
 		ep, err := Open(OpenParams{Transport: transport, Role: role, Direction: spec.Direction,
-			Address: spec.Address, Options: options, RuntimeDir: runtimeDir, MaxMessage: maxMessage})
+			Address: spec.Address, Options: options, RuntimeDir: runtimeDir, MaxMessage: maxMessage,
+			BindingKey: bindingKey})
 		if err != nil {
 			return err
 		}

@@ -52,7 +52,16 @@ type OpenParams struct {
 	Options                             map[string]string
 	RuntimeDir                          string
 	MaxMessage                          int
+	// BindingKey (protocol 1.1): what a connector of socket.tcp or udp.inet presents first, so
+	// an agent's creator knows it from a third party (docs/worker-protocol.md, "Binding").
+	BindingKey []byte
 }
+
+// What a bound connector presents: a TCP stream's first bytes, a UDP hello's prefix.
+const (
+	bindingMagic  = "ipcbench-bind/1\n"
+	udpBoundHello = "ipcb-udp-bind"
+)
 
 // Factory opens an endpoint (a creator creates what it exports here).
 type Factory func(p OpenParams) (Endpoint, error)
@@ -332,6 +341,7 @@ func (e *fifoEndpoint) Close() {
 // ---- socket.unix, socket.tcp ----
 
 type socketEndpoint struct {
+	bindingKey                               []byte
 	id, role, network, address, path, folder string
 	tcp                                      bool
 	nodelay                                  bool
@@ -341,7 +351,8 @@ type socketEndpoint struct {
 }
 
 func openSocket(p OpenParams, tcp bool) (Endpoint, error) {
-	e := &socketEndpoint{id: p.Transport, role: p.Role, tcp: tcp, nodelay: true, buffers: map[string]int{}}
+	e := &socketEndpoint{id: p.Transport, role: p.Role, tcp: tcp, nodelay: true,
+		buffers: map[string]int{}, bindingKey: p.BindingKey}
 	known, fixed := []string{"sndbuf", "rcvbuf"}, map[string]string{}
 	if tcp {
 		known = append(known, "nodelay", "bind")
@@ -470,6 +481,11 @@ func (e *socketEndpoint) Connect(timeout time.Duration) error {
 			conn, err := d.Dial(e.network, e.address)
 			if err == nil {
 				e.conn = conn
+				if len(e.bindingKey) > 0 { // protocol 1.1: the key, before any data
+					if _, err := conn.Write(append([]byte(bindingMagic), e.bindingKey...)); err != nil {
+						return Fail(StatusSystem, "%s: present the binding key: %v", e.id, err)
+					}
+				}
 				break
 			}
 			if StatusOf(err) == StatusTimeout || pastDeadline(deadline) {
@@ -581,9 +597,10 @@ func (e *socketEndpoint) Close() {
 // ---- udp.inet ----
 
 type udpEndpoint struct {
-	role string
-	conn *net.UDPConn
-	peer *net.UDPAddr
+	bindingKey []byte
+	role       string
+	conn       *net.UDPConn
+	peer       *net.UDPAddr
 }
 
 func openUDP(p OpenParams) (Endpoint, error) {
@@ -593,7 +610,7 @@ func openUDP(p OpenParams) (Endpoint, error) {
 	if p.MaxMessage > maxUDPDatagramIPv4 {
 		return nil, Fail(StatusTooBig, "udp.inet: a datagram of %d B is over the %d B an IPv4 UDP datagram can carry", p.MaxMessage, maxUDPDatagramIPv4)
 	}
-	e := &udpEndpoint{role: p.Role}
+	e := &udpEndpoint{role: p.Role, bindingKey: p.BindingKey}
 	where := p.Address
 	if p.Role == Creator {
 		if v := p.Options["bind"]; v != "" {
@@ -687,8 +704,12 @@ func (e *udpEndpoint) Connect(timeout time.Duration) error {
 			return err
 		}
 	}
+	hello := []byte(udpHello)
+	if len(e.bindingKey) > 0 {
+		hello = append([]byte(udpBoundHello), e.bindingKey...)
+	}
 	for {
-		e.conn.Write([]byte(udpHello)) // refused meanwhile: the creator is not bound yet
+		e.conn.Write(hello) // refused meanwhile: the creator is not bound yet
 		step := time.Now().Add(udpHelloPeriod)
 		if !deadline.IsZero() && deadline.Before(step) {
 			step = deadline

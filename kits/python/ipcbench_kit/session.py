@@ -14,7 +14,7 @@ from .control import (E_INTERNAL, E_INVALID, E_SYSTEM, E_TIMEOUT, E_UNSUPPORTED,
                       KitError, ProtocolError, field)
 from .transports import BOTH, CONNECTOR, CREATOR, RECV, SEND, open_endpoint
 
-VERSIONS = ["1.0"]
+VERSIONS = ["1.0", "1.1"]
 ROLES = (CREATOR, CONNECTOR)
 DIRECTIONS = (SEND, RECV, BOTH)
 KINDS = ("send", "receive", "bidir", "ping", "pong")
@@ -27,6 +27,24 @@ def runtime_name():
 def sends(kind):
     return kind in ("send", "bidir")
 
+
+
+def binding_key_of(hex_key, transport, role):
+    """Protocol 1.1: a connector of socket.tcp or udp.inet presents the setup's binding_key
+    (docs/worker-protocol.md, "Binding"); b"" when there is none. This kit binds no creator."""
+    if not hex_key:
+        return b""
+    if not 32 <= len(hex_key) <= 128 or len(hex_key) % 2:
+        raise ProtocolError("setup message field 'binding_key' must be 32 to 128 hex digits")
+    try:
+        key = bytes.fromhex(hex_key)
+    except ValueError:
+        raise ProtocolError("setup message field 'binding_key' must be 32 to 128 hex digits") \
+            from None
+    if transport not in ("socket.tcp", "udp.inet") or role == CREATOR:
+        raise KitError(E_UNSUPPORTED, f"this kit binds only a connector of socket.tcp or "
+                       f"udp.inet to its peer, not a {role} of {transport[:40]}")
+    return key
 
 class Session:
     def __init__(self, sock, implementation="python"):
@@ -105,6 +123,7 @@ class Session:
                 raise ProtocolError(f"setup message field 'options' entry '{key}' is not text")
         runtime_dir = field(m, "runtime_dir", str, False, "")
         max_message = field(m, "max_message_size", int, False, 0)
+        key = binding_key_of(field(m, "binding_key", str, False, ""), transport, role)
         if not self.endpoints:
             self.rss_before_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
         addresses = []
@@ -118,6 +137,7 @@ class Session:
                                     "is not text")
             ep = open_endpoint(transport, role, spec["direction"], address, options,
                                runtime_dir, max_message)
+            ep.binding_key = key
             self.endpoints.append((ep, spec["direction"]))
             addresses.append(ep.export_address() if role == CREATOR else address)
         self.channel.send({"type": "opened", "addresses": addresses})

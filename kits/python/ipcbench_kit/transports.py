@@ -31,6 +31,7 @@ class Endpoint:
     """
 
     stream = True
+    binding_key = b""  # protocol 1.1: what a connector presents first (socket.tcp, udp.inet)
     reliable = True
     send_call = "send"
     recv_call = "recv"
@@ -340,6 +341,8 @@ class SocketEndpoint(Endpoint):
             self._unlink()
         else:
             self._connect_peer(deadline)
+            if self.binding_key:  # protocol 1.1: the key, before any data
+                self.sock.sendall(BINDING_MAGIC + self.binding_key)
         self.sock.settimeout(None)
         self._tune(self.sock)
         if self.tcp:
@@ -403,8 +406,10 @@ class SocketEndpoint(Endpoint):
         self._unlink()
 
 
+BINDING_MAGIC = b"ipcbench-bind/1\n"  # + the key: a bound TCP connector's first bytes
 HELLO = b"ipcb-udp-helo"
 ACK = b"ipcb-udp-ack!"
+BOUND_HELLO = b"ipcb-udp-bind"  # + the binding key (protocol 1.1)
 UDP_MAX_IPV4 = 65507
 
 
@@ -455,9 +460,10 @@ class UdpEndpoint(Endpoint):
                     break
         else:
             self.sock.connect(self.peer)
+            hello = BOUND_HELLO + self.binding_key if self.binding_key else HELLO
             while True:
                 try:
-                    self.sock.send(HELLO)
+                    self.sock.send(hello)
                 except ConnectionRefusedError:
                     pass
                 step = time.monotonic() + 0.05

@@ -487,6 +487,46 @@ typedef struct ipcb_transport {
 } ipcb_transport;
 
 /* ---------------------------------------------------------------------------------------------
+ * Extensions: groups of calls a transport offers beside its table, fetched by id through
+ * ipcb_transport.get_extension (CLAP's way): a new group gets an id and a struct of its own, and
+ * a revision of it a new id; the tables above never grow for them.
+ * ------------------------------------------------------------------------------------------- */
+
+/* "ipcb.peer-binding/1": an endpoint that serves one peer only. A creator on a network listens
+ * where anyone can reach it; a host that runs it for a client on another machine (ipchost's agent)
+ * binds it to that client, so a third party that reaches the port first cannot take the
+ * connection, nor be measured as the case.
+ *
+ * bind_peer is called between open and connect, on either role:
+ *  - CREATOR: connect takes only a peer whose address is `peer_host` (a numeric IPv4 or IPv6
+ *    address; NULL or "" for any) and that presents `key` first; it refuses (closes or ignores)
+ *    anything else and waits on for the right peer until its timeout. Candidates that have not
+ *    presented their key yet must not keep the right one out (wait on several at once).
+ *  - CONNECTOR: connect presents `key` first, before any data.
+ * `key` is 16 to 64 bytes; nothing of it ever counts as data. IPCB_E_UNSUPPORTED for an endpoint
+ * that cannot do it (its options, its variant); IPCB_E_INVALID after connect.
+ * [endpoint-thread]
+ *
+ * How socket.tcp and udp.inet present the key (docs/worker-protocol.md, "Binding"): a TCP
+ * connector writes IPCB_BINDING_MAGIC (16 bytes) and the key right after connecting; a UDP
+ * connector says hello with IPCB_UDP_BINDING_MAGIC (13 bytes) followed by the key, instead of
+ * "ipcb-udp-helo". */
+#define IPCB_EXT_PEER_BINDING "ipcb.peer-binding/1"
+#define IPCB_BINDING_MAGIC "ipcbench-bind/1\n"
+#define IPCB_BINDING_MAGIC_LEN 16
+#define IPCB_UDP_BINDING_MAGIC "ipcb-udp-bind"
+#define IPCB_UDP_BINDING_MAGIC_LEN 13
+#define IPCB_BINDING_KEY_MIN 16
+#define IPCB_BINDING_KEY_MAX 64
+
+typedef struct ipcb_peer_binding {
+    uint32_t struct_size;
+    uint32_t reserved0; /* 0 */
+    int32_t(IPCB_CALL *bind_peer)(ipcb_endpoint *endpoint, const char *peer_host,
+                                  const uint8_t *key, uint32_t key_len, ipcb_error *error);
+} ipcb_peer_binding;
+
+/* ---------------------------------------------------------------------------------------------
  * The host and the plugin descriptor
  * ------------------------------------------------------------------------------------------- */
 

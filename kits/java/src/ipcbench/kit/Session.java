@@ -13,7 +13,7 @@ import java.util.Map;
  * message"): hello, welcome, setup, connect, run, close.
  */
 public final class Session {
-    static final List<String> VERSIONS = List.of("1.0");
+    static final List<String> VERSIONS = List.of("1.0", "1.1");
 
     private final Channel channel;
     private final String implementation;
@@ -110,6 +110,22 @@ public final class Session {
         return false;
     }
 
+    /**
+     * Protocol 1.1's binding_key in bytes: a connector of socket.tcp or udp.inet presents it
+     * (docs/worker-protocol.md, "Binding"); this kit binds no creator.
+     */
+    static byte[] bindingKeyOf(String hex, String transport, String role) throws KitException {
+        if (hex.isEmpty()) return new byte[0];
+        if (hex.length() < 32 || hex.length() > 128 || hex.length() % 2 != 0 || !hex.matches("[0-9a-fA-F]+"))
+            throw KitException.protocol("setup message field 'binding_key' must be 32 to 128 hex digits");
+        if (!(transport.equals("socket.tcp") || transport.equals("udp.inet")) || role.equals(Transports.CREATOR))
+            throw new KitException(KitException.E_UNSUPPORTED, "this kit binds only a connector of socket.tcp or "
+                    + "udp.inet to its peer, not a " + role + " of " + clip(transport));
+        byte[] key = new byte[hex.length() / 2];
+        for (int i = 0; i < key.length; i++) key[i] = (byte) Integer.parseInt(hex.substring(2 * i, 2 * i + 2), 16);
+        return key;
+    }
+
     private void setup(Map<String, Object> m) throws IOException, KitException {
         String transport = Channel.text(m, "transport", null);
         String role = Channel.text(m, "role", null);
@@ -124,6 +140,7 @@ public final class Session {
         }
         String runtimeDir = Channel.text(m, "runtime_dir", "");
         long maxMessage = Channel.integer(m, "max_message_size", 0L);
+        byte[] bindingKey = bindingKeyOf(Channel.text(m, "binding_key", ""), transport, role);
         if (endpoints.isEmpty()) rssBeforeKib = Usage.maxRssKib();
         List<Object> addresses = new ArrayList<>();
         for (int i = 0; i < specs.size(); i++) {
@@ -144,6 +161,7 @@ public final class Session {
             s.options = options;
             s.runtimeDir = runtimeDir;
             s.maxMessage = maxMessage;
+            s.bindingKey = bindingKey;
             Endpoint ep = Transports.open(s);
             endpoints.add(ep);
             addresses.add(s.creator() ? ep.export() : s.address);

@@ -34,10 +34,13 @@ final class SocketEndpoint extends Endpoint {
     private ServerSocketChannel listener;
     private SocketChannel socket;
     private SocketAddress peer;
+    private final byte[] bindingKey;
+    static final byte[] BINDING_MAGIC = "ipcbench-bind/1\n".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
     private Transports.PrivateFolder folder;
     private Path path;
 
     SocketEndpoint(Transports.Spec spec) throws IOException, KitException {
+        bindingKey = spec.bindingKey;
         id = spec.transport;
         tcp = "socket.tcp".equals(id);
         creator = spec.creator();
@@ -125,6 +128,11 @@ final class SocketEndpoint extends Endpoint {
             connectPeer(deadline);
         }
         socket.configureBlocking(true);
+        if (!creator && bindingKey.length > 0) {  // protocol 1.1: the key, before any data
+            ByteBuffer hello = ByteBuffer.allocate(BINDING_MAGIC.length + bindingKey.length);
+            hello.put(BINDING_MAGIC).put(bindingKey).flip();
+            while (hello.hasRemaining()) socket.write(hello);
+        }
         tune(socket);
         if (tcp) socket.setOption(StandardSocketOptions.TCP_NODELAY, nodelay);
     }

@@ -31,6 +31,8 @@ public final class Transports {
         public Map<String, String> options;
         public String runtimeDir;
         public long maxMessage;
+        /** Protocol 1.1: what a connector of socket.tcp or udp.inet presents first (empty: none). */
+        public byte[] bindingKey = new byte[0];
 
         public boolean creator() {
             return CREATOR.equals(role);

@@ -23,6 +23,7 @@ import java.util.Set;
  */
 final class UdpEndpoint extends Endpoint {
     static final byte[] HELLO = "ipcb-udp-helo".getBytes(StandardCharsets.US_ASCII);
+    static final byte[] BOUND_HELLO = "ipcb-udp-bind".getBytes(StandardCharsets.US_ASCII);  // + the key (1.1)
     static final byte[] ACK = "ipcb-udp-ack!".getBytes(StandardCharsets.US_ASCII);
     static final int UDP_MAX_IPV4 = 65507;
 
@@ -31,6 +32,7 @@ final class UdpEndpoint extends Endpoint {
     private final Selector readable;
     private final Selector writable;
     private final InetSocketAddress peer;
+    private final byte[] hello;
 
     UdpEndpoint(Transports.Spec spec) throws IOException, KitException {
         Transports.checkOptions(spec, Set.of("sndbuf", "rcvbuf", "bind"), Map.of());
@@ -38,6 +40,13 @@ final class UdpEndpoint extends Endpoint {
             throw new KitException(KitException.E_TOO_BIG, "udp.inet: a datagram of " + spec.maxMessage
                     + " B is over the " + UDP_MAX_IPV4 + " B an IPv4 UDP datagram can carry");
         creator = spec.creator();
+        if (spec.bindingKey.length > 0) {
+            hello = new byte[BOUND_HELLO.length + spec.bindingKey.length];
+            System.arraycopy(BOUND_HELLO, 0, hello, 0, BOUND_HELLO.length);
+            System.arraycopy(spec.bindingKey, 0, hello, BOUND_HELLO.length, spec.bindingKey.length);
+        } else {
+            hello = HELLO;
+        }
         String where = spec.options.getOrDefault("bind", "");
         if (where.isEmpty()) where = spec.address.isEmpty() ? "127.0.0.1:0" : spec.address;
         InetSocketAddress local = Transports.parseInet(creator ? where : spec.address, "udp.inet address");
@@ -116,7 +125,7 @@ final class UdpEndpoint extends Endpoint {
         socket.connect(peer);
         while (true) {
             try {
-                socket.write(ByteBuffer.wrap(HELLO));
+                socket.write(ByteBuffer.wrap(hello));
             } catch (PortUnreachableException ignored) {
                 // nobody bound yet: try again
             }
