@@ -13,21 +13,25 @@
 #include "cli/usage_error.hpp"
 #include "report/json_report.hpp"
 #include "report/result_columns.hpp"
+#include "text/printable_text.hpp"
 
 namespace ipcbench::cli {
 namespace {
 
 constexpr double alpha = 0.05;
 
+// The case's name as compare prints it: from two files that may be anyone's, so made safe for a
+// terminal (text::terminal_text).
 std::string case_key(const report::case_result &r) {
     const auto &c = r.settings;
-    return fmt::format("{} {} {}{} {}{}{}", c.transport_id, model::to_string(c.mode),
-                       model::to_string(r.direction), r.bidir() ? " bidir" : "",
-                       report::format_size(c.size_bytes),
-                       c.streams > 1 ? fmt::format(" x{}", c.streams) : "",
-                       c.rate_per_s > 0 ? fmt::format(" @{:g}/s", c.rate_per_s) : "") +
-           // A fleet's rows compare pair by pair.
-           (r.fleet ? fmt::format(" {} -> {}", r.fleet->source, r.fleet->destination) : "");
+    return text::terminal_text(
+        fmt::format("{} {} {}{} {}{}{}", c.transport_id, model::to_string(c.mode),
+                    model::to_string(r.direction), r.bidir() ? " bidir" : "",
+                    report::format_size(c.size_bytes),
+                    c.streams > 1 ? fmt::format(" x{}", c.streams) : "",
+                    c.rate_per_s > 0 ? fmt::format(" @{:g}/s", c.rate_per_s) : "") +
+        // A fleet's rows compare pair by pair.
+        (r.fleet ? fmt::format(" {} -> {}", r.fleet->source, r.fleet->destination) : ""));
 }
 
 std::vector<double> samples_of(const report::case_result &r, const std::string &figure,
@@ -64,8 +68,8 @@ std::vector<std::string> settings_differences(const report::case_result &base,
     std::vector<std::string> out;
     for (const auto &[name, value] : b.items())
         if (a.value(name, nlohmann::json()) != value)
-            out.push_back(fmt::format("{} {} -> {}", name, a.value(name, nlohmann::json()).dump(),
-                                      value.dump()));
+            out.push_back(text::terminal_text(fmt::format(
+                "{} {} -> {}", name, a.value(name, nlohmann::json()).dump(), value.dump())));
     return out;
 }
 

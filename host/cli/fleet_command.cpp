@@ -1,10 +1,12 @@
 // `ipchost fleet`: every pair of a list of agents, agent to agent, in rounds.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <spdlog/spdlog.h>
 #include <algorithm>
 #include <chrono>
 #include <exception>
 #include <functional>
+#include <map>
 #include <thread>
 
 #include "cli/commands.hpp"
@@ -19,6 +21,7 @@
 #include "platform/signals.hpp"
 #include "remote/agent_protocol.hpp"
 #include "remote/agent_server.hpp"
+#include "text/printable_text.hpp"
 
 namespace ipcbench::cli {
 namespace {
@@ -32,13 +35,21 @@ std::vector<fleet_round> schedule_of(const fleet_options &f,
     if (f.sample > 0) return harness::sample_rounds(agents.size(), f.sample, f.seed);
     if (f.pairs == "mesh") return harness::mesh_rounds(agents.size());
     const std::string centre = f.pairs.substr(5);
+    std::vector<std::size_t> named;
     for (std::size_t i = 0; i < agents.size(); ++i) {
-        bool named = agents[i].name() == centre;
-        for (const auto &[key, value] : agents[i].labels) named = named || value == centre;
-        if (named) return harness::star_rounds(agents.size(), i);
+        bool is = agents[i].name() == centre;
+        for (const auto &[key, value] : agents[i].labels) is = is || value == centre;
+        if (is) named.push_back(i);
     }
-    throw usage_error("--pairs star=" + centre +
-                      ": no agent has that address or a label of that value");
+    if (named.size() == 1) return harness::star_rounds(agents.size(), named.front());
+    if (named.empty())
+        throw usage_error("--pairs star=" + text::terminal_text(centre) +
+                          ": no agent has that address or a label of that value");
+    std::string which;
+    for (std::size_t i : named) which += (which.empty() ? "" : ", ") + agents[i].name();
+    throw usage_error("--pairs star=" + text::terminal_text(centre) + " names " +
+                      std::to_string(named.size()) + " agents (" + which +
+                      "): a centre must be one; name it by address");
 }
 
 // Every case of the command line between one pair, one after another; each row says where.
@@ -108,6 +119,22 @@ std::vector<report::case_result> run_wave(const fleet_round &wave,
     return out;
 }
 
+// Labels that name one machine (node=, host=, name=, id=): two agents that claim the same one are
+// named, since a row's label then tells neither apart (an agent that lies about where it runs,
+// or two agents on one node). Other labels (zone=a) are shared on purpose.
+void name_shared_identities(const std::vector<fleet_agent> &agents) {
+    std::map<std::string, std::vector<std::string>> claims;
+    for (const auto &a : agents)
+        for (const auto &[key, value] : a.labels)
+            if (key == "node" || key == "host" || key == "name" || key == "id")
+                claims[key + "=" + value].push_back(a.name());
+    for (const auto &[label, who] : claims)
+        if (who.size() > 1)
+            spdlog::warn(
+                "fleet: {} agents claim {}: {}; their rows tell them apart by address only",
+                who.size(), text::terminal_text(label), fmt::format("{}", fmt::join(who, ", ")));
+}
+
 // The roll call before the first round: every agent at once is asked who it is. Its labels
 // (serve --label: the node a DaemonSet pod runs on) join the list's, which win on a clash; an
 // agent that does not answer is named with the cause, and its pairs still run (and fail with
@@ -135,6 +162,7 @@ void roll_call(std::vector<fleet_agent> &agents) {
             spdlog::warn("fleet: roll call: {}: {}", agents[i].name(), problems[i]);
     }
     spdlog::info("fleet: roll call: {} of {} agents answered", answered, agents.size());
+    name_shared_identities(agents);
 }
 
 std::size_t pairs_in(const std::vector<fleet_round> &rounds) {
@@ -180,8 +208,9 @@ int fleet_command(const command_line &cmd, const plugin::plugin_registry &regist
             for (auto &row : run_wave(wave, cases, agents, static_cast<int>(r + 1))) {
                 if (row.status == report::case_status::failed) {
                     failed = true;
-                    spdlog::error("{} -> {}: {}", row.fleet->source, row.fleet->destination,
-                                  row.error);
+                    spdlog::error("{} -> {}: {}", text::terminal_text(row.fleet->source),
+                                  text::terminal_text(row.fleet->destination),
+                                  text::terminal_text(row.error));
                 }
                 report.results.push_back(std::move(row));
             }

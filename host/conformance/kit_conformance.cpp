@@ -267,6 +267,24 @@ std::vector<check_result> protocol_checks(const kit::kit_info &k) {
         if (!s.exits_within(3000)) return "it did not exit within 3 s after: " + text;
         return "ok: " + text + " (" + s.status().describe() + ")";
     }));
+    out.push_back(protocol_check("deep frame", [&] {
+        // 200,000 nested arrays in one frame: a recursive parser's stack, unless the depth is
+        // checked first (ipchost's own frames are at most 32 deep).
+        session s(k);
+        if (auto e = s.open(); !e.empty()) return e;
+        const std::string body = std::string(200000, '[') + std::string(200000, ']');
+        std::string frame(4, '\0');
+        for (int i = 0; i < 4; ++i)
+            frame[i] = static_cast<char>((body.size() >> (24 - 8 * i)) & 0xff);
+        s.send_raw(frame + body);
+        const std::string text = error_text(s.next(5));
+        if (text.empty()) return std::string("no error for a frame nested 200,000 deep");
+        if (!s.exits_within(3000)) return "it did not exit within 3 s after: " + text;
+        if (!s.status().exited || s.status().code != 2)
+            return "it ended " + s.status().describe() + " after " + text +
+                   " (a worker ends with exit code 2 after a frame it cannot read)";
+        return "ok: " + text + " (" + s.status().describe() + ")";
+    }));
     out.push_back(protocol_check("orchestrator gone", [&] {
         session s(k);
         if (auto e = s.open(); !e.empty()) return e;

@@ -8,6 +8,7 @@
 #include "control/control_channel.hpp"
 #include "control/worker_messages.hpp"
 #include "harness/orchestrator.hpp"
+#include "model/plausibility.hpp"
 #include "platform/monotonic_clock.hpp"
 #include "platform/signals.hpp"
 #include "report/json_report.hpp"
@@ -113,6 +114,7 @@ std::vector<report::case_result> run_case_between_agents(const plugin::transport
     const std::string where = "the agent at " + client_agent.address.text() + " (client side)";
     try {
         run_on(fd, settings, server_agent, finish_when_interrupted, results);
+        model::mark_implausible(results, where);
     } catch (const control::peer_error &e) {
         fail(results, report::case_status::failed, where + " refused the case: " + e.what());
     } catch (const interrupted_here &) {

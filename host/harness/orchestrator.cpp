@@ -11,6 +11,7 @@
 #include "model/job.hpp"
 #include "model/json_fields.hpp"
 #include "model/loop_result.hpp"
+#include "model/plausibility.hpp"
 #include "platform/open_file_limit.hpp"
 #include "platform/process_usage.hpp"
 #include "report/result_columns.hpp"
@@ -380,6 +381,9 @@ std::vector<report::case_result> run_case(const plugin::transport_info &transpor
         }
     else if (results.size() > 1)
         results[1].options = results[0].options;
+    model::mark_implausible(
+        results, agent ? "the case's workers (one on the agent at " + agent->address.text() + ")"
+                       : std::string("the case's workers"));
     return results;
 }
 

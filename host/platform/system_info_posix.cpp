@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <thread>
 
@@ -58,10 +59,17 @@ bool stderr_is_terminal() {
 }
 
 std::optional<std::string> take_environment_variable(const std::string &name) {
-    const char *value = std::getenv(name.c_str());
+    char *value = std::getenv(name.c_str());
     if (value == nullptr) return std::nullopt;
     std::string out = value;
+    // getenv points into the block the process started with, which /proc/PID/environ shows to
+    // the process's user for as long as it runs: the whole NAME=VALUE is wiped there, not only
+    // dropped from environ.
+    char *entry = value - name.size() - 1;
+    const std::size_t length = name.size() + 1 + out.size();
     unsetenv(name.c_str());
+    if (std::strncmp(entry, name.c_str(), name.size()) == 0 && entry[name.size()] == '=')
+        explicit_bzero(entry, length);
     return out;
 }
 

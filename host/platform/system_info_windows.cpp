@@ -90,7 +90,8 @@ std::optional<std::string> take_environment_variable(const std::string &name) {
     const char *value = std::getenv(name.c_str());
     if (value == nullptr) return std::nullopt;
     std::string out = value;
-    _putenv_s(name.c_str(), "");  // an empty value removes the variable
+    _putenv_s(name.c_str(), "");                     // an empty value removes the variable
+    SetEnvironmentVariableA(name.c_str(), nullptr);  // and from the process's own block
     return out;
 }
 

@@ -8,6 +8,7 @@
 #include "report/impl_grid.hpp"
 #include "report/result_columns.hpp"
 #include "report/svg_chart.hpp"
+#include "text/printable_text.hpp"
 
 namespace ipcbench::report {
 namespace {
@@ -154,7 +155,8 @@ std::string heatmaps_text(const std::vector<fleet_heatmap> &maps, bool markdown)
         "from the fleet's median)\n",
         markdown ? "### " : "", fleet_outlier_mads, fleet_outlier_share * 100);
     for (const auto &m : maps) {
-        out += fmt::format("\n{}{} (median {}, scaled MAD {})\n", markdown ? "#### " : "", m.title,
+        out += fmt::format("\n{}{} (median {}, scaled MAD {})\n", markdown ? "#### " : "",
+                           markdown ? text::markdown_text(m.title) : text::terminal_text(m.title),
                            format_value(m.median), format_value(m.scaled_mad));
         std::vector<std::vector<std::string>> rows{{"source \\ destination"}};
         for (const auto &d : m.agents) rows[0].push_back(d);
@@ -164,8 +166,9 @@ std::string heatmaps_text(const std::vector<fleet_heatmap> &maps, bool markdown)
         }
         out += grid_lines(rows, markdown);
         for (const auto &[agent, v] : m.outlier_agents)
-            out +=
-                fmt::format("outlier agent: {} (its pairs' median {})\n", agent, format_value(v));
+            out += fmt::format("outlier agent: {} (its pairs' median {})\n",
+                               markdown ? text::markdown_text(agent) : text::terminal_text(agent),
+                               format_value(v));
     }
     return out;
 }

@@ -1,5 +1,7 @@
 #include "report/impl_grid.hpp"
 
+#include "text/printable_text.hpp"
+
 #include <fmt/format.h>
 #include <algorithm>
 #include <tuple>
@@ -96,7 +98,11 @@ std::string grid_cell(const impl_grid &g, const std::string &writer, const std::
     return fmt::format("{} ({:.2f})", format_figure(*v), *v / *b);
 }
 
-std::string grid_lines(const std::vector<std::vector<std::string>> &rows, bool markdown) {
+std::string grid_lines(std::vector<std::vector<std::string>> rows, bool markdown) {
+    // Names and labels come from result files and agents: no terminal control, no Markdown.
+    for (auto &row : rows)
+        for (auto &cell : row)
+            cell = markdown ? text::markdown_text(cell) : text::terminal_text(cell);
     std::vector<std::size_t> width(rows.empty() ? 0 : rows[0].size(), 0);
     for (const auto &row : rows)
         for (std::size_t i = 0; i < row.size() && i < width.size(); ++i)
@@ -130,7 +136,8 @@ std::string grids_text(const std::vector<impl_grid> &grids, bool markdown) {
             for (const auto &reader : g.readers)
                 rows.back().push_back(grid_cell(g, writer, reader));
         }
-        out += fmt::format("\n{}{}\n", markdown ? "#### " : "", g.title);
+        out += fmt::format("\n{}{}\n", markdown ? "#### " : "",
+                           markdown ? text::markdown_text(g.title) : text::terminal_text(g.title));
         out += grid_lines(rows, markdown);
     }
     return out;

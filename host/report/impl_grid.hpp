@@ -31,7 +31,7 @@ std::string grid_cell(const impl_grid &g, const std::string &writer, const std::
 
 // Rows of cells as an aligned text table (the first column left, the rest right) or Markdown
 // (the first row the header).
-std::string grid_lines(const std::vector<std::vector<std::string>> &rows, bool markdown);
+std::string grid_lines(std::vector<std::vector<std::string>> rows, bool markdown);
 
 // Every grid as text tables (or Markdown), with a heading line each.
 std::string grids_text(const std::vector<impl_grid> &grids, bool markdown);

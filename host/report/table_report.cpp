@@ -7,6 +7,7 @@
 #include "report/fleet_heatmap.hpp"
 #include "report/impl_grid.hpp"
 #include "report/placement_warning.hpp"
+#include "text/printable_text.hpp"
 
 namespace ipcbench::report {
 namespace {
@@ -20,15 +21,21 @@ struct table_cells {
     std::vector<std::size_t> width;
 };
 
+// Untrusted text (a result file's, an agent's) as this format may show it: no terminal control,
+// no Markdown or HTML structure of its own.
+std::string shown_text(const std::string &untrusted, bool markdown) {
+    return markdown ? text::markdown_text(untrusted) : text::terminal_text(untrusted);
+}
+
 table_cells cells_of(std::vector<header_and_column> columns,
-                     const std::vector<const case_result *> &rows) {
+                     const std::vector<const case_result *> &rows, bool markdown) {
     table_cells t;
     t.columns = std::move(columns);
     for (const auto &c : t.columns) t.width.push_back(c.first.size());
     for (const auto *r : rows) {
         t.rows.emplace_back();
         for (std::size_t i = 0; i < t.columns.size(); ++i) {
-            t.rows.back().push_back(t.columns[i].second->text(*r));
+            t.rows.back().push_back(shown_text(t.columns[i].second->text(*r), markdown));
             t.width[i] = std::max(t.width[i], t.rows.back().back().size());
         }
     }
@@ -120,7 +127,7 @@ std::string table(const run_report &report, table_kind kind,
     } else {
         columns = table_columns(report, kind);
     }
-    const table_cells t = cells_of(std::move(columns), rows);
+    const table_cells t = cells_of(std::move(columns), rows, markdown);
     std::vector<std::size_t> shown(t.columns.size());
     std::iota(shown.begin(), shown.end(), 0);
     std::vector<std::string> left_out;
@@ -148,10 +155,14 @@ std::string to_table(const run_report &report, bool markdown, const table_layout
     auto prose = [&](const std::string &text, std::size_t indent = 0) {
         return wrapped(text, width, indent);
     };
-    std::string out = prose(fmt::format("{}ipcbench {} on {} {} ({}, {} cores, load {:.2f}), {}",
-                                        markdown ? "## " : "", IPCBENCH_VERSION, env.os, env.kernel,
-                                        env.cpu_model.empty() ? "?" : env.cpu_model, env.cores,
-                                        env.load_average_1m, report.started_at));
+    auto safe = [markdown](const std::string &untrusted) {
+        return shown_text(untrusted, markdown);
+    };
+    std::string out =
+        prose(fmt::format("{}ipcbench {} on {} {} ({}, {} cores, load {:.2f}), {}",
+                          markdown ? "## " : "", IPCBENCH_VERSION, safe(env.os), safe(env.kernel),
+                          env.cpu_model.empty() ? "?" : safe(env.cpu_model), env.cores,
+                          env.load_average_1m, safe(report.started_at)));
     std::vector<const case_result *> tp, lat, bad, warned;
     for (const auto &r : report.results) {
         if (is_throughput(r)) tp.push_back(&r);
@@ -196,11 +207,11 @@ std::string to_table(const run_report &report, bool markdown, const table_layout
                     w.resize(w.size() - advice.size());
                     advised = true;
                 }
-                out +=
-                    prose(fmt::format("{}{} {} {}: {}", markdown ? "- " : "",
-                                      r->settings.transport_id, format_size(r->settings.size_bytes),
-                                      model::to_string(r->settings.mode), w),
-                          2);
+                out += prose(
+                    fmt::format("{}{} {} {}: {}", markdown ? "- " : "",
+                                safe(r->settings.transport_id), format_size(r->settings.size_bytes),
+                                model::to_string(r->settings.mode), safe(w)),
+                    2);
             }
         if (advised)
             out +=
@@ -209,11 +220,12 @@ std::string to_table(const run_report &report, bool markdown, const table_layout
     if (!bad.empty()) {
         out += fmt::format("\n{}Not measured\n{}", heading, markdown ? "\n" : "");
         for (const auto *r : bad)
-            out += prose(
-                fmt::format("{}{} {} {}: {}: {}", markdown ? "- " : "", r->settings.transport_id,
-                            format_size(r->settings.size_bytes), model::to_string(r->settings.mode),
-                            to_string(r->status), r->error),
-                2);
+            out +=
+                prose(fmt::format(
+                          "{}{} {} {}: {}: {}", markdown ? "- " : "",
+                          safe(r->settings.transport_id), format_size(r->settings.size_bytes),
+                          model::to_string(r->settings.mode), to_string(r->status), safe(r->error)),
+                      2);
     }
     return out;
 }

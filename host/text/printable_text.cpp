@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <cstdlib>
+
 namespace ipcbench::text {
 namespace {
 
@@ -13,6 +15,17 @@ std::size_t utf8_sequence(const std::string &s, std::size_t i) {
     for (std::size_t k = 1; k < n; ++k)
         if ((static_cast<unsigned char>(s[i + k]) & 0xc0) != 0x80) return 0;
     return n;
+}
+
+// A sequence that decodes to a character a terminal may act on: a C1 control (U+0080-U+009F,
+// CSI among them) or a bidirectional override (U+202A-U+202E, U+2066-U+2069) that reorders what
+// follows. Its code point, else 0.
+unsigned acting_code_point(const std::string &s, std::size_t i, std::size_t n) {
+    const auto b = [&](std::size_t k) { return static_cast<unsigned char>(s[i + k]); };
+    if (n == 2 && b(0) == 0xc2 && b(1) <= 0x9f) return b(1);
+    if (n != 3 || b(0) != 0xe2) return 0;
+    const unsigned cp = ((b(0) & 0x0fu) << 12) | ((b(1) & 0x3fu) << 6) | (b(2) & 0x3fu);
+    return (cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069) ? cp : 0;
 }
 
 }  // namespace
@@ -27,7 +40,10 @@ std::string printable(const std::string &untrusted, std::size_t max_chars) {
             out += static_cast<char>(c);
             ++i;
         } else if (std::size_t n = c >= 0x80 ? utf8_sequence(untrusted, i) : 0; n > 0) {
-            out.append(untrusted, i, n);
+            if (const unsigned cp = acting_code_point(untrusted, i, n); cp != 0)
+                out += fmt::format("\\u{:04x}", cp);
+            else
+                out.append(untrusted, i, n);
             i += n;
         } else {
             out += fmt::format("\\x{:02x}", c);
@@ -35,6 +51,38 @@ std::string printable(const std::string &untrusted, std::size_t max_chars) {
         }
     }
     return out;
+}
+
+}  // namespace ipcbench::text
+
+namespace ipcbench::text {
+
+std::string terminal_text(const std::string &untrusted, std::size_t max_chars) {
+    return printable(untrusted, max_chars);
+}
+
+std::string markdown_text(const std::string &untrusted, std::size_t max_chars) {
+    std::string out;
+    for (const char c : printable(untrusted, max_chars)) {
+        switch (c) {
+            case '|': out += "\\|"; break;
+            case '<': out += "&lt;"; break;
+            case '>': out += "&gt;"; break;
+            case '&': out += "&amp;"; break;
+            default: out += c;
+        }
+    }
+    return out;
+}
+
+std::string csv_text(const std::string &untrusted) {
+    std::string out = printable(untrusted, 4000);
+    if (out.empty() || std::string("=+-@").find(out.front()) == std::string::npos) return out;
+    // A number (-1.5, +3e6) is a figure, not a formula.
+    char *end = nullptr;
+    std::strtod(out.c_str(), &end);
+    if (end != nullptr && *end == '\0') return out;
+    return "'" + out;
 }
 
 }  // namespace ipcbench::text

@@ -69,6 +69,11 @@ TEST_CASE("a token from --token-env authenticates, and nothing the agent starts 
     REQUIRE(!env.empty());  // the worker's environment was read (PATH at least)
     CHECK(env.find("IPCB_TEST_SECRET") == std::string::npos);
     CHECK(env.find("s3cret") == std::string::npos);
+    // Nor does the agent's own environment block, which /proc shows to its user while it runs.
+    const std::string own = environment_of(a.pid());
+    REQUIRE(own.find("PATH=") != std::string::npos);
+    CHECK(own.find("s3cret") == std::string::npos);
+    CHECK(own.find("IPCB_TEST_SECRET") == std::string::npos);
     // Another token is refused as with --token.
     CHECK_THAT(a.authenticate("other").value("message", ""), Catch::Contains("wrong token"));
     // A client takes its token the same way.

@@ -57,7 +57,10 @@ class Channel:
         body = bytes(self.buffer[4:4 + length])
         del self.buffer[:4 + length]
         try:
+            # The C decoder counts its recursion: a frame nested too deep is a RecursionError.
             message = json.loads(body.decode())
+        except RecursionError:
+            raise ProtocolError("a frame nested deeper than this kit reads") from None
         except (UnicodeDecodeError, ValueError) as e:
             raise ProtocolError(f"a frame that is not JSON: {e}") from None
         if not isinstance(message, dict) or not isinstance(message.get("type"), str):
