@@ -5,6 +5,8 @@
 
 #ifdef _WIN32
 #include <winsock2.h>
+// (after winsock2.h)
+#include <mstcpip.h>
 #include <ws2tcpip.h>
 
 namespace ipcbench::platform::native {

@@ -270,6 +270,14 @@ void keep_alive(socket_handle s, double idle_s) {
     };
     const int idle = std::max(1, static_cast<int>(idle_s));
     set(SOL_SOCKET, SO_KEEPALIVE, 1);
+#ifdef _WIN32
+    // Windows: the probe times in milliseconds (the count is the system's, 10).
+    tcp_keepalive values{1, static_cast<ULONG>(idle) * 1000,
+                         static_cast<ULONG>(std::max(1, idle / 4)) * 1000};
+    DWORD returned = 0;
+    WSAIoctl(fd, SIO_KEEPALIVE_VALS, &values, sizeof values, nullptr, 0, &returned, nullptr,
+             nullptr);
+#endif
 #ifdef TCP_KEEPIDLE
     set(IPPROTO_TCP, TCP_KEEPIDLE, idle);
 #endif
