@@ -11,7 +11,7 @@ namespace {
 // RFC 4180: quote fields with commas, quotes or line breaks; what came from a result file or an
 // agent is never a formula or a control sequence to the program that opens it (text::csv_text).
 std::string field(const std::string &untrusted) {
-    const std::string text = text::csv_text(untrusted);
+    std::string text = text::csv_text(untrusted);
     if (text.find_first_of(",\"\n\r") == std::string::npos) return text;
     std::string quoted = "\"";
     for (char c : text) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);

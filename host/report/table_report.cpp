@@ -145,6 +145,49 @@ std::string table(const run_report &report, table_kind kind,
     return out;
 }
 
+// The warnings under the tables, one a line with the case it is about; advice that every
+// placement warning repeats is said once, under them all.
+std::string warnings_text(const std::vector<const case_result *> &warned, bool markdown,
+                          std::size_t width) {
+    if (warned.empty()) return "";
+    std::string out = fmt::format("\n{}Warnings\n{}", markdown ? "### " : "", markdown ? "\n" : "");
+    const std::string advice = std::string(": ") + placement_advice;
+    bool advised = false;
+    for (const auto *r : warned)
+        for (std::string w : r->warnings) {
+            if (w.size() > advice.size() &&
+                w.compare(w.size() - advice.size(), advice.size(), advice) == 0) {
+                w.resize(w.size() - advice.size());
+                advised = true;
+            }
+            out += wrapped(fmt::format("{}{} {} {}: {}", markdown ? "- " : "",
+                                       shown_text(r->settings.transport_id, markdown),
+                                       format_size(r->settings.size_bytes),
+                                       model::to_string(r->settings.mode), shown_text(w, markdown)),
+                           width, 2);
+        }
+    if (advised)
+        out += wrapped(std::string(markdown ? "- " : "") + "Sharing a CPU: " + placement_advice,
+                       width, 2);
+    return out;
+}
+
+// The cases that did not run or failed, each with its reason.
+std::string not_measured_text(const std::vector<const case_result *> &bad, bool markdown,
+                              std::size_t width) {
+    if (bad.empty()) return "";
+    std::string out =
+        fmt::format("\n{}Not measured\n{}", markdown ? "### " : "", markdown ? "\n" : "");
+    for (const auto *r : bad)
+        out += wrapped(
+            fmt::format("{}{} {} {}: {}: {}", markdown ? "- " : "",
+                        shown_text(r->settings.transport_id, markdown),
+                        format_size(r->settings.size_bytes), model::to_string(r->settings.mode),
+                        to_string(r->status), shown_text(r->error, markdown)),
+            width, 2);
+    return out;
+}
+
 }  // namespace
 
 std::string to_table(const run_report &report, bool markdown, const table_layout &layout) {
@@ -195,38 +238,8 @@ std::string to_table(const run_report &report, bool markdown, const table_layout
     }
     out += grids_text(impl_grids(report), markdown);
     out += heatmaps_text(fleet_heatmaps(report), markdown);
-    if (!warned.empty()) {
-        out += fmt::format("\n{}Warnings\n{}", heading, markdown ? "\n" : "");
-        // Advice that every placement warning repeats is said once, under them all.
-        const std::string advice = std::string(": ") + placement_advice;
-        bool advised = false;
-        for (const auto *r : warned)
-            for (std::string w : r->warnings) {
-                if (w.size() > advice.size() &&
-                    w.compare(w.size() - advice.size(), advice.size(), advice) == 0) {
-                    w.resize(w.size() - advice.size());
-                    advised = true;
-                }
-                out += prose(
-                    fmt::format("{}{} {} {}: {}", markdown ? "- " : "",
-                                safe(r->settings.transport_id), format_size(r->settings.size_bytes),
-                                model::to_string(r->settings.mode), safe(w)),
-                    2);
-            }
-        if (advised)
-            out +=
-                prose(std::string(markdown ? "- " : "") + "Sharing a CPU: " + placement_advice, 2);
-    }
-    if (!bad.empty()) {
-        out += fmt::format("\n{}Not measured\n{}", heading, markdown ? "\n" : "");
-        for (const auto *r : bad)
-            out +=
-                prose(fmt::format(
-                          "{}{} {} {}: {}: {}", markdown ? "- " : "",
-                          safe(r->settings.transport_id), format_size(r->settings.size_bytes),
-                          model::to_string(r->settings.mode), to_string(r->status), safe(r->error)),
-                      2);
-    }
+    out += warnings_text(warned, markdown, width);
+    out += not_measured_text(bad, markdown, width);
     return out;
 }
 

@@ -260,88 +260,114 @@ int32_t IPCB_CALL udp_export_address(ipcb_endpoint *ep, char *buf, size_t cap, i
     return IPCB_OK;
 }
 
-int32_t IPCB_CALL udp_connect(ipcb_endpoint *ep, int64_t timeout_ns, ipcb_error *error) {
-    int64_t deadline = posix_deadline(timeout_ns);
-    char buf[BOUND_HELLO_CAP + 8];
-    unsigned char hello[BOUND_HELLO_CAP];
-    size_t hello_len = MAGIC_LEN;
-    if (ep == NULL || ep->connected)
-        return ipcb_fail(error, IPCB_E_INVALID, 0, "connect needs an unconnected endpoint");
-    if (ep->role == IPCB_ROLE_CREATOR) {
-        /* Wait for the connector's hello, then talk only to it. */
-        for (;;) {
-            struct sockaddr_storage from;
-            socklen_t from_len = sizeof from;
-            sock_ssize_t n;
-            /* In steps of 50 ms, as the connector says hello: under wine a wait can miss the
-             * datagram's arrival on a busy machine, and a new wait sees it at once. */
-            int64_t step = posix_deadline(50000000);
-            int32_t status;
-            if (deadline >= 0 && step > deadline) step = deadline;
-            status = posix_wait_fd(ep->fd, POLLIN, step, error);
-            if (status == IPCB_E_TIMEOUT && (deadline < 0 || posix_now_ns() < deadline)) continue;
-            if (status != IPCB_OK) {
-                if (status == IPCB_E_TIMEOUT)
-                    return ipcb_fail(error, IPCB_E_TIMEOUT, 0, "%s: no hello from the peer",
-                                     ep->id);
-                return status;
-            }
-            n = recvfrom(ep->fd, buf, sizeof buf, MSG_DONTWAIT, (struct sockaddr *)&from,
-                         &from_len);
-            if (!takes_hello(ep, buf, n, (const struct sockaddr *)&from)) continue;
-            if (connect(ep->fd, (struct sockaddr *)&from, from_len) != 0)
-                return sock_fail(error, sock_errno(), "%s: connect to the peer", ep->id);
-            if (send(ep->fd, ack_magic, MAGIC_LEN, 0) != MAGIC_LEN)
-                return sock_fail(error, sock_errno(), "%s: send the handshake ack", ep->id);
-            ep->connected = 1;
-            return IPCB_OK;
-        }
+/* What arrived before connect(): a connected socket takes datagrams from its peer only, but
+ * those already queued stay, from whoever sent them. The peer sends data only after the ack,
+ * so everything queued now is someone else's, or a repeated hello: dropped. */
+static void drop_queued(int fd) {
+    char *scrap = (char *)malloc(65536);
+    int i;
+    if (scrap == NULL) return;
+    sock_set_nonblocking(fd, 1);
+    for (i = 0; i < 65536 && recv(fd, scrap, 65536, 0) >= 0; ++i) {
     }
+    sock_set_nonblocking(fd, 0);
+    free(scrap);
+}
+
+/* The creator: waits for the connector's hello, then talks only to it. */
+static int32_t accept_hello(ipcb_endpoint *ep, int64_t deadline, ipcb_error *error) {
+    char buf[BOUND_HELLO_CAP + 8];
+    for (;;) {
+        struct sockaddr_storage from;
+        socklen_t from_len = sizeof from;
+        sock_ssize_t n;
+        /* In steps of 50 ms, as the connector says hello: under wine a wait can miss the
+         * datagram's arrival on a busy machine, and a new wait sees it at once. */
+        int64_t step = posix_deadline(50000000);
+        int32_t status;
+        if (deadline >= 0 && step > deadline) step = deadline;
+        status = posix_wait_fd(ep->fd, POLLIN, step, error);
+        if (status == IPCB_E_TIMEOUT && (deadline < 0 || posix_now_ns() < deadline)) continue;
+        if (status != IPCB_OK) {
+            if (status == IPCB_E_TIMEOUT)
+                return ipcb_fail(error, IPCB_E_TIMEOUT, 0, "%s: no hello from the peer", ep->id);
+            return status;
+        }
+        n = recvfrom(ep->fd, buf, sizeof buf, MSG_DONTWAIT, (struct sockaddr *)&from, &from_len);
+        if (!takes_hello(ep, buf, n, (const struct sockaddr *)&from)) continue;
+        if (connect(ep->fd, (struct sockaddr *)&from, from_len) != 0)
+            return sock_fail(error, sock_errno(), "%s: connect to the peer", ep->id);
+        drop_queued(ep->fd);
+        if (send(ep->fd, ack_magic, MAGIC_LEN, 0) != MAGIC_LEN)
+            return sock_fail(error, sock_errno(), "%s: send the handshake ack", ep->id);
+        ep->connected = 1;
+        return IPCB_OK;
+    }
+}
+
+/* One wait for the ack after a hello: IPCB_OK once it came (connected), IPCB_E_TIMEOUT when it
+ * has not yet, or the error. */
+static int32_t await_ack(ipcb_endpoint *ep, int64_t step, ipcb_error *error) {
+    char buf[64];
+    sock_ssize_t n = -1;
+    int32_t status = posix_wait_fd(ep->fd, POLLIN, step, error);
+    if (status == IPCB_OK) {
+        n = recv(ep->fd, buf, sizeof buf, MSG_DONTWAIT);
+    } else if (status != IPCB_E_TIMEOUT) {
+        return status;
+    }
+#ifdef _WIN32
+    else {
+        /* An unanswered hello's ICMP error arrives as WSAECONNRESET on the next call: read it
+         * off, so the next wait means the peer; without waiting, for a blocking read here would
+         * take the ack that comes just late and throw it away (the creator, connected, answers
+         * no more hellos: the connector then waited forever). */
+        sock_set_nonblocking(ep->fd, 1);
+        n = recv(ep->fd, buf, sizeof buf, 0);
+        sock_set_nonblocking(ep->fd, 0);
+    }
+#endif
+    if (n == MAGIC_LEN && memcmp(buf, ack_magic, MAGIC_LEN) == 0) {
+        ep->connected = 1;
+        return IPCB_OK;
+    }
+    return IPCB_E_TIMEOUT;
+}
+
+/* The connector: says hello until acknowledged (a hello may be lost on a real network); bound,
+ * the hello carries the key. */
+static int32_t say_hello(ipcb_endpoint *ep, int64_t deadline, ipcb_error *error) {
+    unsigned char bound[BOUND_HELLO_CAP];
+    const char *hello = hello_magic;
+    size_t hello_len = MAGIC_LEN;
     if (connect(ep->fd, (struct sockaddr *)&ep->peer, ep->peer_len) != 0)
         return sock_fail(error, sock_errno(), "%s: connect", ep->id);
-    /* Say hello until acknowledged: a hello may be lost on a real network. Bound, the hello
-     * carries the key. */
-    memcpy(hello, hello_magic, MAGIC_LEN);
-    if (ep->binding.set)
+    if (ep->binding.set) {
         hello_len = peer_binding_hello(&ep->binding, IPCB_UDP_BINDING_MAGIC,
-                                       IPCB_UDP_BINDING_MAGIC_LEN, hello, sizeof hello);
+                                       IPCB_UDP_BINDING_MAGIC_LEN, bound, sizeof bound);
+        hello = (const char *)bound;
+    }
     for (;;) {
         int64_t step = posix_deadline(50000000);
         int32_t status;
-        if (send(ep->fd, (const char *)hello, (int)hello_len, 0) != (sock_ssize_t)hello_len &&
+        if (send(ep->fd, hello, (int)hello_len, 0) != (sock_ssize_t)hello_len &&
             !UDP_PEER_GONE(sock_errno()))
             return sock_fail(error, sock_errno(), "%s: send the handshake", ep->id);
         if (deadline >= 0 && step > deadline) step = deadline;
-        status = posix_wait_fd(ep->fd, POLLIN, step, error);
-        if (status == IPCB_OK) {
-            sock_ssize_t n = recv(ep->fd, buf, sizeof buf, MSG_DONTWAIT);
-            if (n == MAGIC_LEN && memcmp(buf, ack_magic, MAGIC_LEN) == 0) {
-                ep->connected = 1;
-                return IPCB_OK;
-            }
-        } else if (status != IPCB_E_TIMEOUT) {
-            return status;
-        }
-#ifdef _WIN32
-        else {
-            /* An unanswered hello's ICMP error arrives as WSAECONNRESET on the next call: read
-             * it off, so the next wait means the peer; without waiting, for a blocking read
-             * here would take the ack that comes just late and throw it away (the creator,
-             * connected, answers no more hellos: the connector then waited forever). */
-            sock_ssize_t n;
-            sock_set_nonblocking(ep->fd, 1);
-            n = recv(ep->fd, buf, sizeof buf, 0);
-            sock_set_nonblocking(ep->fd, 0);
-            if (n == MAGIC_LEN && memcmp(buf, ack_magic, MAGIC_LEN) == 0) {
-                ep->connected = 1;
-                return IPCB_OK;
-            }
-        }
-#endif
+        status = await_ack(ep, step, error);
+        if (status != IPCB_E_TIMEOUT) return status;
         if (deadline >= 0 && posix_now_ns() >= deadline)
             return ipcb_fail(error, IPCB_E_TIMEOUT, 0, "%s: the peer did not answer the hello",
                              ep->id);
     }
+}
+
+int32_t IPCB_CALL udp_connect(ipcb_endpoint *ep, int64_t timeout_ns, ipcb_error *error) {
+    const int64_t deadline = posix_deadline(timeout_ns);
+    if (ep == NULL || ep->connected)
+        return ipcb_fail(error, IPCB_E_INVALID, 0, "connect needs an unconnected endpoint");
+    return ep->role == IPCB_ROLE_CREATOR ? accept_hello(ep, deadline, error)
+                                         : say_hello(ep, deadline, error);
 }
 
 int32_t IPCB_CALL udp_send(ipcb_endpoint *ep, const void *buf, size_t len, int64_t timeout_ns,
