@@ -213,15 +213,16 @@ TEST_CASE("SIGKILL of ipchost: its workers, or the next run, remove what it made
     for (const bool workers_too : {false, true}) {
         INFO((workers_too ? "ipchost and its workers SIGKILLed" : "ipchost SIGKILLed"));
         ipcbench::test::temp_dir tmp;
+        const ipcbench::test::prepared_exec program(
+            {IPCHOST_PATH, "--plugin", "mq.sysv", "--streams", "4", "--size", "64", "--mode",
+             "throughput", "--duration", "30", "--timeout", "60"},
+            {{"TMPDIR", tmp.path()}});
         const pid_t pid = fork();
         if (pid == 0) {
-            setenv("TMPDIR", tmp.path().c_str(), 1);
             const int null_fd = open("/dev/null", O_WRONLY);
             dup2(null_fd, 1);
             dup2(null_fd, 2);
-            execl(IPCHOST_PATH, IPCHOST_PATH, "--plugin", "mq.sysv", "--streams", "4", "--size",
-                  "64", "--mode", "throughput", "--duration", "30", "--timeout", "60", nullptr);
-            _exit(127);
+            program.exec();
         }
         // Wait (bounded) until the creator has made its queues and the manifest names them.
         std::vector<std::string> queues;

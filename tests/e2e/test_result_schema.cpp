@@ -111,18 +111,15 @@ std::vector<timed_line> lines_as_they_come(const std::vector<std::string> &args,
     int out[2];
     REQUIRE(pipe(out) == 0);
     const auto start = std::chrono::steady_clock::now();
+    std::vector<std::string> argv{IPCHOST_PATH};
+    argv.insert(argv.end(), args.begin(), args.end());
+    const ipcbench::test::prepared_exec program(argv, {});
     const pid_t pid = fork();
     if (pid == 0) {
         dup2(out[1], 1);
         close(out[0]);
         close(out[1]);
-        std::vector<std::string> argv{IPCHOST_PATH};
-        argv.insert(argv.end(), args.begin(), args.end());
-        std::vector<char *> raw;
-        for (auto &a : argv) raw.push_back(a.data());
-        raw.push_back(nullptr);
-        execv(raw[0], raw.data());
-        _exit(127);
+        program.exec();
     }
     close(out[1]);
     std::vector<timed_line> lines;

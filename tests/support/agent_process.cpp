@@ -16,6 +16,7 @@
 
 #include "platform/process_identity.hpp"
 #include "remote/agent_handshake.hpp"
+#include "support/process_runner.hpp"
 
 namespace ipcbench::test {
 
@@ -51,17 +52,13 @@ agent::agent(std::vector<std::string> args, std::map<std::string, std::string> e
     args.insert(args.begin(),
                 {IPCHOST_PATH, "serve", "--bind", "127.0.0.1:" + std::to_string(port_)});
     if (geteuid() == 0) args.push_back("--allow-root");
+    const prepared_exec program(std::move(args), env);
     pid_ = fork();
     if (pid_ == 0) {
         // A test binary that dies (a failed REQUIRE in a thread, a sanitizer's abort) takes its
         // agent with it instead of leaving it serving.
         prctl(PR_SET_PDEATHSIG, SIGTERM);
-        for (const auto &[k, v] : env) setenv(k.c_str(), v.c_str(), 1);
-        std::vector<char *> argv;
-        for (auto &a : args) argv.push_back(a.data());
-        argv.push_back(nullptr);
-        execv(argv[0], argv.data());
-        _exit(127);
+        program.exec();
     }
     for (int i = 0; i < 250 && !reachable(); ++i)
         std::this_thread::sleep_for(std::chrono::milliseconds(20));

@@ -26,12 +26,44 @@ namespace ipcbench::test {
 
 namespace {
 
+// This process's environment with `overrides` set (added or replaced).
+std::vector<std::string> child_environment(const std::map<std::string, std::string> &overrides) {
+    std::vector<std::string> out;
+    for (char **e = environ; e && *e; ++e) {
+        const std::string entry(*e);
+        const auto eq = entry.find('=');
+        if (eq != std::string::npos && overrides.count(entry.substr(0, eq))) continue;
+        out.push_back(entry);
+    }
+    for (const auto &[k, v] : overrides) out.push_back(k + "=" + v);
+    return out;
+}
+
+}  // namespace
+
+prepared_exec::prepared_exec(std::vector<std::string> argv,
+                             const std::map<std::string, std::string> &env)
+    : args_(std::move(argv)), env_(child_environment(env)) {
+    for (auto &a : args_) argv_.push_back(a.data());
+    argv_.push_back(nullptr);
+    for (auto &e : env_) envp_.push_back(e.data());
+    envp_.push_back(nullptr);
+}
+
+void prepared_exec::exec() const {
+    execve(argv_[0], argv_.data(), envp_.data());
+    _exit(127);
+}
+
+namespace {
+
 process_output run(const std::vector<std::string> &argv,
                    const std::map<std::string, std::string> &env, double timeout_s,
                    double signal_after_s, int signal_number, double *exit_s) {
     int out_pipe[2], err_pipe[2];
     if (pipe2(out_pipe, O_CLOEXEC) != 0 || pipe2(err_pipe, O_CLOEXEC) != 0)
         throw std::runtime_error("pipe2");
+    const prepared_exec program(argv, env);
     pid_t pid = fork();
     if (pid == 0) {
         // A group of its own: whatever it (or a plugin in it) signals with kill(0, ...) stays
@@ -39,12 +71,7 @@ process_output run(const std::vector<std::string> &argv,
         setpgid(0, 0);
         dup2(out_pipe[1], 1);
         dup2(err_pipe[1], 2);
-        for (const auto &[k, v] : env) setenv(k.c_str(), v.c_str(), 1);
-        std::vector<char *> args;
-        for (const auto &a : argv) args.push_back(const_cast<char *>(a.c_str()));
-        args.push_back(nullptr);
-        execv(args[0], args.data());
-        _exit(127);
+        program.exec();
     }
     close(out_pipe[1]);
     close(err_pipe[1]);

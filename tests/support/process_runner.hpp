@@ -19,6 +19,19 @@ struct process_output {
     double cpu_s = 0;
 };
 
+// A program's argv and environment made ready before fork: tests fork from several threads, and
+// a child that allocates between fork and exec may wait forever on a lock another thread held at
+// the fork (ASan's allocator did). exec() only calls execve.
+class prepared_exec {
+public:
+    prepared_exec(std::vector<std::string> argv, const std::map<std::string, std::string> &env);
+    [[noreturn]] void exec() const;
+
+private:
+    std::vector<std::string> args_, env_;
+    std::vector<char *> argv_, envp_;
+};
+
 // Runs a program with extra environment variables, captures stdout and stderr, and kills it if
 // it runs longer than timeout_s.
 process_output run_process(const std::vector<std::string> &argv,
