@@ -325,6 +325,7 @@ void apply_case_options(const po::variables_map &vm, const typed_options &t, com
     apply_mode_and_sizes(vm, t, cmd);
     c.duration_s = parse_seconds("--duration", t.duration, false);
     c.warmup_s = parse_seconds("--warmup", t.warmup, true);
+    cmd.warmup_given = vm.count("warmup") && !vm["warmup"].defaulted();
     if (!t.count.empty()) c.count = parse_count("--count", t.count);
     if (!t.timeout.empty()) c.timeout_s = parse_seconds("--timeout", t.timeout, false);
     if (!t.streams.empty())
@@ -374,6 +375,17 @@ void apply_case_options(const po::variables_map &vm, const typed_options &t, com
             throw usage_error("--opt '" + a + "': expected KEY=VALUE or ID:KEY=VALUE");
 }
 
+// KIT (1 to 32 of a-z, 0-9, '_', '-') or KIT:API (API: 1 to 16 of them).
+bool kit_name_shape(const std::string &name) {
+    const auto colon = name.find(':');
+    auto part = [](const std::string &p, std::size_t max) {
+        return !p.empty() && p.size() <= max &&
+               p.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789_-") == std::string::npos;
+    };
+    if (colon == std::string::npos) return part(name, 32);
+    return part(name.substr(0, colon), 32) && part(name.substr(colon + 1), 16);
+}
+
 // --impl values: ROLE=LIST (sender and pinger name the sending side, receiver and ponger the
 // other; the sides' lists multiply) or LIST (each kit on both sides), not both kinds.
 std::vector<std::pair<std::string, std::string>> parse_implementations(
@@ -391,11 +403,10 @@ std::vector<std::pair<std::string, std::string>> parse_implementations(
                               "': the role must be sender, receiver, pinger or ponger");
         for (const auto &name :
              split_list(eq == std::string::npos ? value : value.substr(eq + 1))) {
-            if (name.empty() || name.size() > 32 ||
-                name.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789_-") !=
-                    std::string::npos)
+            if (!kit_name_shape(name))
                 throw usage_error("--impl '" + value + "': '" + name +
-                                  "' is not a kit name (native, or a name ipchost --list shows)");
+                                  "' is not a kit name (native, a kit or KIT:API as ipchost "
+                                  "--list shows)");
             if (std::find(list.begin(), list.end(), name) == list.end()) list.push_back(name);
         }
     }

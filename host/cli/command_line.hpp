@@ -46,6 +46,7 @@ struct command_line {
     // --impl: who runs each side of each case, (sender side, receiver side) per pair, "native"
     // or a kit's name; a run repeats every case for each pair.
     std::vector<std::pair<std::string, std::string>> implementations = {{"native", "native"}};
+    bool warmup_given = false;  // --warmup named: a kit's declared warm-up does not raise it
     bool uses_kits() const;
 
     // What to measure. Every case starts from `case_defaults`; settings_for_case fills in its

@@ -54,6 +54,8 @@ nlohmann::json kit_json(const kit::kit_info &k) {
             {"protocol", k.manifest.protocol},
             {"roles", roles},
             {"transports", k.manifest.transports},
+            {"api", k.api.empty() ? nlohmann::json(nullptr) : nlohmann::json(k.api)},
+            {"warmup_s", k.manifest.warmup_s},
             {"folder", k.folder.string()},
             {"usable", k.usable()},
             {"problem", k.problem.empty() ? nlohmann::json(nullptr) : nlohmann::json(k.problem)},
@@ -64,7 +66,12 @@ nlohmann::json kit_json(const kit::kit_info &k) {
 // The kits: name, runtime, roles and transports; a broken kit with its reason.
 void print_kits(const kit::kit_registry &kits, const std::vector<std::filesystem::path> &folders,
                 bool verbose) {
-    fmt::print("\n{:<10}  {:<20}  {:<29}  {}\n", "kit", "runtime", "roles", "transports");
+    std::size_t w = 10, rw = 20;  // the name and runtime columns, as wide as their longest
+    for (const auto &k : kits.kits()) {
+        w = std::max(w, k.manifest.name.size());
+        rw = std::max(rw, k.runtime.size());
+    }
+    fmt::print("\n{:<{}}  {:<{}}  {:<29}  {}\n", "kit", w, "runtime", rw, "roles", "transports");
     std::size_t shown = 0;
     for (const auto &k : kits.kits()) {
         if (!k.shadowed_by.empty() && !verbose) continue;
@@ -75,12 +82,16 @@ void print_kits(const kit::kit_registry &kits, const std::vector<std::filesystem
         for (const auto &t : k.manifest.transports)
             transports += (transports.empty() ? "" : ",") + t;
         if (!k.problem.empty()) {
-            fmt::print("{:<10}  cannot run: {}\n", k.manifest.name, k.problem);
+            fmt::print("{:<{}}  cannot run: {}\n", k.manifest.name, w, k.problem);
             continue;
         }
-        fmt::print("{:<10}  {:<20}  {:<29}  {}\n", k.manifest.name, k.runtime, roles, transports);
-        if (!k.shadowed_by.empty()) fmt::print("{:<10}  shadowed by {}\n", "", k.shadowed_by);
-        fmt::print("{:<10}  {} ({})\n", "", k.manifest.language, k.folder.string());
+        fmt::print("{:<{}}  {:<{}}  {:<29}  {}\n", k.manifest.name, w, k.runtime, rw, roles,
+                   transports);
+        if (!k.shadowed_by.empty()) fmt::print("{:<{}}  shadowed by {}\n", "", w, k.shadowed_by);
+        if (k.api.empty())
+            fmt::print("{:<{}}  {} ({})\n", "", w, k.manifest.language, k.folder.string());
+        else if (verbose)
+            fmt::print("{:<{}}  {}\n", "", w, k.manifest.description);
     }
     if (shown == 0) fmt::print("(no kits found; searched {})\n", folders.back().string());
     if (verbose) {

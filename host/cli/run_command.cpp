@@ -62,6 +62,18 @@ std::string kit_skip_reason(const plugin::transport_info &t, const model::case_s
     return "";
 }
 
+// The case's warm-up raised to what its kits declare their runtimes need (a JIT compiling the
+// loop is no figure of the transport), unless --warmup was given.
+model::case_settings with_kit_warmup(model::case_settings c, const kit::kit_registry *kits,
+                                     bool warmup_given) {
+    if (kits == nullptr || warmup_given) return c;
+    for (const std::string *impl : {&c.sender_impl, &c.receiver_impl}) {
+        const kit::kit_info *k = *impl == "native" ? nullptr : kits->find(*impl);
+        if (k != nullptr && k->manifest.warmup_s > c.warmup_s) c.warmup_s = k->manifest.warmup_s;
+    }
+    return c;
+}
+
 // One result per half of the traffic from its repetitions: the repetition itself, or the
 // median one with every repetition's spread and totals.
 report::case_result merged(std::vector<report::case_result> repetitions, double cv_warning) {
@@ -113,9 +125,10 @@ public:
                           cmd.format == report::output_format::table),
           lines_(lines) {}
 
-    void run(const plugin::transport_info &t, const model::case_settings &c,
+    void run(const plugin::transport_info &t, const model::case_settings &planned,
              report::run_report &report) {
         ++index_;
+        const model::case_settings c = with_kit_warmup(planned, kits_, cmd_.warmup_given);
         std::string skip = harness::reason_to_skip(t, c, cmd_.agent.has_value());
         if (skip.empty()) skip = kit_skip_reason(t, c, kits_);
         if (!skip.empty()) {

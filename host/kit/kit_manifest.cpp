@@ -14,8 +14,8 @@ namespace {
 
 const char *const role_names[] = {"sender", "receiver", "pinger", "ponger"};
 
-bool valid_name(const std::string &name) {
-    if (name.empty() || name == "native") return false;
+bool valid_name(const std::string &name, std::size_t max = 32) {
+    if (name.empty() || name.size() > max || name == "native") return false;
     for (const char c : name)
         if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '-'))
             return false;
@@ -40,6 +40,16 @@ void check(const kit_manifest &m, const std::string &file) {
         fail("'runtime_version' names no program");
     if (m.roles.empty()) fail("'roles' is empty: a kit takes at least one side");
     if (m.transports.empty()) fail("'transports' is empty");
+    for (std::size_t i = 0; i < m.apis.size(); ++i) {
+        const kit_api &a = m.apis[i];
+        if (!valid_name(a.name, 16))
+            fail("apis[" + std::to_string(i) + "]: name '" + a.name +
+                 "' must be 1 to 16 of a-z, 0-9, '_' and '-'");
+        if (a.transports.empty())
+            fail("apis[" + std::to_string(i) + "] ('" + a.name + "'): 'transports' is empty");
+        for (std::size_t j = 0; j < i; ++j)
+            if (m.apis[j].name == a.name) fail("the API '" + a.name + "' is listed twice");
+    }
     if (!control::pick_version(m.protocol))
         fail("it speaks worker protocol " +
              (m.protocol.empty() ? std::string("none") : m.protocol.front()) +

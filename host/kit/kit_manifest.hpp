@@ -25,6 +25,25 @@ enum class side_role { sender, receiver, pinger, ponger };
 const char *to_string(side_role r);
 bool from_name(const std::string &name, side_role &out);
 
+// One API a kit offers beside its default (docs/worker-protocol.md, "Kits"): `--impl KIT:API`
+// starts the worker with `--api API` appended, on the transports listed here.
+struct kit_api {
+    std::string name;  // [a-z0-9_-], 1..16
+    std::string description;
+    std::vector<std::string> transports;  // plugin.variant ids
+};
+
+template <class M, class V>
+auto visit_fields(M &m, V &&v)
+    -> std::enable_if_t<std::is_same_v<std::remove_const_t<M>, kit_api>> {
+    v.text("name", m.name, 16);
+    v.optional_text("description", m.description, 400);
+    v.text_list("transports", m.transports, 256, 200);
+}
+
+// The most a kit may ask its cases to warm up for (a JIT's compilation of the loop).
+inline constexpr double max_kit_warmup_s = 10;
+
 struct kit_manifest {
     std::int64_t format = 0;  // kit_manifest: 1
     std::string name;         // what --impl names: [a-z0-9_-], 1..32, not "native"
@@ -38,6 +57,10 @@ struct kit_manifest {
     std::vector<std::string> protocol;  // worker protocol versions it speaks, "1.0"
     std::vector<side_role> roles;
     std::vector<std::string> transports;  // plugin.variant ids
+    std::vector<kit_api> apis;            // the other APIs, each `--impl NAME:API`
+    // The untimed traffic its runtime needs before its loop runs at speed (a JIT compiling it):
+    // a case's warm-up is at least this unless --warmup is given. 0: none declared.
+    double warmup_s = 0;
 };
 
 template <class M, class V>
@@ -52,6 +75,8 @@ auto visit_fields(M &m, V &&v)
     v.text_list("protocol", m.protocol, 16, 16);
     v.named_list("roles", m.roles, 4);
     v.text_list("transports", m.transports, 256, 200);
+    v.optional_object_list("apis", m.apis, 16);
+    v.optional_number("warmup_s", m.warmup_s, 0, max_kit_warmup_s);
 }
 
 // The manifest in `folder`, every field checked: std::runtime_error naming the file and what

@@ -141,6 +141,33 @@ void kit_registry::scan(const std::vector<std::filesystem::path> &folders) {
         }));
     }
     for (auto &p : probes) p.get();
+    add_apis(first_new);
+}
+
+// Each API of a kit as a kit of its own, KIT:API, listed after its kit: the worker with `--api API`
+// appended, on the API's transports; usable or not as its kit is.
+void kit_registry::add_apis(std::size_t first_new) {
+    std::vector<kit_info> out(
+        std::make_move_iterator(kits_.begin()),
+        std::make_move_iterator(kits_.begin() + static_cast<long>(first_new)));
+    for (std::size_t i = first_new; i < kits_.size(); ++i) {
+        const kit_info &base = kits_[i];
+        out.push_back(base);
+        for (const kit_api &api : base.manifest.apis) {
+            kit_info k = base;
+            k.api = api.name;
+            k.manifest.name += ":" + api.name;
+            k.manifest.transports = api.transports;
+            if (!api.description.empty()) k.manifest.description = api.description;
+            k.manifest.apis.clear();
+            if (!k.worker.empty()) {
+                k.worker.push_back("--api");
+                k.worker.push_back(api.name);
+            }
+            out.push_back(std::move(k));
+        }
+    }
+    kits_ = std::move(out);
 }
 
 const kit_info *kit_registry::find(const std::string &name) const {

@@ -17,6 +17,7 @@ struct kit_info {
     std::string runtime;              // what runtime_version printed, first line ("go1.19.8")
     std::string problem;              // why it cannot run; "" when it can
     std::string shadowed_by;          // an earlier folder's kit of the same name wins
+    std::string api;  // KIT:API's API (the manifest's "apis"), "" for the kit's default
 
     bool usable() const { return problem.empty() && shadowed_by.empty(); }
     bool offers(side_role role) const;
@@ -33,12 +34,14 @@ class kit_registry {
 public:
     void scan(const std::vector<std::filesystem::path> &folders);
     const std::vector<kit_info> &kits() const { return kits_; }
-    const kit_info *find(const std::string &name) const;  // usable or not; null if none
+    // usable or not; null if none. "KIT:API" names one of a kit's "apis".
+    const kit_info *find(const std::string &name) const;
 
     static constexpr int version_timeout_ms = 5000;
 
 private:
     void add(const std::filesystem::path &folder);
+    void add_apis(std::size_t first_new);
     std::vector<kit_info> kits_;
 };
 

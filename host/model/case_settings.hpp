@@ -97,8 +97,8 @@ auto visit_fields(Settings &c, Visitor &&v)
     v.cpu("sender_cpu", c.affinity.sender_cpu);
     v.cpu("receiver_cpu", c.affinity.receiver_cpu);
     v.text_map("options", c.options);
-    v.optional_text("sender_impl", c.sender_impl, 32);
-    v.optional_text("receiver_impl", c.receiver_impl, 32);
+    v.optional_text("sender_impl", c.sender_impl, 49);
+    v.optional_text("receiver_impl", c.receiver_impl, 49);
 }
 
 // The names used on the command line, in JSON and in tables.

@@ -100,6 +100,14 @@ struct field_writer {
     void object(const char *name, const T &v) {
         out[name] = write_fields(v);
     }
+    // Absent when empty (or zero), read as empty (zero) when absent.
+    template <class T>
+    void optional_object_list(const char *name, const std::vector<T> &v, std::size_t max_items) {
+        if (!v.empty()) object_list(name, v, 0, max_items);
+    }
+    void optional_number(const char *name, double v, double, double) {
+        if (v != 0) out[name] = v;
+    }
     void document(const char *name, const nlohmann::json &v) { out[name] = v; }
 
     template <class T>
@@ -160,6 +168,14 @@ struct field_reader {
     template <class T>
     void object(const char *name, T &v) {
         v = read_fields<T>(f.at(name), f.item_name(name));
+    }
+    template <class T>
+    void optional_object_list(const char *name, std::vector<T> &v, std::size_t max_items) {
+        v.clear();
+        if (f.has(name)) object_list(name, v, 0, max_items);
+    }
+    void optional_number(const char *name, double &v, double low, double high) {
+        v = f.has(name) ? f.number(name, low, high) : 0;
     }
     void document(const char *name, nlohmann::json &v);
 

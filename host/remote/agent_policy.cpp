@@ -226,7 +226,7 @@ std::string refuse_peer_case(const json &frame, const address_policy &policy) {
     for (const std::string *impl : {&c.sender_impl, &c.receiver_impl})
         if (!impl->empty() && *impl != "native")
             return "peer_case: an agent runs only its own native worker, not the kit '" +
-                   text::printable(*impl, 32) + "'";
+                   text::printable(*impl, 49) + "'";
     if (std::string why = refuse_options(c.transport_id, c.options, policy); !why.empty())
         return why;
     return over_agent_budget(c, policy);

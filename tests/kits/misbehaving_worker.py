@@ -30,6 +30,8 @@ def main():
     import socket
     sock = socket.socket(fileno=fd)
     name = sys.argv[2] if sys.argv[2] != "--control-socket" else "broken"
+    if "--api" in sys.argv:  # KIT:API: ipchost appended --api API; the worker names itself so
+        name += ":" + sys.argv[sys.argv.index("--api") + 1]
     if mode == "wrong-version":
         session.VERSIONS[:] = ["2.0"]
     if mode == "wrong-name":
