@@ -20,7 +20,10 @@ kit_packages=(
   golang-go  # kits/go: built by CMake where go is found
   python3    # kits/python: standard library only
   openjdk-17-jdk-headless  # kits/java: javac, jni.h for its JNI library (queues, affinity)
-  mono-mcs mono-runtime libmono-system-core4.0-cil  # kits/dotnet: mcs, mono, System.IO.Pipes
+  mono-mcs mono-runtime libmono-system-core4.0-cil  # the mono kit (kits/dotnet): mcs, mono, System.IO.Pipes
+  # The dotnet kit (C# on CoreCLR) is built where the .NET SDK is installed; it is no Debian
+  # package (https://learn.microsoft.com/dotnet/core/install/linux-debian): CMake says when it
+  # is missing, and the tests name the kit they skipped.
 )
 test_packages=(
   catch2
@@ -45,7 +48,7 @@ for flag in "$@"; do
   case "$flag" in
   --test) packages+=("${test_packages[@]}") ;;
   --kits) packages+=("${kit_packages[@]}") ;;
-  --bench) packages+=(iperf3 sockperf qperf util-linux) ;;  # scripts/bench.sh's peer tools
+  --bench) packages+=(iperf3 sockperf qperf util-linux time) ;;  # scripts/bench.sh's peer tools; GNU time for the fidelity programs
   --windows) packages+=(g++-mingw-w64-x86-64-posix wine64 wine) ;;
   --image) packages+=("${image_packages[@]}") ;;
   *) echo "install-deps: unknown flag $flag (--test, --kits, --bench, --windows, --image)" >&2; exit 2 ;;

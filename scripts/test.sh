@@ -54,14 +54,14 @@ run_tests() {  # run_tests <build dir> <ctest -E regex or "">
 
 # The fault suite needs a crash to be a crash: the sanitizers must not turn SIGSEGV into their
 # own report and exit code. The SDK consumer, package and image tests and the ABI dump need plain
-# builds (a package of a sanitized ipchost is not one anybody installs). The Java and .NET kits'
-# tests run in the plain build only: neither runtime is sanitized, and the host side they drive
+# builds (a package of a sanitized ipchost is not one anybody installs). The Java and C# kits'
+# (dotnet on CoreCLR, mono) tests run in the plain build only: neither runtime is sanitized, and the host side they drive
 # is the one the Go and Python kit tests drive under the sanitizers, so those builds leave both
 # kits out (CMAKE_DISABLE_FIND_PACKAGE_Java, IPCBENCH_DOTNET_KIT).
 sanitized='-O1 -g1 -fno-omit-frame-pointer'
 # The Chromium checks of the HTML report run in the plain build only: the browser's time is
 # not our code's, and the sanitized `ipchost report` runs in the other report tests.
-not_sanitized="sdk.consumer|package.deb|abi.baseline|netns|deploy|java|dotnet|Chromium"
+not_sanitized="sdk.consumer|package.deb|abi.baseline|netns|deploy|java|dotnet|mono|C#|Chromium"
 sanitized_tree() {  # sanitized_tree <dir> <address|thread>
   build_tree "$1" -DCMAKE_BUILD_TYPE= -DCMAKE_C_FLAGS="$sanitized" -DCMAKE_CXX_FLAGS="$sanitized" \
     -DIPCBENCH_SANITIZE="$2" -DCMAKE_DISABLE_FIND_PACKAGE_Java=ON -DIPCBENCH_DOTNET_KIT=OFF

@@ -73,9 +73,10 @@ void meets_native(const std::string &name, const std::set<std::string> &only = {
         DYNAMIC_SECTION(name << " on " << t) {
             const bool reliable = t != "udp.inet";
             // --timeout: a case that hangs fails at its own watchdog, naming itself.
-            const auto results = run_json(
-                {"--plugin", t, "--size", "200", "--count", "2000", "--timeout", "20", "--verify",
-                 "--impl", "sender=native," + name, "--impl", "receiver=native," + name});
+            const auto results =
+                run_json({"--plugin", t, "--size", "200", "--count", "2000", "--timeout", "20",
+                          "--verify", "--warmup", "0.05", "--impl", "sender=native," + name,
+                          "--impl", "receiver=native," + name});
             REQUIRE(results.size() == 8);  // (throughput + latency) x 4 pairings
             for (const auto &r : results) {
                 INFO(r.dump().substr(0, 600));
@@ -125,6 +126,26 @@ TEST_CASE("the python kit on either side meets the native worker byte for byte",
 // included, on a FIFO (the open order) and UDP (the unreliable rules).
 TEST_CASE("the java kit on either side meets the native worker byte for byte", "[kits]") {
     meets_native("java", {"pipe.fifo", "udp.inet"});
+}
+
+// go:bufio (bufio.Reader / bufio.Writer over the same file or connection) meets the native
+// worker byte for byte, and does buffer: a bufio writer and reader move many small messages in
+// few reads of the transport, which is why a Go program written so gets another figure.
+TEST_CASE("go:bufio meets the native worker and reads many messages a read", "[kits]") {
+    if (!usable_kits().contains("go:bufio")) IPCBENCH_SKIP("the go kit was not built (no go)");
+    meets_native("go:bufio", {"pipe.fifo", "socket.tcp"});
+    const auto results =
+        run_json({"--plugin", "socket.unix", "--mode", "throughput", "--size", "64", "--count",
+                  "20000", "--verify", "--warmup", "0", "--impl", "go:bufio"});
+    REQUIRE(results.size() == 1);
+    INFO(results[0].dump().substr(0, 1500));
+    REQUIRE(results[0].at("status") == "ok");
+    CHECK(results[0].at("integrity").at("messages_received") == 20000);
+    CHECK(results[0].at("integrity").at("corrupted") == 0);
+    CHECK(results[0].at("data_path") == "(*bufio.Writer).Write -> (*bufio.Reader).Read");
+    const double reads = results[0].at("receiver").at("kit").at("underlying_reads").get<double>();
+    CHECK(reads > 0);
+    CHECK(reads < 20000 / 4);
 }
 
 // What a JVM side adds: its runtime named, the collectors' and the JIT's work during the run
@@ -179,70 +200,168 @@ TEST_CASE("a kit side started with --affinity has its runtime sized for one CPU"
     CHECK(free[0].at("sender").at("kit").at("gomaxprocs") == cpus);
 }
 
-TEST_CASE("the dotnet kit on either side meets the native worker byte for byte", "[kits]") {
-    meets_native("dotnet", {"pipe.fifo", "udp.inet"});
+// The C# kits, one per runtime: dotnet (.NET on CoreCLR, where the SDK is installed) and mono
+// (Debian's Mono). Each test runs on each runtime built here and names the one it skipped.
+const char *const csharp_kits[] = {"dotnet", "mono"};
+
+TEST_CASE("the C# kits on either side meet the native worker byte for byte", "[kits]") {
+    for (const char *k : csharp_kits) meets_native(k, {"pipe.fifo", "udp.inet"});
 }
 
-TEST_CASE("the dotnet-sync kit on either side meets the native worker byte for byte", "[kits]") {
-    meets_native("dotnet-sync");
-}
-
-// Mono implements System.IO.Pipes on Linux as a Unix stream socket: a PipeStream side meets the
-// native socket.unix, and its path says the pipe API is what ran.
-TEST_CASE("a dotnet-pipestream side meets the native socket.unix through NamedPipe streams",
-          "[kits]") {
-    meets_native("dotnet-pipestream");
-    if (!usable_kits().contains("dotnet-pipestream")) return;
-    const auto results = run_json(
-        {"--plugin", "socket.unix", "--mode", "throughput", "--size", "4096", "--count", "5000",
-         "--verify", "--impl", "sender=dotnet-pipestream", "--impl", "receiver=dotnet-pipestream"});
-    REQUIRE(results.size() == 1);
-    INFO(results[0].dump().substr(0, 1500));
-    REQUIRE(results[0].at("status") == "ok");
-    CHECK(results[0].at("integrity").at("messages_received") == 5000);
-    CHECK(results[0].at("data_path") == "PipeStream.Write -> PipeStream.Read");
-}
-
-// What a Mono side adds: its runtime named (not ".NET"), collections per generation, every
-// thread where --affinity put it, the async socket calls it made named in its path.
-TEST_CASE("a dotnet side names Mono, counts collections per generation and runs where it was put",
-          "[kits]") {
+// Every API of a C# kit (KIT:API, from its manifest's "apis") takes both sides, counted exactly.
+TEST_CASE("each API of the C# kits meets the native worker byte for byte", "[kits]") {
     const json kits = usable_kits();
-    if (!kits.contains("dotnet")) IPCBENCH_SKIP("the dotnet kit was not built (no mono)");
-    CHECK(kits["dotnet"]["runtime"].get<std::string>().rfind("Mono 6.", 0) == 0);
-    const auto results =
-        run_json({"--plugin", "socket.tcp", "--mode", "throughput", "--size", "1024", "--count",
-                  "20000", "--verify", "--impl", "receiver=dotnet", "--affinity", "0,1"});
-    REQUIRE(results.size() == 1);
-    INFO(results[0].dump().substr(0, 1500));
-    REQUIRE(results[0].at("status") == "ok");
-    CHECK(results[0].at("integrity").at("messages_received") == 20000);
-    CHECK(results[0].at("integrity").at("corrupted") == 0);
-    const auto &receiver = results[0].at("receiver");
-    CHECK(receiver.at("implementation") == "dotnet");
-    CHECK(receiver.at("runtime").get<std::string>().rfind("Mono 6.", 0) == 0);
-    CHECK(results[0].at("data_path").get<std::string>().find("-> Socket.ReceiveAsync") !=
-          std::string::npos);
-    CHECK(receiver.at("cpus") == json::array({1}));
-    const auto &kit = receiver.at("kit");
-    // SGen: a nursery (0) and a major (1) generation; every major collection counts in both.
-    REQUIRE(kit.contains("gc_gen0_collections"));
-    REQUIRE(kit.contains("gc_gen1_collections"));
-    CHECK(kit.at("gc_gen0_collections").get<double>() >=
-          kit.at("gc_gen1_collections").get<double>());
-    CHECK(kit.at("gc_collections") == kit.at("gc_gen0_collections"));
+    for (const char *k : csharp_kits) {
+        if (!kits.contains(k)) {
+            WARN("the " << k << " kit was not built: its APIs are not tested here");
+            continue;
+        }
+        for (const char *api : {"sync", "apm", "task"}) {
+            const std::string name = std::string(k) + ":" + api;
+            if (std::string(k) == "mono" && std::string(api) == "task") {
+                CHECK_FALSE(kits.contains(name));  // Memory<byte> and ValueTask: .NET only
+                continue;
+            }
+            CHECK(kits.contains(name));
+            meets_native(name, {"socket.tcp"});
+        }
+    }
 }
 
-// Two kits, no native side: each pairing of java and dotnet counts every message.
-TEST_CASE("the java and dotnet kits meet each other byte for byte", "[kits]") {
+// System.IO.Pipes is a Unix stream socket on Linux: a PipeStream side meets the native
+// socket.unix, both sides of it count every message, and the path names the calls that ran:
+// the synchronous ones, Begin/End (awaited from their callbacks) and ReadAsync/WriteAsync.
+TEST_CASE("the C# PipeStream APIs meet socket.unix and name the calls that ran", "[kits]") {
     const json kits = usable_kits();
-    if (!kits.contains("java") || !kits.contains("dotnet"))
-        IPCBENCH_SKIP("the java or the dotnet kit was not built");
+    const struct {
+        const char *api, *path;
+    } apis[] = {
+        {"pipestream", "PipeStream.Write -> PipeStream.Read"},
+        {"pipestream-apm", "PipeStream.BeginWrite -> PipeStream.BeginRead"},
+        {"pipestream-task",
+         "PipeStream.WriteAsync(ReadOnlyMemory) -> PipeStream.ReadAsync(Memory)"},
+    };
+    for (const char *k : csharp_kits) {
+        for (const auto &a : apis) {
+            const std::string name = std::string(k) + ":" + a.api;
+            if (!kits.contains(name)) {
+                WARN(name << " is not built here (mono has no pipestream-task)");
+                continue;
+            }
+            // 300 KiB messages: more than a socket buffer holds, so sends and reads are cut.
+            const auto results =
+                run_json({"--plugin", "socket.unix", "--mode", "throughput", "--size", "300K",
+                          "--count", "300", "--warmup", "0.05", "--verify", "--impl",
+                          "sender=native," + name, "--impl", "receiver=native," + name});
+            REQUIRE(results.size() == 4);
+            for (const auto &r : results) {
+                INFO(r.dump().substr(0, 1500));
+                REQUIRE(r.at("status") == "ok");
+                CHECK(r.at("integrity").at("messages_received") == 300);
+                CHECK(r.at("integrity").at("corrupted") == 0);
+                const std::string path = r.at("data_path").get<std::string>();
+                const std::string send_call =
+                    std::string(a.path).substr(0, std::string(a.path).find(" -> "));
+                const std::string recv_call =
+                    std::string(a.path).substr(std::string(a.path).find(" -> ") + 4);
+                if (r.at("settings").at("sender_impl") == name)
+                    CHECK(path.rfind(send_call + " ->", 0) == 0);
+                if (r.at("settings").at("receiver_impl") == name)
+                    CHECK(path.size() >= recv_call.size());
+                if (r.at("settings").at("receiver_impl") == name)
+                    CHECK(path.compare(path.size() - recv_call.size(), recv_call.size(),
+                                       recv_call) == 0);
+            }
+        }
+    }
+}
+
+// What a C# side adds: its runtime named with its version (Mono, or .NET on CoreCLR), the
+// collections per generation, every thread where --affinity put it, the async socket calls
+// it made named in its path.
+TEST_CASE(
+    "a C# side names its runtime, counts collections per generation and runs where it "
+    "was put",
+    "[kits]") {
+    const json kits = usable_kits();
+    for (const char *k : csharp_kits) {
+        if (!kits.contains(k)) {
+            WARN("the " << k << " kit was not built: not tested here");
+            continue;
+        }
+        const bool mono = std::string(k) == "mono";
+        const std::string runtime = kits[k]["runtime"].get<std::string>();
+        INFO(runtime);
+        if (mono)
+            CHECK(runtime.rfind("Mono 6.", 0) == 0);
+        else
+            CHECK(
+                (runtime.rfind(".NET ", 0) == 0 && runtime.find("(CoreCLR)") != std::string::npos));
+        const auto results = run_json({"--plugin", "socket.tcp", "--mode", "throughput", "--size",
+                                       "1024", "--count", "20000", "--verify", "--impl",
+                                       std::string("receiver=") + k, "--affinity", "0,1"});
+        REQUIRE(results.size() == 1);
+        INFO(results[0].dump().substr(0, 1500));
+        REQUIRE(results[0].at("status") == "ok");
+        CHECK(results[0].at("integrity").at("messages_received") == 20000);
+        CHECK(results[0].at("integrity").at("corrupted") == 0);
+        const auto &receiver = results[0].at("receiver");
+        CHECK(receiver.at("implementation") == k);
+        CHECK(receiver.at("runtime") == runtime);
+        CHECK(results[0]
+                  .at("data_path")
+                  .get<std::string>()
+                  .find("-> Socket.ReceiveAsync(SocketAsyncEventArgs)") != std::string::npos);
+        CHECK(receiver.at("cpus") == json::array({1}));
+        const auto &kit = receiver.at("kit");
+        // Generation 0 is counted with every collection of an older generation.
+        REQUIRE(kit.contains("gc_gen0_collections"));
+        REQUIRE(kit.contains("gc_gen1_collections"));
+        CHECK(kit.at("gc_gen0_collections").get<double>() >=
+              kit.at("gc_gen1_collections").get<double>());
+        CHECK(kit.at("gc_collections") == kit.at("gc_gen0_collections"));
+    }
+}
+
+// A kit's manifest declares the warm-up its runtime needs: a case with it warms up at least
+// that long unless --warmup is given, and the result says what it was.
+TEST_CASE("a kit's declared warm-up is the case's least, unless --warmup is given", "[kits]") {
+    const json kits = usable_kits();
+    std::string kit;
+    for (const auto &[name, k] : kits.items())
+        if (k.at("warmup_s").get<double>() > 0.2 && k.at("api").is_null()) kit = name;
+    if (kit.empty()) IPCBENCH_SKIP("no kit built here declares a warm-up");
+    const double declared = kits[kit].at("warmup_s").get<double>();
+    INFO(kit);
+    const auto defaulted = run_json({"--plugin", "socket.tcp", "--mode", "throughput", "--size",
+                                     "64", "--count", "100", "--impl", "receiver=" + kit});
+    REQUIRE(defaulted.size() == 1);
+    REQUIRE(defaulted[0].at("status") == "ok");
+    CHECK(defaulted[0].at("settings").at("warmup_s").get<double>() == declared);
+    // The warm-up ran: the receiver saw untimed messages before the 100 timed ones.
+    CHECK(defaulted[0].at("integrity").at("messages_received") == 100);
+    const auto given =
+        run_json({"--plugin", "socket.tcp", "--mode", "throughput", "--size", "64", "--count",
+                  "100", "--warmup", "0.05", "--impl", "receiver=" + kit});
+    REQUIRE(given.size() == 1);
+    CHECK(given[0].at("settings").at("warmup_s").get<double>() == 0.05);
+    const auto native = run_json(
+        {"--plugin", "socket.tcp", "--mode", "throughput", "--size", "64", "--count", "100"});
+    REQUIRE(native.size() == 1);
+    CHECK(native[0].at("settings").at("warmup_s").get<double>() == 0.2);
+}
+
+// Kits, no native side: each pairing of java and C# (the JVM and .NET senders, the JVM and
+// Mono receivers) counts every message.
+TEST_CASE("the java and C# kits meet each other byte for byte", "[kits]") {
+    const json kits = usable_kits();
+    if (!kits.contains("java") || !kits.contains("dotnet") || !kits.contains("mono"))
+        IPCBENCH_SKIP("the java, the dotnet or the mono kit was not built");
     for (const char *t : {"socket.tcp", "mq.posix"}) {
         DYNAMIC_SECTION(t) {
             const auto results = run_json({"--plugin", t, "--size", "300", "--count", "2000",
                                            "--timeout", "30", "--verify", "--impl",
-                                           "sender=java,dotnet", "--impl", "receiver=java,dotnet"});
+                                           "sender=java,dotnet", "--impl", "receiver=java,mono"});
             REQUIRE(results.size() == 8);
             std::set<std::string> pairs;
             for (const auto &r : results) {
@@ -256,8 +375,8 @@ TEST_CASE("the java and dotnet kits meet each other byte for byte", "[kits]") {
                 pairs.insert(r.at("sender").at("implementation").get<std::string>() + ">" +
                              r.at("receiver").at("implementation").get<std::string>());
             }
-            CHECK(pairs == std::set<std::string>{"java>java", "java>dotnet", "dotnet>java",
-                                                 "dotnet>dotnet"});
+            CHECK(pairs ==
+                  std::set<std::string>{"java>java", "java>mono", "dotnet>java", "dotnet>mono"});
         }
     }
 }
@@ -368,6 +487,71 @@ TEST_CASE("a broken kit fails its own cases with the reason, and the others stil
     CHECK(ipcbench::test::tagged_processes().empty());
 }
 
+// A third party's kit with APIs: each is KIT:API, started with --api API on the API's own
+// transports; a manifest whose APIs or warm-up are malformed is refused with the field named.
+TEST_CASE("a kit's APIs run as KIT:API on their transports, and bad ones are named", "[kits]") {
+    ipcbench::test::temp_dir dir;
+    const std::string worker = std::string(SOURCE_DIR) + "/tests/kits/misbehaving_worker.py";
+    auto manifest = [&](const std::string &name, const json &apis, double warmup) {
+        return json{{"kit_manifest", 1},
+                    {"name", name},
+                    {"language", "Python"},
+                    {"worker", {"python3", worker, "good", name}},
+                    {"runtime_version", {"python3", "--version"}},
+                    {"protocol", {"1.0"}},
+                    {"roles", {"sender", "receiver", "pinger", "ponger"}},
+                    {"transports", {"pipe.fifo", "socket.unix"}},
+                    {"apis", apis},
+                    {"warmup_s", warmup}}
+            .dump();
+    };
+    write_kit(dir.path(), "third", "",
+              manifest("third", json::array({{{"name", "fast"}, {"transports", {"socket.unix"}}}}),
+                       0.25));
+    write_kit(dir.path(), "twice", "",
+              manifest("twice",
+                       json::array({{{"name", "a"}, {"transports", {"pipe.fifo"}}},
+                                    {{"name", "a"}, {"transports", {"pipe.fifo"}}}}),
+                       0));
+    write_kit(
+        dir.path(), "badapi", "",
+        manifest("badapi", json::array({{{"name", "Fast!"}, {"transports", {"pipe.fifo"}}}}), 0));
+    write_kit(dir.path(), "slowjit", "", manifest("slowjit", json::array(), 11));
+    const auto list = json::parse(
+        run_ipchost({"--list", "--format", "json", "--kit-dir", dir.path()}).out)["kits"];
+    std::map<std::string, json> by_name;
+    for (const auto &k : list) by_name[k["name"].get<std::string>()] = k;
+    REQUIRE(by_name.count("third:fast"));
+    CHECK(by_name["third:fast"]["usable"] == true);
+    CHECK(by_name["third:fast"]["api"] == "fast");
+    CHECK(by_name["third:fast"]["transports"] == json::array({"socket.unix"}));
+    CHECK_THAT(by_name["twice"]["problem"].get<std::string>(),
+               Catch::Contains("the API 'a' is listed twice"));
+    CHECK_THAT(by_name["badapi"]["problem"].get<std::string>(),
+               Catch::Contains("apis[0]: name 'Fast!'"));
+    CHECK_THAT(by_name["slowjit"]["problem"].get<std::string>(), Catch::Contains("warmup_s"));
+    CHECK(by_name.count("twice:a") == 0);
+
+    const auto results =
+        run_json({"--kit-dir", dir.path(), "--plugin", "socket.unix,pipe.fifo", "--mode",
+                  "throughput", "--size", "64", "--count", "500", "--impl", "receiver=third:fast"});
+    REQUIRE(results.size() == 2);
+    for (const auto &r : results) {
+        INFO(r.dump().substr(0, 800));
+        if (r.at("transport") == "socket.unix") {
+            REQUIRE(r.at("status") == "ok");
+            CHECK(r.at("integrity").at("messages_received") == 500);
+            // The worker named itself from the --api it was given.
+            CHECK(r.at("receiver").at("implementation") == "third:fast");
+            CHECK(r.at("settings").at("warmup_s") == 0.25);
+        } else {
+            CHECK(r.at("status") == "skipped");  // the API does not list pipe.fifo
+            CHECK_THAT(r.at("error").get<std::string>(),
+                       Catch::Contains("kit 'third:fast' does not implement pipe.fifo"));
+        }
+    }
+}
+
 TEST_CASE("check --impl catches a kit that miscounts or ignores the version, by name", "[kits]") {
     ipcbench::test::temp_dir dir;
     write_kit(dir.path(), "liar", "miscount");
@@ -400,6 +584,10 @@ TEST_CASE("check --impl java passes", "[kits]") {
 
 TEST_CASE("check --impl dotnet passes", "[kits]") {
     passes_check("dotnet");
+}
+
+TEST_CASE("check --impl mono passes", "[kits]") {
+    passes_check("mono");
 }
 
 namespace {

@@ -54,14 +54,15 @@ for id in pipe.fifo socket.tcp mq.sysv udp.inet shm.ring; do
   grep -q "^$id " "$work/list.txt" || fail "--list of the unpacked package lacks $id"
 done
 # The kits built here are in the package, found from the installed ipchost, and run there.
-for kit in python go java dotnet dotnet-sync dotnet-pipestream; do
-  [ -e "$build_dir/lib/ipcbench/kits/$kit/ipcbench-kit.json" ] || continue
+for kit in python go java dotnet mono dotnet:pipestream mono:pipestream; do
+  folder=${kit%%:*}
+  [ -e "$build_dir/lib/ipcbench/kits/$folder/ipcbench-kit.json" ] || continue
   transport=pipe.fifo
-  case "$kit" in dotnet-sync | dotnet-pipestream) transport=socket.unix ;; esac
-  grep -qx "./usr/lib/ipcbench/kits/$kit/ipcbench-kit.json" <<<"$contents" || fail "the package lacks the $kit kit"
+  case "$kit" in *:pipestream) transport=socket.unix ;; esac
+  grep -qx "./usr/lib/ipcbench/kits/$folder/ipcbench-kit.json" <<<"$contents" || fail "the package lacks the $folder kit"
   grep -q "^$kit " "$work/list.txt" || fail "--list of the unpacked package lacks the $kit kit"
   "$ipchost" -q --plugin "$transport" --mode throughput --size 64 --count 1000 --impl "receiver=$kit" \
-    --format csv >"$work/kit-$kit.csv" || fail "a run with the installed $kit kit"
+    --format csv >"$work/kit-${kit/:/-}.csv" || fail "a run with the installed $kit kit"
 done
 if grep -q "__pycache__" <<<"$contents"; then fail "Python byte code in the package"; fi
 if command -v groff >/dev/null; then

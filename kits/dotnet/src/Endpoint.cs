@@ -42,6 +42,26 @@ public abstract class Endpoint {
     /// </summary>
     public abstract int Recv(byte[] buf, int offset, int count, long timeoutNs);
 
+    /// <summary>
+    /// True when the API is asynchronous (--api apm, task, pipestream-apm, pipestream-task): the
+    /// plain send and receive loops then await SendAsync / RecvAsync, each operation started
+    /// where the one before completed, as a program of that API is written (AsyncLoops), and no
+    /// thread blocks on each operation.
+    /// </summary>
+    public virtual bool Asynchronous {
+        get { return false; }
+    }
+
+    /// <summary>Asynchronous: sends all count bytes (Send's contract).</summary>
+    public virtual System.Threading.Tasks.Task SendAsync(byte[] buf, int offset, int count) {
+        throw new NotSupportedException("a synchronous endpoint");
+    }
+
+    /// <summary>Asynchronous: some bytes of a stream, -1 when the peer closed (Recv's contract, no timeout).</summary>
+    public virtual System.Threading.Tasks.Task<int> RecvAsync(byte[] buf, int offset, int count) {
+        throw new NotSupportedException("a synchronous endpoint");
+    }
+
     /// <summary>What the transport really set, as text (pipe_size, sndbuf, nodelay...).</summary>
     public virtual Dictionary<string, string> Settings() {
         return new Dictionary<string, string>();
@@ -74,28 +94,39 @@ public static class Transports {
     static readonly SortedDictionary<string, Func<Spec, Endpoint>> factories =
         new SortedDictionary<string, Func<Spec, Endpoint>>(StringComparer.Ordinal);
 
-    public static readonly string[] Apis = { "socket", "sync", "pipestream" };
-
     /// <summary>
-    /// The kit's API family (--api): "socket" (System.Net.Sockets with SocketAsyncEventArgs,
-    /// FileStream on FIFOs, the queues through libc), "sync" (blocking Socket.Send / Receive on
-    /// the stream sockets) or "pipestream" (System.IO.Pipes, which Mono implements on Linux as a
-    /// Unix stream socket: it meets socket.unix).
+    /// The kit's APIs (--api; kits/README.md, "C#"): by default ("socket") System.Net.Sockets
+    /// with SocketAsyncEventArgs, FileStream on FIFOs, the queues through libc; "sync", "apm"
+    /// and "task" the stream sockets by those calls; "pipestream", "pipestream-apm" and
+    /// "pipestream-task" System.IO.Pipes (a Unix stream socket on Linux: it meets socket.unix).
+    /// "task" and "pipestream-task" need .NET (Memory&lt;byte&gt; and ValueTask).
     /// </summary>
+    public static string[] Apis {
+        get {
+#if NETCOREAPP
+            return new[] { "socket", "sync", "apm", "task", "pipestream", "pipestream-apm", "pipestream-task" };
+#else
+            return new[] { "socket", "sync", "apm", "pipestream", "pipestream-apm" };
+#endif
+        }
+    }
+
     public static void Use(string api) {
         factories.Clear();
-        if (api == "pipestream") {
-            Register("socket.unix", s => new PipeStreamEndpoint(s));
+        if (api.StartsWith("pipestream")) {
+            IoStyle pipeStyle = api == "pipestream-apm" ? IoStyle.Apm : api == "pipestream-task" ? IoStyle.Task : IoStyle.Sync;
+            Register("socket.unix", s => new PipeStreamEndpoint(s, pipeStyle));
             return;
         }
-        if (api == "sync") {
-            Register("socket.tcp", s => new SocketEndpoint(s, true));
-            Register("socket.unix", s => new SocketEndpoint(s, true));
+        if (api != "socket") {
+            IoStyle style = api == "apm" ? IoStyle.Apm : api == "task" ? IoStyle.Task : IoStyle.Sync;
+            Register("socket.tcp", s => new SocketEndpoint(s, style));
+            Register("socket.unix", s => new SocketEndpoint(s, style));
             return;
         }
         Register("pipe.fifo", s => new FifoEndpoint(s));
-        Register("socket.tcp", s => new SocketEndpoint(s, false));
-        Register("socket.unix", s => new SocketEndpoint(s, false));
+        Register("socket.tcp", s => new SocketEndpoint(s, IoStyle.Saea));
+        Register("socket.unix", s => new SocketEndpoint(s, IoStyle.Saea));
         Register("udp.inet", s => new UdpEndpoint(s));
         Register("mq.sysv", s => new SysvQueueEndpoint(s));
         Register("mq.posix", s => new PosixQueueEndpoint(s));

@@ -60,13 +60,16 @@ static class Loops {
         pattern.Write(buf, 0, 0);
         var r = new LoopResult("send", ep.SendCall);
         try {
-            r.Count[LoopResult.WARMUP] = Warmup(ep, c, buf, pattern);
+            bool chained = ep.Asynchronous && !paced && !(c.Batch > 1);
+            r.Count[LoopResult.WARMUP] = chained ? AsyncLoops.Warmup(ep, c, buf, pattern).GetAwaiter().GetResult()
+                                                 : Warmup(ep, c, buf, pattern);
             var usage = new Usage();
             long start = Libc.Now();
             schedule.StartNs = start;
             long seq;
             if (paced) seq = PacedSends(ep, c, schedule, buf, pattern, progress);
             else if (c.Batch > 1 && ep.Stream) seq = BatchedSends(ep, c, start, pattern, progress);
+            else if (chained) seq = AsyncLoops.PlainSends(ep, c, start, buf, pattern, progress).GetAwaiter().GetResult();
             else seq = PlainSends(ep, c, start, buf, pattern, progress);
             r.EndNs = Libc.Now();
             r.FirstNs = start;
@@ -199,7 +202,7 @@ static class Loops {
     }
 
     /// <summary>What a receive loop counted.</summary>
-    sealed class Tally {
+    internal sealed class Tally {
         public readonly DataPlane.SequenceTracker Tracker = new DataPlane.SequenceTracker();
         public DataPlane.Histogram OneWay;
         public long Received, Warm, Corrupted, First, End;
@@ -211,7 +214,6 @@ static class Loops {
         var reader = new Reader(ep, c.SizeBytes);
         byte[] m = reader.Buf;
         long timeout = job.Reliable ? -1 : DataPlane.ReceiverQuietNs;
-        var tracker = t.Tracker;
         long last = 0;
         bool stamp = t.OneWay != null || !job.Reliable;
         while (t.EndedBy.Length == 0) {
@@ -229,35 +231,43 @@ static class Loops {
                 }
                 continue;
             }
-            long header = DataPlane.GetLong(m, 0);
-            if ((header & DataPlane.FlagEnd) != 0) {
-                t.End = Libc.Now();
-                t.EndedBy = "end-marker";
-                break;
-            }
-            if ((header & DataPlane.FlagWarmup) != 0) {
-                t.Warm++;
-                continue;
-            }
-            if (t.Received == 0) {
-                t.First = Libc.Now();
-                usage.Start();
-            }
-            if (stamp) last = Libc.Now();
-            t.Received++;
-            long seq = header & DataPlane.SequenceMask;
-            bool fresh;
-            if (seq == tracker.Expected && tracker.Any) {
-                tracker.Expected = seq + 1;
-                fresh = true;
-            } else {
-                fresh = tracker.Record(seq);
-            }
-            if (c.Verify && fresh && !pattern.Matches(m, 0, seq)) t.Corrupted++;
-            if (t.OneWay != null) t.OneWay.Record(last - DataPlane.GetLong(m, DataPlane.TimestampOffset));
-            Volatile.Write(ref progress.Messages, t.Received);
-            Volatile.Write(ref progress.ExpectedNext, tracker.Expected);
+            if (Take(t, m, job, pattern, progress, usage, stamp, ref last)) break;
         }
+    }
+
+    /// <summary>Counts the message in m; true when it was the end marker (the loop ends).</summary>
+    internal static bool Take(Tally t, byte[] m, Job job, DataPlane.Pattern pattern, Progress progress, Usage usage, bool stamp,
+                              ref long last) {
+        long header = DataPlane.GetLong(m, 0);
+        if ((header & DataPlane.FlagEnd) != 0) {
+            t.End = Libc.Now();
+            t.EndedBy = "end-marker";
+            return true;
+        }
+        if ((header & DataPlane.FlagWarmup) != 0) {
+            t.Warm++;
+            return false;
+        }
+        if (t.Received == 0) {
+            t.First = Libc.Now();
+            usage.Start();
+        }
+        if (stamp) last = Libc.Now();
+        t.Received++;
+        var tracker = t.Tracker;
+        long seq = header & DataPlane.SequenceMask;
+        bool fresh;
+        if (seq == tracker.Expected && tracker.Any) {
+            tracker.Expected = seq + 1;
+            fresh = true;
+        } else {
+            fresh = tracker.Record(seq);
+        }
+        if (job.C.Verify && fresh && !pattern.Matches(m, 0, seq)) t.Corrupted++;
+        if (t.OneWay != null) t.OneWay.Record(last - DataPlane.GetLong(m, DataPlane.TimestampOffset));
+        Volatile.Write(ref progress.Messages, t.Received);
+        Volatile.Write(ref progress.ExpectedNext, tracker.Expected);
+        return false;
     }
 
     public static LoopResult Receiver(Endpoint ep, Job job, Progress progress) {
@@ -269,7 +279,8 @@ static class Loops {
         if (paced) t.OneWay = new DataPlane.Histogram();
         var usage = new Usage();
         try {
-            Receive(ep, job, pattern, t, progress, usage);
+            if (ep.Asynchronous && job.Reliable) AsyncLoops.Receive(ep, job, pattern, t, progress, usage).GetAwaiter().GetResult();
+            else Receive(ep, job, pattern, t, progress, usage);
         } catch (Exception e) when (Expected(e)) {
             Failed(r, "recv", e);
         }

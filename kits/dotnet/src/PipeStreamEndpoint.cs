@@ -10,18 +10,22 @@ namespace IpcBench.Kit {
 /// /tmp/CoreFxPipe_NAME, or at NAME itself when it is an absolute path, and
 /// NamedPipeClientStream as a connect to it: the bytes meet the native socket.unix. The
 /// creator's pipe is a path in a folder of its own in runtime_dir; its server stream listens
-/// from open and accepts at connect (BeginWaitForConnection, with the deadline); then
-/// PipeStream.Write and PipeStream.Read carry the messages.
+/// from open and accepts at connect (BeginWaitForConnection, with the deadline); both ends are
+/// opened with PipeOptions.Asynchronous, as .NET's documentation shows for overlapped I/O; then
+/// the messages go by the IoStyle's calls: PipeStream.Write / Read (--api pipestream),
+/// BeginWrite / BeginRead (pipestream-apm) or WriteAsync / ReadAsync on Memory (pipestream-task).
 /// </summary>
 sealed class PipeStreamEndpoint : Endpoint {
     readonly bool creator;
+    readonly IoStyle style;
     readonly PrivateFolder folder;
     readonly string path;
     NamedPipeServerStream server;
     NamedPipeClientStream client;
     PipeStream pipe;
 
-    public PipeStreamEndpoint(Spec spec) {
+    public PipeStreamEndpoint(Spec spec, IoStyle style) {
+        this.style = style;
         Transports.CheckOptions(spec, new string[0], null);
         creator = spec.Creator;
         if (creator) {
@@ -40,11 +44,11 @@ sealed class PipeStreamEndpoint : Endpoint {
     }
 
     public override string SendCall {
-        get { return "PipeStream.Write"; }
+        get { return StyledCalls.Name(style, "PipeStream.Write", "PipeStream.BeginWrite", "PipeStream.WriteAsync(ReadOnlyMemory)", "PipeStream.Write"); }
     }
 
     public override string RecvCall {
-        get { return "PipeStream.Read"; }
+        get { return StyledCalls.Name(style, "PipeStream.Read", "PipeStream.BeginRead", "PipeStream.ReadAsync(Memory)", "PipeStream.Read"); }
     }
 
     public override string Export() {
@@ -66,7 +70,7 @@ sealed class PipeStreamEndpoint : Endpoint {
             folder.Remove();
             return;
         }
-        client = new NamedPipeClientStream(".", path, PipeDirection.InOut);
+        client = new NamedPipeClientStream(".", path, PipeDirection.InOut, PipeOptions.Asynchronous);
         try {
             client.Connect(timeoutNs < 0 ? System.Threading.Timeout.Infinite : Transports.Millis(timeoutNs));
         } catch (TimeoutException) {
@@ -77,7 +81,7 @@ sealed class PipeStreamEndpoint : Endpoint {
 
     public override void Send(byte[] buf, int offset, int count) {
         try {
-            pipe.Write(buf, offset, count);
+            StyledCalls.Write(style, pipe, buf, offset, count);
         } catch (IOException e) {
             throw new KitException(KitException.E_CLOSED, "socket.unix (PipeStream): the peer closed the pipe (" + e.Message + ")");
         }
@@ -86,7 +90,29 @@ sealed class PipeStreamEndpoint : Endpoint {
     public override int Recv(byte[] buf, int offset, int count, long timeoutNs) {
         int n;
         try {
-            n = pipe.Read(buf, offset, count);
+            n = StyledCalls.Read(style, pipe, buf, offset, count);
+        } catch (IOException) {
+            return -1; // reset by the peer
+        }
+        return n == 0 ? -1 : n;
+    }
+
+    public override bool Asynchronous {
+        get { return style == IoStyle.Apm || style == IoStyle.Task; }
+    }
+
+    public override async System.Threading.Tasks.Task SendAsync(byte[] buf, int offset, int count) {
+        try {
+            await StyledCalls.WriteAsync(style, pipe, buf, offset, count);
+        } catch (IOException e) {
+            throw new KitException(KitException.E_CLOSED, "socket.unix (PipeStream): the peer closed the pipe (" + e.Message + ")");
+        }
+    }
+
+    public override async System.Threading.Tasks.Task<int> RecvAsync(byte[] buf, int offset, int count) {
+        int n;
+        try {
+            n = await StyledCalls.ReadAsync(style, pipe, buf, offset, count);
         } catch (IOException) {
             return -1; // reset by the peer
         }

@@ -27,7 +27,8 @@ sealed class Session {
     /// <summary>"Mono 6.8.0.105": the runtime, never "a .NET" of unknown kind.</summary>
     public static string RuntimeName() {
         Type mono = Type.GetType("Mono.Runtime");
-        if (mono == null) return ".NET " + Environment.Version;
+        if (mono == null)
+            return System.Runtime.InteropServices.RuntimeInformation.FrameworkDescription + " (CoreCLR)";
         var display = mono.GetMethod("GetDisplayName", BindingFlags.NonPublic | BindingFlags.Static);
         string text = display == null ? "" : (string)display.Invoke(null, null);
         string version = text.Split(' ')[0];
@@ -199,11 +200,15 @@ sealed class Session {
 
 /// <summary>
 /// The .NET kit's worker: ipchost starts it (through the ipcbench-dotnet-worker script) for a
-/// side run with --impl dotnet or --impl dotnet-pipestream (docs/worker-protocol.md).
+/// side run with --impl dotnet, mono or KIT:API (docs/worker-protocol.md).
 /// </summary>
 static class Worker {
-    const string Usage = "usage: ipcbench-dotnet-worker [--api socket|sync|pipestream] --control-socket FD (ipchost starts this worker: " +
-                         "ipchost --impl dotnet ...; docs/worker-protocol.md)";
+    static string Usage {
+        get {
+            return "usage: ipcbench-dotnet-worker [--api " + string.Join("|", Transports.Apis) +
+                   "] --control-socket FD (ipchost starts this worker: ipchost --impl dotnet ...; docs/worker-protocol.md)";
+        }
+    }
 
     /// <summary>
     /// Compiles every method of the kit while the session is set up: Mono compiles a method on its
@@ -260,7 +265,9 @@ static class Worker {
             return 2;
         }
         string name = Environment.GetEnvironmentVariable("IPCBENCH_KIT_NAME");
-        var session = new Session(channel, string.IsNullOrEmpty(name) ? (api == "socket" ? "dotnet" : "dotnet-" + api) : name);
+        // It names itself as ipchost named it: KIT for the default API, KIT:API for another.
+        if (string.IsNullOrEmpty(name)) name = "dotnet";
+        var session = new Session(channel, api == "socket" ? name : name + ":" + api);
         int code = session.Serve();
         session.CloseEndpoints();  // after a garbage frame or a lost orchestrator: what it made goes
         Libc.Exit(code);

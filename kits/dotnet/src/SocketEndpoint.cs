@@ -76,12 +76,13 @@ sealed class AsyncOp {
 /// socket.tcp and socket.unix through System.Net.Sockets: the creator listens at open and accepts
 /// one connection at connect (a Unix socket file is unlinked once accepted); the connector
 /// connects, retrying until the deadline; then every send and receive is a SocketAsyncEventArgs
-/// operation (SendAsync / ReceiveAsync), or with blocking set (the dotnet-sync kit) a Socket.Send
-/// / Socket.Receive. Duplex: one endpoint serves both directions.
+/// operation (SendAsync / ReceiveAsync), or the calls of another IoStyle (--api sync, apm, task).
+/// Duplex: one endpoint serves both directions.
 /// </summary>
 sealed class SocketEndpoint : Endpoint {
     readonly string id;
-    readonly bool tcp, creator, nodelay, blocking;
+    readonly bool tcp, creator, nodelay;
+    readonly IoStyle style;
     readonly int sndbuf, rcvbuf;
     readonly byte[] bindingKey;
     static readonly byte[] BindingMagic = System.Text.Encoding.ASCII.GetBytes("ipcbench-bind/1\n");
@@ -91,9 +92,8 @@ sealed class SocketEndpoint : Endpoint {
     PrivateFolder folder;
     string path;
 
-    /// <summary>blocking: Socket.Send / Socket.Receive instead (the dotnet-sync kit).</summary>
-    public SocketEndpoint(Spec spec, bool blocking) {
-        this.blocking = blocking;
+    public SocketEndpoint(Spec spec, IoStyle style) {
+        this.style = style;
         bindingKey = spec.BindingKey;
         id = spec.Transport;
         tcp = id == "socket.tcp";
@@ -141,11 +141,11 @@ sealed class SocketEndpoint : Endpoint {
     }
 
     public override string SendCall {
-        get { return blocking ? "Socket.Send" : "Socket.SendAsync"; }
+        get { return StyledCalls.Name(style, "Socket.Send", "Socket.BeginSend", "Socket.SendAsync(ReadOnlyMemory)", "Socket.SendAsync(SocketAsyncEventArgs)"); }
     }
 
     public override string RecvCall {
-        get { return blocking ? "Socket.Receive" : "Socket.ReceiveAsync"; }
+        get { return StyledCalls.Name(style, "Socket.Receive", "Socket.BeginReceive", "Socket.ReceiveAsync(Memory)", "Socket.ReceiveAsync(SocketAsyncEventArgs)"); }
     }
 
     public override string Export() {
@@ -196,7 +196,8 @@ sealed class SocketEndpoint : Endpoint {
 
     public override void Send(byte[] buf, int offset, int count) {
         while (count > 0) {
-            int n = blocking ? BlockingSend(buf, offset, count) : sending.Send(socket, buf, offset, count);
+            int n = style == IoStyle.Saea ? sending.Send(socket, buf, offset, count)
+                                          : StyledCalls.Send(style, socket, buf, offset, count);
             if (n < 0) throw new KitException(KitException.E_CLOSED, id + ": the peer closed the connection");
             offset += n;
             count -= n;
@@ -204,29 +205,37 @@ sealed class SocketEndpoint : Endpoint {
     }
 
     public override int Recv(byte[] buf, int offset, int count, long timeoutNs) {
-        int n = blocking ? BlockingReceive(buf, offset, count) : receiving.Receive(socket, buf, offset, count);
+        int n = style == IoStyle.Saea ? receiving.Receive(socket, buf, offset, count)
+                                      : StyledCalls.Receive(style, socket, buf, offset, count);
         return n == 0 ? -1 : n;
     }
 
-    static bool Gone(SocketException e) {
-        return e.SocketErrorCode == SocketError.ConnectionReset || e.SocketErrorCode == SocketError.Shutdown ||
-               e.SocketErrorCode == SocketError.ConnectionAborted;
+    public override bool Asynchronous {
+        get { return style == IoStyle.Apm || style == IoStyle.Task; }
     }
 
-    int BlockingSend(byte[] buf, int offset, int count) {
-        try {
-            return socket.Send(buf, offset, count, SocketFlags.None);
-        } catch (SocketException e) when (Gone(e)) {
-            return -1;
+    public override async System.Threading.Tasks.Task SendAsync(byte[] buf, int offset, int count) {
+        while (count > 0) {
+            int n;
+            try {
+                n = await StyledCalls.SendAsync(style, socket, buf, offset, count);
+            } catch (SocketException e) when (StyledCalls.Gone(e)) {
+                n = -1;
+            }
+            if (n < 0) throw new KitException(KitException.E_CLOSED, id + ": the peer closed the connection");
+            offset += n;
+            count -= n;
         }
     }
 
-    int BlockingReceive(byte[] buf, int offset, int count) {
+    public override async System.Threading.Tasks.Task<int> RecvAsync(byte[] buf, int offset, int count) {
+        int n;
         try {
-            return socket.Receive(buf, offset, count, SocketFlags.None);
-        } catch (SocketException e) when (Gone(e)) {
+            n = await StyledCalls.ReceiveAsync(style, socket, buf, offset, count);
+        } catch (SocketException e) when (StyledCalls.Gone(e)) {
             return -1;
         }
+        return n == 0 ? -1 : n;
     }
 
     public override Dictionary<string, string> Settings() {

@@ -509,10 +509,14 @@ func kitFigures() map[string]interface{} {
 	runtime.ReadMemStats(&ms)
 	var stats debug.GCStats
 	debug.ReadGCStats(&stats)
-	return map[string]interface{}{"gc_cycles": ms.NumGC, "gc_pause_ns": ms.PauseTotalNs,
+	figures := map[string]interface{}{"gc_cycles": ms.NumGC, "gc_pause_ns": ms.PauseTotalNs,
 		"heap_bytes": ms.HeapAlloc, "goroutines": runtime.NumGoroutine(),
 		// the Ps the scheduler ran with: the CPUs the process could use when it started
 		"gomaxprocs": runtime.GOMAXPROCS(0)}
+	if bufioInUse {
+		figures["underlying_reads"] = underlyingRead.Load()
+	}
+	return figures
 }
 
 type intervals struct {
@@ -594,11 +598,16 @@ func Main(implementation string) int {
 		return 0
 	}
 	fd := -1
+	if len(args) == 4 && args[0] == "--api" && args[1] == "bufio" {
+		UseBufio()
+		implementation += ":bufio" // it names itself as ipchost named it: KIT:API
+		args = args[2:]
+	}
 	if len(args) == 2 && args[0] == "--control-socket" {
 		fd, _ = strconv.Atoi(args[1])
 	}
 	if fd < 0 {
-		fmt.Fprintf(os.Stderr, "usage: %s --control-socket FD (ipchost starts this worker: ipchost --impl %s ...; docs/worker-protocol.md)\n", filepath.Base(os.Args[0]), implementation)
+		fmt.Fprintf(os.Stderr, "usage: %s [--api bufio] --control-socket FD (ipchost starts this worker: ipchost --impl %s ...; docs/worker-protocol.md)\n", filepath.Base(os.Args[0]), implementation)
 		return 2
 	}
 	conn, err := net.FileConn(os.NewFile(uintptr(fd), "control"))

@@ -1,0 +1,77 @@
+using System;
+using System.Threading;
+using System.Threading.Tasks;
+
+namespace IpcBench.Kit {
+/// <summary>
+/// The plain send and receive loops of an asynchronous API (Endpoint.Asynchronous), written as
+/// a program of that API is: each operation awaited, the next started where the one before
+/// completed (in the runtime's I/O thread, or at once when it completed synchronously), no
+/// thread blocked per operation. A loop that blocked on every completion measured the
+/// runtime's thread hand-offs instead: Mono's PipeStream at 0.06 of a callback program, pinned.
+/// The same rules as Loops (docs/worker-protocol.md, "The timed side"); paced, batched and
+/// latency loops stay Loops' (one operation waited at a time).
+/// </summary>
+static class AsyncLoops {
+    public static async Task<long> Warmup(Endpoint ep, CaseSettings c, byte[] buf, DataPlane.Pattern pattern) {
+        long warmupNs = (long)(c.WarmupS * 1e9);
+        if (warmupNs <= 0) return 0;
+        int stride = DataPlane.ClockStride(c.SizeBytes);
+        long end = Libc.Now() + warmupNs;
+        long warm = 0;
+        while (true) {
+            DataPlane.PutLong(buf, 0, DataPlane.FlagWarmup | warm);
+            if (c.Verify) pattern.Write(buf, 0, warm);
+            await ep.SendAsync(buf, 0, buf.Length);
+            warm++;
+            if (warm % stride == 0 && Libc.Now() >= end) return warm;
+        }
+    }
+
+    public static async Task<long> PlainSends(Endpoint ep, CaseSettings c, long start, byte[] buf, DataPlane.Pattern pattern,
+                                              Progress progress) {
+        long end = start + (long)(c.DurationS * 1e9);
+        int stride = DataPlane.ClockStride(c.SizeBytes);
+        bool verify = c.Verify;
+        long count = c.Count, seq = 0;
+        int size = buf.Length;
+        while (true) {
+            DataPlane.PutLong(buf, 0, seq);
+            if (verify) pattern.Write(buf, 0, seq);
+            await ep.SendAsync(buf, 0, size);
+            seq++;
+            if (count > 0) {
+                if ((seq & 0x3FF) == 0) Volatile.Write(ref progress.Messages, seq);
+                if (seq >= count) break;
+            } else if (seq % stride == 0) {
+                Volatile.Write(ref progress.Messages, seq);
+                if (Libc.Now() >= end) break;
+            }
+        }
+        Volatile.Write(ref progress.Messages, seq);
+        return seq;
+    }
+
+    /// <summary>Whole messages of a reliable stream until the end marker or the peer's close.</summary>
+    public static async Task Receive(Endpoint ep, Job job, DataPlane.Pattern pattern, Loops.Tally t, Progress progress, Usage usage) {
+        int size = job.C.SizeBytes;
+        var m = new byte[size];
+        long last = 0;
+        bool stamp = t.OneWay != null;
+        while (true) {
+            int got = 0;
+            while (got < size) {
+                int n = await ep.RecvAsync(m, got, size - got);
+                if (n < 0) break;
+                got += n;
+            }
+            if (got < size) {
+                t.EndedBy = "closed";
+                t.End = t.Received > 0 ? Libc.Now() : 0;
+                return;
+            }
+            if (Loops.Take(t, m, job, pattern, progress, usage, stamp, ref last)) return;
+        }
+    }
+}
+}
