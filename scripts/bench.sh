@@ -18,7 +18,8 @@
 # never got there are listed at the end as unresolved. Prints Markdown; `--write-docs` also
 # writes docs/benchmarks.md. DURATION (0.5 s per run) tunes it; QUICK=1 runs one size per
 # transport and fewer stream counts (a smoke run); ONLY=shm-wait runs the shm.ring wait rows alone,
-# ONLY=kits the kit rows (section 5) alone (KITS="java dotnet" picks kits).
+# ONLY=kits the kit rows (section 5) alone (KITS="java mono" picks kits); ONLY=fidelity the
+# fidelity rows (section 6: each kit against a program of its language's own idiom) alone.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 rounds="${ROUNDS:-5}"
@@ -160,9 +161,9 @@ kit_section() {
   "$ipchost" --list --format json | jq -e '.kits[] | select(.name == "go" and .usable)' >/dev/null && kits+=(go)
   "$ipchost" --list --format json | jq -e '.kits[] | select(.name == "python" and .usable)' >/dev/null && kits+=(python)
   "$ipchost" --list --format json | jq -e '.kits[] | select(.name == "java" and .usable)' >/dev/null && kits+=(java)
-  if "$ipchost" --list --format json | jq -e '.kits[] | select(.name == "dotnet" and .usable)' >/dev/null &&
+  if "$ipchost" --list --format json | jq -e '.kits[] | select(.name == "mono" and .usable)' >/dev/null &&
     mcs -nologo -optimize+ -out:"$work/plainloop-cs.exe" -r:System.dll "$root/scripts/bench/PlainLoop.cs" >/dev/null; then
-    kits+=(dotnet dotnet-sync)
+    kits+=(mono mono:sync)
   fi
   if [ -n "${KITS:-}" ]; then  # KITS="java dotnet": those rows only
     local wanted=() k
@@ -183,7 +184,7 @@ kit_section() {
     case "$1" in
       go) echo "$work/plainloop-go" ;;
       java) echo "java -XX:-UsePerfData -Dplainloop.self=$root/scripts/bench/PlainLoop.java $root/scripts/bench/PlainLoop.java" ;;
-      dotnet*) echo "mono $work/plainloop-cs.exe" ;;
+      mono*) echo "mono $work/plainloop-cs.exe" ;;
       *) echo "python3 $root/scripts/bench/plainloop.py" ;;
     esac
   }
@@ -192,17 +193,17 @@ kit_section() {
   # second on PLAINLOOP_CHILD_CPU.
   plain_tput() { taskset -c 1 env PLAINLOOP_CHILD_CPU=0 $(plain_of "$1") tput "$2" "$3" "$duration" | sed -n 's/.*mb_per_sec=\([0-9.]*\).*/\1/p' | awk '{print $1 * 1e6}'; }
   plain_p50() { taskset -c 0 env PLAINLOOP_CHILD_CPU=1 $(plain_of "$1") lat "$2" "$3" "$duration" | sed -n 's/.*p50_ns=\([0-9]*\).*/\1/p'; }
-  # The plain loop's name for a transport: dotnet-sync's is its blocking socket loop.
+  # The plain loop's name for a transport: mono:sync's is its blocking socket loop.
   rows_of() {
     case "$1" in
-      dotnet-sync) echo "socket.unix:unix-sync:32 socket.unix:unix-sync:1024" ;;
+      mono:sync) echo "socket.unix:unix-sync:32 socket.unix:unix-sync:1024" ;;
       *) echo "pipe.fifo:fifo:32 pipe.fifo:fifo:1024 socket.unix:unix:32 socket.unix:unix:1024" ;;
     esac
   }
   local k
   for k in "${kits[@]}"; do
     local unix=unix
-    [ "$k" != dotnet-sync ] || unix=unix-sync
+    [ "$k" != mono:sync ] || unix=unix-sync
     for row in $(rows_of "$k"); do
       set -- ${row//:/ }
       alternate "kit_tput $k $k $1 $3" "plain_tput $k $2 $3" "$k $1 $3 vs plain loop"
@@ -225,7 +226,7 @@ kit_section() {
   for k in "${kits[@]}"; do
     for row in "pipe.fifo 32" "pipe.fifo 1024" "socket.unix 1024" "socket.tcp 1024"; do
       set -- $row
-      if [ "$k" = dotnet-sync ] && [ "$1" = pipe.fifo ]; then continue; fi  # its sockets only
+      if [ "$k" = mono:sync ] && [ "$1" = pipe.fifo ]; then continue; fi  # its sockets only
       alternate "kit_tput receiver=$k $k $1 $2" "kit_tput receiver=native native $1 $2" "$k reader vs native, $1 $2"
       printf '| %s | %s | %s | %.1f | %.1f | %s |\n' "$k" "$1" "$2" \
         "$(awk -v x="$ours" 'BEGIN {print x/1e6}')" "$(awk -v x="$theirs" 'BEGIN {print x/1e6}')" \
@@ -233,8 +234,72 @@ kit_section() {
     done
   done
 }
+# Fidelity: is a kit's figure the figure the user's own program gets? Each kit with the API of a
+# program written the way its ecosystem's documentation shows (scripts/bench/fidelity/, sharing
+# no code with the kits; each file names its idiom), the same shape, alternated, both pinned the
+# same way (sender CPU 0, receiver CPU 1). Target: kit / program within 0.90..1.10. The C# rows
+# are S0's two programs on each runtime built here.
+fidelity_section() {
+  {
+    echo
+    echo "## 6. Fidelity: each kit against a program of its own language's idiom (target: 0.90 to 1.10)"
+    echo
+    echo "| kit:API | runtime | shape | program (idiom) | kit MB/s | program MB/s | kit / program | meets |"
+    echo "|---|---|---|---|---:|---:|---:|---|"
+  } >>"$out"
+  "$root/scripts/bench/fidelity/csharp.sh" build "$work/fidelity" >&2 || true
+  fid_kit() {  # impl transport size
+    "$ipchost" --plugin "$2" --mode throughput --size "$3" --duration "$fid_duration" --affinity 0,1 \
+      --impl "sender=$1" --impl "receiver=$1" --format json 2>/dev/null |
+      jq -r '.results[0].throughput.bytes_per_sec // 0' 2>/dev/null || echo 0
+  }
+  fid_program() { "$root/scripts/bench/fidelity/csharp.sh" tput "$work/fidelity" "$@" || echo 0; }
+  local fid_duration="${FIDELITY_DURATION:-2}" kit runtime prt row warm
+  for kit in dotnet mono; do
+    "$ipchost" --list --format json | jq -e --arg k "$kit" '.kits[] | select(.name == $k and .usable)' >/dev/null || {
+      echo "| $kit | (not built here) | | | | | | |" >>"$out"; continue; }
+    runtime="$("$ipchost" --list --format json | jq -r --arg k "$kit" '.kits[] | select(.name == $k) | .runtime')"
+    prt=$([ "$kit" = dotnet ] && echo coreclr || echo mono)
+    # The program leaves out the warm-up the kit's case has (its manifest's): the same steady state.
+    warm="$("$ipchost" --list --format json | jq -r --arg k "$kit" '.kits[] | select(.name == $k) | .warmup_s')"
+    for row in "apm:socket.tcp:512K:524288:SocketApm:S0 async TCP, Begin/End callbacks" \
+      "pipestream-apm:socket.unix:256K:262144:NamedPipeApm:S0 named pipe, Begin/End callbacks"; do
+      IFS=: read -r api transport size bytes program idiom <<<"$row"
+      alternate "fid_kit $kit:$api $transport $size" "fid_program $prt $program $fid_duration $bytes $warm" \
+        "$kit:$api $transport $size vs $program"
+      fid_row "$kit:$api" "$runtime" "$transport $size" "$program ($idiom)"
+    done
+  done
+  # S2: a Go reader of 1 M 32-byte records on a FIFO, a Go writer, with and without bufio.
+  if "$ipchost" --list --format json | jq -e '.kits[] | select(.name == "go:bufio" and .usable)' >/dev/null &&
+    "$root/scripts/bench/fidelity/go.sh" build "$work/fidelity-go" >&2; then
+    runtime="$("$ipchost" --list --format json | jq -r '.kits[] | select(.name == "go") | .runtime')"
+    fid_go_kit() {
+      "$ipchost" --plugin pipe.fifo --mode throughput --size 32 --count "$fid_count" --affinity 0,1 \
+        --impl sender=go --impl "receiver=$1" --format json 2>/dev/null |
+        jq -r '.results[0].throughput.bytes_per_sec // 0' 2>/dev/null || echo 0
+    }
+    local fid_count="${FIDELITY_COUNT:-1000000}"
+    alternate "fid_go_kit go" "$root/scripts/bench/fidelity/go.sh tput $work/fidelity-go $fid_count 32 file" \
+      "go pipe.fifo 32 vs fiforeader file"
+    fid_row "go -> go" "$runtime" "pipe.fifo 32 x $fid_count" "fiforeader file (S2, (*os.File) and io.ReadFull)"
+    alternate "fid_go_kit go:bufio" "$root/scripts/bench/fidelity/go.sh tput $work/fidelity-go $fid_count 32 bufio" \
+      "go:bufio pipe.fifo 32 vs fiforeader bufio"
+    fid_row "go -> go:bufio" "$runtime" "pipe.fifo 32 x $fid_count" "fiforeader bufio (S2, bufio.NewReader and io.ReadFull)"
+  fi
+}
+fid_row() {  # kit runtime shape program: one row of the fidelity table from alternate's figures
+  printf '| %s | %s | %s | %s | %.1f | %.1f | %s | %s |\n' "$1" "$2" "$3" "$4" \
+    "$(awk -v x="$ours" 'BEGIN {print x/1e6}')" "$(awk -v x="$theirs" 'BEGIN {print x/1e6}')" \
+    "$rat_text" "$(awk -v r="$rat" 'BEGIN {print (r >= 0.9 && r <= 1.1) ? "yes" : "**no**"}')" >>"$out"
+}
 if [ "${ONLY:-}" = kits ]; then
   kit_section
+  cat "$out"
+  exit 0
+fi
+if [ "${ONLY:-}" = fidelity ]; then
+  fidelity_section
   cat "$out"
   exit 0
 fi
@@ -616,6 +681,7 @@ idle_limit=$((8 * 1024 + 16 * 10000))
 } >>"$out"
 
 kit_section
+fidelity_section
 
 if [ "${#unresolved[@]}" -gt 0 ]; then
   {

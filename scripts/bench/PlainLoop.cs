@@ -3,7 +3,7 @@
 // and a reader on a FIFO (FileStream, buffer size 1: Write + Flush, Read) or a Unix stream socket
 // (Socket with SocketAsyncEventArgs: SendAsync / ReceiveAsync, waiting for each completion),
 // SIZE-byte messages from one byte[] back to back for SECONDS; the reader times first to last
-// message; unix-sync: the same socket with blocking Socket.Send / Socket.Receive (the dotnet-sync
+// message; unix-sync: the same socket with blocking Socket.Send / Socket.Receive (the mono:sync
 // kit). lat: ping-pong over a Unix socket, the median round trip. Both run the loop for 0.1 s
 // first (WARMUP, as bench.sh's --warmup 0.1 gives the kit).
 //

@@ -1,14 +1,21 @@
 #!/usr/bin/env bash
 # The .NET UDP write-up, in C#: a sender of 65,507-byte datagrams (the IPv4 maximum; the
 # write-up's 65,535 does not fit) printing MB/s, Mbit/s and packets/s each second, here with the
-# datagrams lost counted too. C# on both sides (the dotnet kit: Socket.Send / Socket.Receive on a
-# connected UDP socket) and then the native worker on both sides, each second as measured by the
-# receiver (--interval 1), and the totals with the C# / native ratio. DURATION=... seconds.
+# datagrams lost counted too. C# on both sides, on each runtime built here (the dotnet kit on
+# CoreCLR, the mono kit: Socket.Send / Socket.Receive on a connected UDP socket), and then the
+# native worker on both sides, each second as measured by the receiver (--interval 1), and the
+# totals with the C# / native ratio. DURATION=... seconds. (S1's own receive path, the pinned
+# object heap with ReceiveFromAsync(Memory<byte>, SocketFlags, SocketAddress), is not a kit API
+# yet: kits/README.md.)
 source "$(dirname "$0")/common.sh"
 duration="${DURATION:-5}"
 command -v jq >/dev/null || { echo "needs jq (apt-get install jq)" >&2; exit 1; }
-if ! "$IPCHOST" --list --format json | jq -e '.kits[] | select(.name == "dotnet" and .usable)' >/dev/null; then
-  echo "the dotnet kit is not built here: scripts/install-deps.sh --kits, then rebuild" >&2
+kits=()
+for k in dotnet mono; do
+  "$IPCHOST" --list --format json | jq -e --arg k "$k" '.kits[] | select(.name == $k and .usable)' >/dev/null && kits+=("$k")
+done
+if [ ${#kits[@]} = 0 ]; then
+  echo "no C# kit is built here: the .NET SDK (dotnet) or scripts/install-deps.sh --kits (mono), then rebuild" >&2
   exit 1
 fi
 out="$(mktemp)"
@@ -28,9 +35,15 @@ side() {  # impl -> prints the seconds, leaves the run in $out
   printf '%8s %10.1f %10.1f %12.0f %10d  of %d sent %s\n' total "$mb" "$mbit" "$pps" "$lost" "$sent" \
     "$([ "$status" = ok ] || echo "($status)")"
 }
-side dotnet
-csharp="$(total | cut -f1)"
+declare -A csharp
+for k in "${kits[@]}"; do
+  side "$k"
+  csharp[$k]="$(total | cut -f1)"
+done
 side native
-awk -v c="$csharp" -v n="$(total | cut -f1)" \
-  'BEGIN { if (n > 0) printf "\nC# / native received MB/s: %.2f\n", c / n }'
+for k in "${kits[@]}"; do
+  awk -v c="${csharp[$k]}" -v n="$(total | cut -f1)" -v k="$k" \
+    'BEGIN { if (n > 0) printf "\nC# (%s) / native received MB/s: %.2f", k, c / n }'
+done
+echo
 echo "A datagram the receiver had no room for is lost, not late: compare the lost column, not only MB/s."

@@ -1,0 +1,3 @@
+module ipcbench/fidelity
+
+go 1.19
