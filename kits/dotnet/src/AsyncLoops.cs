@@ -52,25 +52,37 @@ static class AsyncLoops {
         return seq;
     }
 
-    /// <summary>Whole messages of a reliable stream until the end marker or the peer's close.</summary>
+    /// <summary>
+    /// Whole messages of a reliable stream until the end marker or the peer's close. Each read
+    /// asks for one message's size into a buffer of two, whatever is left of the message before,
+    /// as a program reading a stream into a message-sized buffer does (S0's read 256 KiB at a
+    /// time): a read is not cut at a message's end, so a message larger than the socket's buffer
+    /// costs the reads the program makes, not one more each. The bytes of a message begun are
+    /// moved to the front only when the room left cannot take a whole read.
+    /// </summary>
     public static async Task Receive(Endpoint ep, Job job, DataPlane.Pattern pattern, Loops.Tally t, Progress progress, Usage usage) {
         int size = job.C.SizeBytes;
-        var m = new byte[size];
+        var buf = new byte[2 * size];
+        int start = 0, end = 0;
         long last = 0;
         bool stamp = t.OneWay != null;
         while (true) {
-            int got = 0;
-            while (got < size) {
-                int n = await ep.RecvAsync(m, got, size - got);
-                if (n < 0) break;
-                got += n;
+            for (; end - start >= size; start += size)
+                if (Loops.Take(t, buf, start, job, pattern, progress, usage, stamp, ref last)) return;
+            if (start == end) {
+                start = end = 0;
+            } else if (buf.Length - end < size) {
+                Buffer.BlockCopy(buf, start, buf, 0, end - start);
+                end -= start;
+                start = 0;
             }
-            if (got < size) {
+            int n = await ep.RecvAsync(buf, end, size);
+            if (n < 0) {
                 t.EndedBy = "closed";
                 t.End = t.Received > 0 ? Libc.Now() : 0;
                 return;
             }
-            if (Loops.Take(t, m, job, pattern, progress, usage, stamp, ref last)) return;
+            end += n;
         }
     }
 }

@@ -231,14 +231,14 @@ static class Loops {
                 }
                 continue;
             }
-            if (Take(t, m, job, pattern, progress, usage, stamp, ref last)) break;
+            if (Take(t, m, 0, job, pattern, progress, usage, stamp, ref last)) break;
         }
     }
 
-    /// <summary>Counts the message in m; true when it was the end marker (the loop ends).</summary>
-    internal static bool Take(Tally t, byte[] m, Job job, DataPlane.Pattern pattern, Progress progress, Usage usage, bool stamp,
-                              ref long last) {
-        long header = DataPlane.GetLong(m, 0);
+    /// <summary>Counts the message at m[at]; true when it was the end marker (the loop ends).</summary>
+    internal static bool Take(Tally t, byte[] m, int at, Job job, DataPlane.Pattern pattern, Progress progress, Usage usage,
+                              bool stamp, ref long last) {
+        long header = DataPlane.GetLong(m, at);
         if ((header & DataPlane.FlagEnd) != 0) {
             t.End = Libc.Now();
             t.EndedBy = "end-marker";
@@ -263,8 +263,8 @@ static class Loops {
         } else {
             fresh = tracker.Record(seq);
         }
-        if (job.C.Verify && fresh && !pattern.Matches(m, 0, seq)) t.Corrupted++;
-        if (t.OneWay != null) t.OneWay.Record(last - DataPlane.GetLong(m, DataPlane.TimestampOffset));
+        if (job.C.Verify && fresh && !pattern.Matches(m, at, seq)) t.Corrupted++;
+        if (t.OneWay != null) t.OneWay.Record(last - DataPlane.GetLong(m, at + DataPlane.TimestampOffset));
         Volatile.Write(ref progress.Messages, t.Received);
         Volatile.Write(ref progress.ExpectedNext, tracker.Expected);
         return false;
