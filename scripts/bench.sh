@@ -287,6 +287,32 @@ fidelity_section() {
       "go:bufio pipe.fifo 32 vs fiforeader bufio"
     fid_row "go -> go:bufio" "$runtime" "pipe.fifo 32 x $fid_count" "fiforeader bufio (S2, bufio.NewReader and io.ReadFull)"
   fi
+  # Python: 1 KiB records on a FIFO, a reader of open(path, "rb").read(size), an unbuffered writer.
+  if "$ipchost" --list --format json | jq -e '.kits[] | select(.name == "python" and .usable)' >/dev/null; then
+    runtime="$("$ipchost" --list --format json | jq -r '.kits[] | select(.name == "python") | .runtime')"
+    local py_count=$((${FIDELITY_COUNT:-1000000} / 4))
+    fid_py_kit() {
+      "$ipchost" --plugin pipe.fifo --mode throughput --size 1K --count "$py_count" --affinity 0,1 \
+        --impl python --format json 2>/dev/null | jq -r '.results[0].throughput.bytes_per_sec // 0' 2>/dev/null || echo 0
+    }
+    alternate "fid_py_kit" "$root/scripts/bench/fidelity/fifo-pair.sh 'python3 $root/scripts/bench/fidelity/python/fifo_records.py' $py_count 1024" \
+      "python pipe.fifo 1K vs fifo_records.py"
+    fid_row "python" "$runtime" "pipe.fifo 1K x $py_count" "fifo_records.py (open(path, \"rb\").read(size))"
+  fi
+  # Java: the same records, a reader of java.io streams (DataInputStream over a
+  # BufferedInputStream, readFully), leaving out the kit's declared warm-up.
+  if "$ipchost" --list --format json | jq -e '.kits[] | select(.name == "java" and .usable)' >/dev/null; then
+    runtime="$("$ipchost" --list --format json | jq -r '.kits[] | select(.name == "java") | .runtime')"
+    warm="$("$ipchost" --list --format json | jq -r '.kits[] | select(.name == "java") | .warmup_s')"
+    local java_count=$((${FIDELITY_COUNT:-1000000} / 2))
+    fid_java_kit() {
+      "$ipchost" --plugin pipe.fifo --mode throughput --size 1K --count "$java_count" --affinity 0,1 \
+        --impl java --format json 2>/dev/null | jq -r '.results[0].throughput.bytes_per_sec // 0' 2>/dev/null || echo 0
+    }
+    alternate "fid_java_kit" "$root/scripts/bench/fidelity/fifo-pair.sh 'java -XX:-UsePerfData $root/scripts/bench/fidelity/java/FifoRecords.java' $java_count 1024 $warm" \
+      "java pipe.fifo 1K vs FifoRecords.java"
+    fid_row "java" "$runtime" "pipe.fifo 1K x $java_count" "FifoRecords.java (java.io: DataInputStream(BufferedInputStream).readFully)"
+  fi
 }
 fid_row() {  # kit runtime shape program: one row of the fidelity table from alternate's figures
   printf '| %s | %s | %s | %s | %.1f | %.1f | %s | %s |\n' "$1" "$2" "$3" "$4" \

@@ -14,15 +14,7 @@ case "$cmd" in
     (cd "$here/go" && GOCACHE="$work/gocache" GOFLAGS=-mod=mod GOPROXY=off go build -o "$work/fiforeader" .)
     ;;
   tput)
-    count="$3" size="$4" how="$5"
-    dir="$(mktemp -d)"
-    taskset -c 1 "$work/fiforeader" read "$dir/fifo" "$count" "$size" "$how" >"$dir/out" &
-    reader=$!
-    for _ in $(seq 200); do [ -p "$dir/fifo" ] && break; sleep 0.01; done
-    taskset -c 0 "$work/fiforeader" write "$dir/fifo" "$count" "$size"
-    wait "$reader"
-    sed -n 's/.*mb_per_sec=\([0-9.]*\).*/\1/p' "$dir/out" | awk '{print $1 * 1e6}'
-    rm -rf "$dir"
+    "$here/fifo-pair.sh" "$work/fiforeader" "$3" "$4" "$5"
     ;;
   *) echo "usage: go.sh build WORK | tput WORK COUNT SIZE bufio|file" >&2; exit 2 ;;
 esac
