@@ -214,9 +214,14 @@ std::string to_table(const run_report &report, bool markdown, const table_layout
         if (!r.warnings.empty()) warned.push_back(&r);
     }
     const auto &d = report.defaults;
-    const std::string how =
-        d.count ? fmt::format("{} messages per stream and case", d.count)
-                : fmt::format("{:g} s per case after {:g} s warm-up", d.duration_s, d.warmup_s);
+    double kit_warmup = d.warmup_s;  // a kit's declared warm-up raises its cases' (kit manifest)
+    for (const auto &r : report.results) kit_warmup = std::max(kit_warmup, r.settings.warmup_s);
+    const std::string warmup =
+        kit_warmup > d.warmup_s
+            ? fmt::format("{:g} s warm-up, {:g} s where a kit declares it", d.warmup_s, kit_warmup)
+            : fmt::format("{:g} s warm-up", d.warmup_s);
+    const std::string how = d.count ? fmt::format("{} messages per stream and case", d.count)
+                                    : fmt::format("{:g} s per case after {}", d.duration_s, warmup);
     const std::string repeats =
         report.repeat > 1
             ? fmt::format(", the median of {} repetitions (cv: their spread)", report.repeat)

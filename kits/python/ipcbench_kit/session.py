@@ -285,9 +285,12 @@ class Session:
 def kit_figures():
     """What only this runtime can say about itself: the garbage collector's work."""
     import gc
+    from . import buffered_api
     stats = gc.get_stats()
-    return {"gc_collections": sum(s["collections"] for s in stats),
-            "gc_collected": sum(s["collected"] for s in stats)}
+    out = {"gc_collections": sum(s["collections"] for s in stats),
+           "gc_collected": sum(s["collected"] for s in stats)}
+    out.update(buffered_api.kit_figures())
+    return out
 
 
 def merge_histograms(histograms):
@@ -392,9 +395,14 @@ def main(argv=None, implementation="python"):
     if "--runtime-version" in argv:
         print(runtime_name())
         return 0
+    if len(argv) == 4 and argv[:2] == ["--api", "buffered"]:
+        from . import buffered_api
+        buffered_api.use()
+        implementation += ":buffered"  # it names itself as ipchost named it: KIT:API
+        argv = argv[2:]
     if len(argv) != 2 or argv[0] != "--control-socket" or not argv[1].isdigit():
-        print("usage: ipcbench_worker.py --control-socket FD (ipchost starts this worker: "
-              "ipchost --impl python ...; docs/worker-protocol.md)", file=sys.stderr)
+        print("usage: ipcbench_worker.py [--api buffered] --control-socket FD (ipchost starts "
+              "this worker: ipchost --impl python ...; docs/worker-protocol.md)", file=sys.stderr)
         return 2
     sock = socket.socket(fileno=int(argv[1]))
     sock.setblocking(True)

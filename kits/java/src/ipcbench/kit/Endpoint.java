@@ -60,5 +60,19 @@ public abstract class Endpoint {
         return null;
     }
 
+    /** The java.io streams of a byte-stream transport, once connected (--api streams), or null. */
+    public java.io.InputStream inputStream() throws IOException {
+        return null;
+    }
+
+    public java.io.OutputStream outputStream() throws IOException {
+        return null;
+    }
+
+    /** True: the loops hand send and recv heap buffers (array-backed), as java.io reads and writes. */
+    public boolean arrays() {
+        return false;
+    }
+
     public abstract void close();
 }

@@ -1,5 +1,7 @@
 package ipcbench.kit;
 
+import java.io.FileInputStream;
+import java.io.FileOutputStream;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.ClosedChannelException;
@@ -18,7 +20,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
- * pipe.fifo as a Java program opens a FIFO: FileChannel.open, blocking. The data plane's open
+ * pipe.fifo as a Java program opens a FIFO: new FileInputStream / FileOutputStream, blocking, and
+ * their FileChannel. The data plane's open
  * order (docs/worker-protocol.md) holds: a blocked open already counts as a reader or writer on
  * Linux, so the native side's O_NONBLOCK open meets it. The writer sends the one-byte hello 'H'
  * after its open; the reader reads it. A deadline that passes while an open blocks is met by
@@ -30,6 +33,7 @@ final class FifoEndpoint extends Endpoint {
     private final Path path;
     private final int pipeSize;
     private FileChannel file;
+    private java.io.Closeable stream; // the FileInputStream or FileOutputStream file belongs to
 
     FifoEndpoint(Transports.Spec spec) throws IOException, KitException {
         Transports.checkOptions(spec, Set.of("pipe_size"), Map.of("splice", "none"));
@@ -76,18 +80,21 @@ final class FifoEndpoint extends Endpoint {
 
     @Override
     public void connect(long timeoutNs) throws IOException, KitException, TimedOut {
-        StandardOpenOption mine = reads() ? StandardOpenOption.READ : StandardOpenOption.WRITE;
-        CompletableFuture<FileChannel> opening = CompletableFuture.supplyAsync(() -> {
+        // Opened as java.io opens it (FileInputStream / FileOutputStream); its FileChannel is the
+        // same descriptor, which the NIO loops use and the streams API (--api streams) does not.
+        CompletableFuture<java.io.Closeable> opening = CompletableFuture.supplyAsync(() -> {
             try {
-                FileChannel f = FileChannel.open(path, mine);
-                if (reads()) expectHello(f);
+                if (!reads()) return new FileOutputStream(path.toFile());
+                FileInputStream f = new FileInputStream(path.toFile());
+                expectHello(f.getChannel());
                 return f;
             } catch (IOException e) {
                 throw new RuntimeException(e);
             }
         }, FifoEndpoint::daemon);
         try {
-            file = timeoutNs < 0 ? opening.get() : opening.get(timeoutNs, TimeUnit.NANOSECONDS);
+            stream = timeoutNs < 0 ? opening.get() : opening.get(timeoutNs, TimeUnit.NANOSECONDS);
+            file = reads() ? ((FileInputStream) stream).getChannel() : ((FileOutputStream) stream).getChannel();
         } catch (TimeoutException e) {
             release(opening);
             throw new TimedOut(reads() ? "timed out waiting for the writer to attach to the pipe"
@@ -96,7 +103,7 @@ final class FifoEndpoint extends Endpoint {
             throw new IOException("interrupted", e);
         } catch (ExecutionException e) {
             Throwable cause = e.getCause() instanceof RuntimeException ? e.getCause().getCause() : e.getCause();
-            if (cause instanceof NoSuchFileException)
+            if (cause instanceof NoSuchFileException || cause instanceof java.io.FileNotFoundException)
                 throw new KitException(KitException.E_CLOSED, "FIFO " + path + " was removed by its creator");
             if (cause instanceof KitException) throw (KitException) cause;
             throw cause instanceof IOException ? (IOException) cause : new IOException(cause);
@@ -121,7 +128,7 @@ final class FifoEndpoint extends Endpoint {
     }
 
     /** Ends an open (or a hello read) that is still blocked: opens the other end, closes it. */
-    private void release(CompletableFuture<FileChannel> opening) {
+    private void release(CompletableFuture<java.io.Closeable> opening) {
         StandardOpenOption other = reads() ? StandardOpenOption.WRITE : StandardOpenOption.READ;
         try (FileChannel f = FileChannel.open(path, other)) {
             f.size(); // nothing: the open itself released the other side
@@ -129,8 +136,7 @@ final class FifoEndpoint extends Endpoint {
             // the FIFO is gone: the blocked open failed on its own
         }
         try {
-            FileChannel f = opening.get(1, TimeUnit.SECONDS);
-            f.close();
+            opening.get(1, TimeUnit.SECONDS).close();
         } catch (Exception ignored) {
             // it failed, which is what we wanted
         }
@@ -158,6 +164,16 @@ final class FifoEndpoint extends Endpoint {
     }
 
     @Override
+    public java.io.InputStream inputStream() {
+        return reads() ? (FileInputStream) stream : null;
+    }
+
+    @Override
+    public java.io.OutputStream outputStream() {
+        return reads() ? null : (FileOutputStream) stream;
+    }
+
+    @Override
     public Map<String, String> settings() throws IOException {
         Map<String, String> out = new LinkedHashMap<>();
         if (Native.loaded() && file != null) out.put("pipe_size", Long.toString(Native.pipeSize(path.toString())));
@@ -168,11 +184,13 @@ final class FifoEndpoint extends Endpoint {
     @Override
     public void close() {
         try {
-            if (file != null) file.close();
+            if (stream != null) stream.close(); // and its channel
+            else if (file != null) file.close();
         } catch (IOException ignored) {
             // closing a pipe fails only when it was closed
         }
         file = null;
+        stream = null;
         if (folder != null) {
             try {
                 Files.deleteIfExists(path);

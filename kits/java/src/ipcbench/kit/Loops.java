@@ -41,8 +41,9 @@ final class Loops {
         }
     }
 
-    static ByteBuffer message(int size) {
-        return ByteBuffer.allocateDirect(size).order(ByteOrder.LITTLE_ENDIAN);
+    static ByteBuffer message(Endpoint ep, int size) {
+        ByteBuffer b = ep.arrays() ? ByteBuffer.allocate(size) : ByteBuffer.allocateDirect(size);
+        return b.order(ByteOrder.LITTLE_ENDIAN);
     }
 
     static void waitUntil(long when) {
@@ -65,7 +66,7 @@ final class Loops {
         DataPlane.SendSchedule schedule = new DataPlane.SendSchedule(c);
         boolean paced = schedule.paced();
         DataPlane.Pattern pattern = new DataPlane.Pattern(c.sizeBytes, DataPlane.patternOffset(paced));
-        ByteBuffer buf = message(c.sizeBytes);
+        ByteBuffer buf = message(ep, c.sizeBytes);
         pattern.write(buf, 0, 0);
         LoopResult r = new LoopResult("send", ep.sendCall());
         try {
@@ -142,7 +143,7 @@ final class Loops {
                                      Progress progress) throws IOException, KitException {
         int size = c.sizeBytes;
         long end = start + (long) (c.durationS * 1e9);
-        ByteBuffer block = message(size * c.batch);
+        ByteBuffer block = message(ep, size * c.batch);
         for (int i = 0; i < c.batch; i++) pattern.write(block, i * size, 0);
         long seq = 0;
         while (true) {
@@ -196,7 +197,7 @@ final class Loops {
             this.ep = ep;
             this.size = size;
             this.stream = ep.stream();
-            buf = message(stream ? size : Math.max(size, 64));
+            buf = message(ep, stream ? size : Math.max(size, 64));
         }
 
         /** The next message (valid until the next call), null when the peer closed. */
@@ -232,7 +233,7 @@ final class Loops {
                                     Progress progress, Usage usage) throws IOException {
         int size = c.sizeBytes;
         boolean verify = c.verify;
-        ByteBuffer buf = message(size);
+        ByteBuffer buf = ByteBuffer.allocateDirect(size).order(ByteOrder.LITTLE_ENDIAN);
         long received = 0, warm = 0, corrupted = 0, expected = -1;
         DataPlane.SequenceTracker tracker = t.tracker;
         t.endedBy = "closed";
@@ -418,7 +419,7 @@ final class Loops {
     static LoopResult pinger(Endpoint out, Endpoint in, Job job, Progress progress) {
         CaseSettings c = job.c;
         DataPlane.Pattern pattern = new DataPlane.Pattern(c.sizeBytes, DataPlane.HEADER_BYTES);
-        ByteBuffer buf = message(c.sizeBytes);
+        ByteBuffer buf = message(out, c.sizeBytes);
         pattern.write(buf, 0, 0);
         Reader reader = new Reader(in, c.sizeBytes);
         long timeout = job.reliable ? -1 : DataPlane.LOST_PING_NS;

@@ -256,6 +256,7 @@ final class Run {
         // The processors the JVM sized its collector and compiler threads for: the CPUs the
         // process could use when it started.
         out.put("processors", Runtime.getRuntime().availableProcessors());
+        if (StreamsEndpoint.inUse()) out.put("underlying_reads", StreamsEndpoint.underlyingReads());
         return out;
     }
 

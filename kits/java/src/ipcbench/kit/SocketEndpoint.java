@@ -181,6 +181,17 @@ final class SocketEndpoint extends Endpoint {
         return socket;
     }
 
+    /** TCP: the java.net.Socket's own streams; a Unix socket has no Socket: Channels' streams. */
+    @Override
+    public java.io.InputStream inputStream() throws IOException {
+        return tcp ? socket.socket().getInputStream() : java.nio.channels.Channels.newInputStream(socket);
+    }
+
+    @Override
+    public java.io.OutputStream outputStream() throws IOException {
+        return tcp ? socket.socket().getOutputStream() : java.nio.channels.Channels.newOutputStream(socket);
+    }
+
     @Override
     public Map<String, String> settings() throws IOException {
         Map<String, String> out = new LinkedHashMap<>();

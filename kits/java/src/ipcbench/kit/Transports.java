@@ -60,6 +60,14 @@ public final class Transports {
         FACTORIES.put(id, factory);
     }
 
+    public static Factory factory(String id) {
+        return FACTORIES.get(id);
+    }
+
+    public static void unregister(String id) {
+        FACTORIES.remove(id);
+    }
+
     public static Set<String> ids() {
         return FACTORIES.keySet();
     }

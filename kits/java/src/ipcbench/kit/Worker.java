@@ -39,9 +39,15 @@ public final class Worker {
             System.out.println(Session.runtimeName());
             return;
         }
+        String name = System.getProperty("ipcbench.kit.name", "java");
+        if (args.length == 4 && args[0].equals("--api") && args[1].equals("streams")) {
+            StreamsEndpoint.use();
+            name += ":streams"; // it names itself as ipchost named it: KIT:API
+            args = new String[] {args[2], args[3]};
+        }
         if (args.length != 2 || !args[0].equals("--control-socket") || !args[1].equals("stdin")) {
-            System.err.println("usage: ipcbench-java-worker --control-socket FD (ipchost starts this worker: "
-                    + "ipchost --impl java ...; docs/worker-protocol.md)");
+            System.err.println("usage: ipcbench-java-worker [--api streams] --control-socket FD (ipchost starts "
+                    + "this worker: ipchost --impl java ...; docs/worker-protocol.md)");
             System.exit(2);
         }
         Thread prepare = new Thread(Worker::prepare, "prepare");
@@ -53,6 +59,6 @@ public final class Worker {
                     + inherited + "); start it through ipchost");
             System.exit(2);
         }
-        System.exit(new Session((SocketChannel) inherited, System.getProperty("ipcbench.kit.name", "java")).serve());
+        System.exit(new Session((SocketChannel) inherited, name).serve());
     }
 }
