@@ -148,6 +148,47 @@ TEST_CASE("go:bufio meets the native worker and reads many messages a read", "[k
     CHECK(reads < 20000 / 4);
 }
 
+// java:streams (java.io: DataInputStream(BufferedInputStream).readFully, DataOutputStream with a
+// flush a message) meets the native worker byte for byte on a FIFO and a Unix socket, and its
+// reader does buffer: small messages arrive many to a read of the transport.
+TEST_CASE("java:streams meets the native worker and reads many messages a read", "[kits]") {
+    if (!usable_kits().contains("java:streams"))
+        IPCBENCH_SKIP("the java kit was not built (no JDK)");
+    meets_native("java:streams", {"pipe.fifo", "socket.unix"});
+    const auto results =
+        run_json({"--plugin", "socket.tcp", "--mode", "throughput", "--size", "64", "--count",
+                  "20000", "--verify", "--warmup", "0", "--impl", "receiver=java:streams"});
+    REQUIRE(results.size() == 1);
+    INFO(results[0].dump().substr(0, 1500));
+    REQUIRE(results[0].at("status") == "ok");
+    CHECK(results[0].at("integrity").at("messages_received") == 20000);
+    CHECK(results[0].at("integrity").at("corrupted") == 0);
+    CHECK(results[0].at("data_path") == "send -> DataInputStream.readFully");
+    const double reads = results[0].at("receiver").at("kit").at("underlying_reads").get<double>();
+    CHECK(reads > 0);
+    CHECK(reads < 20000 / 4);  // 8 KiB buffer: up to 128 messages of 64 B a read
+}
+
+// python:buffered (io.BufferedReader: open(path, "rb"), socket.makefile("rb")) meets the native
+// worker byte for byte, and its reader does buffer: on a FIFO, whose reads /proc/self/io counts,
+// 20,000 small messages take far fewer read(2) calls than messages.
+TEST_CASE("python:buffered meets the native worker and reads many messages a read", "[kits]") {
+    if (!usable_kits().contains("python:buffered")) IPCBENCH_SKIP("the python kit is not usable");
+    meets_native("python:buffered", {"pipe.fifo", "socket.tcp"});
+    const auto results =
+        run_json({"--plugin", "pipe.fifo", "--mode", "throughput", "--size", "64", "--count",
+                  "20000", "--verify", "--warmup", "0", "--impl", "receiver=python:buffered"});
+    REQUIRE(results.size() == 1);
+    INFO(results[0].dump().substr(0, 1500));
+    REQUIRE(results[0].at("status") == "ok");
+    CHECK(results[0].at("integrity").at("messages_received") == 20000);
+    CHECK(results[0].at("integrity").at("corrupted") == 0);
+    CHECK(results[0].at("data_path") == "send -> BufferedReader.readinto");
+    const double reads = results[0].at("receiver").at("kit").at("read_syscalls").get<double>();
+    CHECK(reads > 0);
+    CHECK(reads < 20000 / 4);
+}
+
 // What a JVM side adds: its runtime named, the collectors' and the JIT's work during the run
 // (MXBeans), every JVM thread where --affinity put it (the kit's JNI library), the queue it
 // reached over JNI counted exactly.
@@ -224,6 +265,41 @@ TEST_CASE("each API of the C# kits meets the native worker byte for byte", "[kit
             }
             CHECK(kits.contains(name));
             meets_native(name, {"socket.tcp"});
+        }
+    }
+}
+
+// S1's receive path on CoreCLR (--api task on udp.inet): buffers on the pinned object heap and
+// ReceiveFromAsync(Memory, SocketFlags, SocketAddress) awaited in a loop; it meets the native
+// worker both ways. An awaited loop runs on the runtime's threads, so the CPU the kit reports
+// is the process's: close to what ipchost measures from outside, not one thread's share of it
+// (an awaited receive loop reported 0-2 % of a process at 97 %).
+TEST_CASE("dotnet:task on udp.inet is S1's receive path, its CPU the process's", "[kits]") {
+    const json kits = usable_kits();
+    if (!kits.contains("dotnet:task")) IPCBENCH_SKIP("the dotnet kit was not built (no .NET SDK)");
+    meets_native("dotnet:task", {"udp.inet"});
+    const struct {
+        const char *transport, *size, *recv_call;
+    } cases[] = {
+        {"udp.inet", "1200", "Socket.ReceiveFromAsync(Memory, SocketAddress)"},
+        {"socket.tcp", "64K", "Socket.ReceiveAsync(Memory)"},
+    };
+    for (const auto &c : cases) {
+        const auto results =
+            run_json({"--plugin", c.transport, "--mode", "throughput", "--size", c.size, "--count",
+                      "20000", "--warmup", "0.05", "--impl", "dotnet:task"});
+        REQUIRE(results.size() == 1);
+        const auto &r = results[0];
+        INFO(r.dump().substr(0, 1500));
+        REQUIRE(r.at("status") == "ok");
+        CHECK(r.at("integrity").at("messages_received").get<long>() > 0);
+        const std::string path = r.at("data_path").get<std::string>();
+        CHECK(path.size() > std::string(c.recv_call).size());
+        CHECK(path.substr(path.size() - std::string(c.recv_call).size()) == c.recv_call);
+        for (const char *side : {"sender", "receiver"}) {
+            const auto &p = r.at(side);
+            CHECK(p.at("cpu_percent").get<double>() >=
+                  0.5 * p.at("outside_cpu_percent").get<double>());
         }
     }
 }

@@ -85,5 +85,63 @@ static class AsyncLoops {
             end += n;
         }
     }
+
+#if NET8_0_OR_GREATER
+    /// <summary>The datagrams counted since the last tick of the quiet timer.</summary>
+    sealed class Quiet : IDisposable {
+        public long Heard, Seen = -1;
+        public CancellationTokenSource Source = new CancellationTokenSource();
+        readonly Timer timer;
+
+        public Quiet(long periodNs) {
+            int ms = (int)Math.Max(1, periodNs / 1000000);
+            timer = new Timer(_ => {
+                long now = Volatile.Read(ref Heard);
+                if (now == Seen) Volatile.Read(ref Source).Cancel();
+                Seen = now;
+            }, null, ms, ms);
+        }
+
+        public void Renew() {
+            Volatile.Write(ref Source, new CancellationTokenSource());
+        }
+
+        public void Dispose() {
+            timer.Dispose();
+        }
+    }
+
+    /// <summary>
+    /// Unreliable datagrams, each receive awaited where the one before completed, as S1's
+    /// receive loop is written (--api task on udp.inet). What Loops.Receive does on its receive
+    /// timeout happens when one timer for the whole loop (not one per receive) finds a quiet
+    /// spell of ReceiverQuietNs with no datagram: the pending receive is cancelled, the control
+    /// channel polled, and the loop ends once the sender is done.
+    /// </summary>
+    public static async Task ReceiveDatagrams(Endpoint ep, Job job, DataPlane.Pattern pattern, Loops.Tally t,
+                                              Progress progress, Usage usage) {
+        byte[] buf = ep.NewBuffer(Math.Max(job.C.SizeBytes, 64));
+        int size = job.C.SizeBytes;
+        long last = 0;
+        using (var quiet = new Quiet(DataPlane.ReceiverQuietNs)) {
+            while (t.EndedBy.Length == 0) {
+                int n;
+                try {
+                    n = await ep.RecvDatagramAsync(buf, 0, buf.Length, Volatile.Read(ref quiet.Source).Token);
+                } catch (OperationCanceledException) {
+                    quiet.Renew();
+                    if (progress.PollControl != null) progress.PollControl();
+                    if (Volatile.Read(ref progress.PeerSent) >= 0) {
+                        t.EndedBy = "sender-done";
+                        t.End = last;
+                    }
+                    continue;
+                }
+                Volatile.Write(ref quiet.Heard, quiet.Heard + 1);
+                if (n == size && Loops.Take(t, buf, 0, job, pattern, progress, usage, true, ref last)) return;
+            }
+        }
+    }
+#endif
 }
 }

@@ -62,6 +62,21 @@ public abstract class Endpoint {
         throw new NotSupportedException("a synchronous endpoint");
     }
 
+#if NET8_0_OR_GREATER
+    /// <summary>Asynchronous and unreliable: one datagram, awaited (AsyncLoops.ReceiveDatagrams);
+    /// OperationCanceledException when quiet is cancelled first.</summary>
+    public virtual System.Threading.Tasks.ValueTask<int> RecvDatagramAsync(byte[] buf, int offset, int count,
+                                                                          System.Threading.CancellationToken quiet) {
+        throw new NotSupportedException("not an asynchronous datagram endpoint");
+    }
+#endif
+
+    /// <summary>A message buffer of the loops: a plain array, or what the API's programs use
+    /// (--api task on udp.inet: an array on the pinned object heap).</summary>
+    public virtual byte[] NewBuffer(int size) {
+        return new byte[size];
+    }
+
     /// <summary>What the transport really set, as text (pipe_size, sndbuf, nodelay...).</summary>
     public virtual Dictionary<string, string> Settings() {
         return new Dictionary<string, string>();
@@ -122,12 +137,15 @@ public static class Transports {
             IoStyle style = api == "apm" ? IoStyle.Apm : api == "task" ? IoStyle.Task : IoStyle.Sync;
             Register("socket.tcp", s => new SocketEndpoint(s, style));
             Register("socket.unix", s => new SocketEndpoint(s, style));
+#if NET8_0_OR_GREATER
+            if (style == IoStyle.Task) Register("udp.inet", s => new UdpEndpoint(s, style));
+#endif
             return;
         }
         Register("pipe.fifo", s => new FifoEndpoint(s));
         Register("socket.tcp", s => new SocketEndpoint(s, IoStyle.Saea));
         Register("socket.unix", s => new SocketEndpoint(s, IoStyle.Saea));
-        Register("udp.inet", s => new UdpEndpoint(s));
+        Register("udp.inet", s => new UdpEndpoint(s, IoStyle.Sync));
         Register("mq.sysv", s => new SysvQueueEndpoint(s));
         Register("mq.posix", s => new PosixQueueEndpoint(s));
     }

@@ -14,7 +14,7 @@ static unsafe class Libc {
     public const int EINTR = 4, EAGAIN = 11, ENXIO = 6, ENOENT = 2, EPIPE = 32, EIDRM = 43, EINVAL = 22,
                      ENOMSG = 42, ETIMEDOUT = 110, EEXIST = 17;
     public const short POLLIN = 1, POLLOUT = 4;
-    const int CLOCK_MONOTONIC = 1, CLOCK_REALTIME = 0, RUSAGE_THREAD = 1;
+    const int CLOCK_MONOTONIC = 1, CLOCK_REALTIME = 0, RUSAGE_THREAD = 1, RUSAGE_SELF = 0;
 
     [StructLayout(LayoutKind.Sequential)]
     public struct PollFd {
@@ -110,6 +110,12 @@ static unsafe class Libc {
     public static Rusage ThreadUsage() {
         Rusage r;
         getrusage(RUSAGE_THREAD, out r);
+        return r;
+    }
+
+    public static Rusage ProcessUsage() {
+        Rusage r;
+        getrusage(RUSAGE_SELF, out r);
         return r;
     }
 

@@ -56,14 +56,14 @@ static class Loops {
         var schedule = new DataPlane.SendSchedule(c);
         bool paced = schedule.Paced;
         var pattern = new DataPlane.Pattern(c.SizeBytes, DataPlane.PatternOffset(paced));
-        var buf = new byte[c.SizeBytes];
+        var buf = ep.NewBuffer(c.SizeBytes);
         pattern.Write(buf, 0, 0);
         var r = new LoopResult("send", ep.SendCall);
         try {
             bool chained = ep.Asynchronous && !paced && !(c.Batch > 1);
             r.Count[LoopResult.WARMUP] = chained ? AsyncLoops.Warmup(ep, c, buf, pattern).GetAwaiter().GetResult()
                                                  : Warmup(ep, c, buf, pattern);
-            var usage = new Usage();
+            var usage = Usage.ForLoop(chained);
             long start = Libc.Now();
             schedule.StartNs = start;
             long seq;
@@ -130,7 +130,7 @@ static class Loops {
     static long BatchedSends(Endpoint ep, CaseSettings c, long start, DataPlane.Pattern pattern, Progress progress) {
         int size = c.SizeBytes;
         long end = start + (long)(c.DurationS * 1e9);
-        var block = new byte[size * c.Batch];
+        var block = ep.NewBuffer(size * c.Batch);
         for (int i = 0; i < c.Batch; i++) pattern.Write(block, i * size, 0);
         long seq = 0;
         while (true) {
@@ -181,7 +181,7 @@ static class Loops {
             this.ep = ep;
             this.size = size;
             stream = ep.Stream;
-            Buf = new byte[stream ? size : Math.Max(size, 64)];
+            Buf = ep.NewBuffer(stream ? size : Math.Max(size, 64));
         }
 
         /// <summary>The next message in Buf; false when the peer closed.</summary>
@@ -277,9 +277,17 @@ static class Loops {
         var r = new LoopResult("receive", ep.RecvCall);
         var t = new Tally();
         if (paced) t.OneWay = new DataPlane.Histogram();
-        var usage = new Usage();
+        bool awaitedDatagrams = ep.Asynchronous && !ep.Stream && !paced;
+#if !NET8_0_OR_GREATER
+        awaitedDatagrams = false;
+#endif
+        var usage = Usage.ForLoop(ep.Asynchronous && job.Reliable || awaitedDatagrams);
         try {
             if (ep.Asynchronous && job.Reliable) AsyncLoops.Receive(ep, job, pattern, t, progress, usage).GetAwaiter().GetResult();
+#if NET8_0_OR_GREATER
+            else if (awaitedDatagrams)
+                AsyncLoops.ReceiveDatagrams(ep, job, pattern, t, progress, usage).GetAwaiter().GetResult();
+#endif
             else Receive(ep, job, pattern, t, progress, usage);
         } catch (Exception e) when (Expected(e)) {
             Failed(r, "recv", e);
@@ -339,7 +347,7 @@ static class Loops {
     public static LoopResult Pinger(Endpoint output, Endpoint input, Job job, Progress progress) {
         CaseSettings c = job.C;
         var pattern = new DataPlane.Pattern(c.SizeBytes, DataPlane.HeaderBytes);
-        var buf = new byte[c.SizeBytes];
+        var buf = output.NewBuffer(c.SizeBytes);
         pattern.Write(buf, 0, 0);
         var reader = new Reader(input, c.SizeBytes);
         long timeout = job.Reliable ? -1 : DataPlane.LostPingNs;

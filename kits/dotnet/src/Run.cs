@@ -59,6 +59,7 @@ sealed class Run {
         int n = session.Endpoints.Count;
         if (directions.Count != n || n % job.C.Streams != 0) throw KitException.Protocol("endpoint layout does not match the job");
         gcBefore = GcCounts();
+        Usage.NewRun();
     }
 
     /// <summary>Collections so far, per generation (GC.CollectionCount: SGen has two, nursery and major).</summary>

@@ -10,6 +10,10 @@ namespace IpcBench.Kit {
 /// Send and Receive, with Poll only when a deadline matters (the unreliable loops). The creator
 /// binds; the connector sends the 13-byte hello "ipcb-udp-helo" every 50 ms until the creator,
 /// which then talks only to it, answers "ipcb-udp-ack!". Duplex, unreliable.
+/// With --api task (.NET 8 on): S1's receive path, the loops' buffers on the pinned object heap
+/// (GC.AllocateArray(pinned: true)), Socket.ReceiveFromAsync(Memory&lt;byte&gt;, SocketFlags,
+/// SocketAddress) into them (no EndPoint allocated a datagram) and SendAsync(ReadOnlyMemory).
+/// A receive still pending when a loop's deadline passes stays pending for the next call.
 /// </summary>
 sealed class UdpEndpoint : Endpoint {
     static readonly byte[] Hello = Encoding.ASCII.GetBytes("ipcb-udp-helo");
@@ -21,8 +25,10 @@ sealed class UdpEndpoint : Endpoint {
     readonly Socket socket;
     readonly IPEndPoint peer;
     int receiveTimeoutMs;
+    readonly IoStyle style;
 
-    public UdpEndpoint(Spec spec) {
+    public UdpEndpoint(Spec spec, IoStyle style) {
+        this.style = style;
         Transports.CheckOptions(spec, new[] { "sndbuf", "rcvbuf", "bind" }, null);
         if (spec.MaxMessage > UdpMaxIpv4)
             throw new KitException(KitException.E_TOO_BIG, "udp.inet: a datagram of " + spec.MaxMessage + " B is over the " +
@@ -53,12 +59,47 @@ sealed class UdpEndpoint : Endpoint {
     }
 
     public override string SendCall {
-        get { return "Socket.Send"; }
+        get { return style == IoStyle.Task ? "Socket.SendAsync(ReadOnlyMemory)" : "Socket.Send"; }
     }
 
     public override string RecvCall {
-        get { return "Socket.Receive"; }
+        get { return style == IoStyle.Task ? "Socket.ReceiveFromAsync(Memory, SocketAddress)" : "Socket.Receive"; }
     }
+
+#if NET8_0_OR_GREATER
+    public override byte[] NewBuffer(int size) {
+        return style == IoStyle.Task ? GC.AllocateArray<byte>(size, pinned: true) : new byte[size];
+    }
+
+    System.Threading.Tasks.Task<int> pending;  // a receive a deadline left behind
+    byte[] pendingBuf;
+    int pendingOffset;
+    SocketAddress from;
+
+    /// <summary>One datagram by ReceiveFromAsync: at once when one is queued, else waited
+    /// for until the deadline (then left pending for the next call).</summary>
+    int ReceiveTask(byte[] buf, int offset, int count, long timeoutNs) {
+        if (pending == null) {
+            if (from == null) from = new SocketAddress(socket.AddressFamily);
+            var now = socket.ReceiveFromAsync(new Memory<byte>(buf, offset, count), SocketFlags.None, from);
+            if (now.IsCompletedSuccessfully) return now.Result;
+            pending = now.AsTask();
+            pendingBuf = buf;
+            pendingOffset = offset;
+        }
+        int ms = timeoutNs < 0 ? -1 : (int)Math.Max(1, Math.Min(int.MaxValue, timeoutNs / 1000000));
+        try {
+            if (!pending.Wait(ms)) throw new TimedOut("recv");
+        } catch (AggregateException e) when (e.InnerException is SocketException) {
+            pending = null;
+            throw e.InnerException;
+        }
+        int n = pending.Result;
+        pending = null;
+        if (pendingBuf != buf || pendingOffset != offset) Buffer.BlockCopy(pendingBuf, pendingOffset, buf, offset, Math.Min(n, count));
+        return n;
+    }
+#endif
 
     public override string Export() {
         return Transports.FormatInet((IPEndPoint)socket.LocalEndPoint);
@@ -120,6 +161,13 @@ sealed class UdpEndpoint : Endpoint {
 
     public override void Send(byte[] buf, int offset, int count) {
         try {
+#if NET8_0_OR_GREATER
+            if (style == IoStyle.Task) {
+                var sending = socket.SendAsync(new ReadOnlyMemory<byte>(buf, offset, count), SocketFlags.None);
+                if (!sending.IsCompletedSuccessfully) sending.AsTask().GetAwaiter().GetResult();
+                return;
+            }
+#endif
             socket.Send(buf, offset, count, SocketFlags.None);
         } catch (SocketException e) when (e.SocketErrorCode == SocketError.ConnectionRefused) {
             throw new KitException(KitException.E_CLOSED, "udp.inet: the peer socket is gone");
@@ -132,13 +180,17 @@ sealed class UdpEndpoint : Endpoint {
     /// </summary>
     public override int Recv(byte[] buf, int offset, int count, long timeoutNs) {
         int timeoutMs = timeoutNs < 0 ? 0 : (int)Math.Max(1, Math.Min(int.MaxValue, timeoutNs / 1000000));
-        if (timeoutMs != receiveTimeoutMs) {
+        if (timeoutMs != receiveTimeoutMs && style != IoStyle.Task) {
             socket.ReceiveTimeout = timeoutMs;
             receiveTimeoutMs = timeoutMs;
         }
         while (true) {
             int n;
             try {
+#if NET8_0_OR_GREATER
+                if (style == IoStyle.Task) n = ReceiveTask(buf, offset, count, timeoutNs);
+                else
+#endif
                 n = socket.Receive(buf, offset, count, SocketFlags.None);
             } catch (SocketException e) {
                 if (e.SocketErrorCode == SocketError.TimedOut || e.SocketErrorCode == SocketError.WouldBlock)
@@ -147,15 +199,55 @@ sealed class UdpEndpoint : Endpoint {
                     throw new KitException(KitException.E_CLOSED, "udp.inet: the peer socket is gone");
                 throw;
             }
-            if (n == 0) continue;
-            if (Is(buf, offset, n, Hello)) {
-                socket.Send(Ack, 0, Ack.Length, SocketFlags.None);
-                continue;
-            }
-            if (Is(buf, offset, n, Ack)) continue;
+            if (n == 0 || Handshake(buf, offset, n)) continue;
             return n;
         }
     }
+
+    /// <summary>True when the datagram was the peer's hello (answered) or ack: not data.</summary>
+    bool Handshake(byte[] buf, int offset, int n) {
+        if (Is(buf, offset, n, Hello)) {
+            socket.Send(Ack, 0, Ack.Length, SocketFlags.None);
+            return true;
+        }
+        return Is(buf, offset, n, Ack);
+    }
+
+#if NET8_0_OR_GREATER
+    public override bool Asynchronous {
+        get { return style == IoStyle.Task; }
+    }
+
+    SocketAddress to;
+
+    /// <summary>S1's send: SendToAsync(ReadOnlyMemory, SocketFlags, SocketAddress), awaited.</summary>
+    public override async System.Threading.Tasks.Task SendAsync(byte[] buf, int offset, int count) {
+        if (to == null) to = socket.RemoteEndPoint.Serialize();
+        try {
+            await socket.SendToAsync(new ReadOnlyMemory<byte>(buf, offset, count), SocketFlags.None, to);
+        } catch (SocketException e) when (e.SocketErrorCode == SocketError.ConnectionRefused) {
+            throw new KitException(KitException.E_CLOSED, "udp.inet: the peer socket is gone");
+        }
+    }
+
+    /// <summary>S1's receive: one datagram of data by ReceiveFromAsync(Memory, SocketFlags,
+    /// SocketAddress), awaited; handshake datagrams answered and skipped.
+    /// OperationCanceledException when quiet fires.</summary>
+    public override async System.Threading.Tasks.ValueTask<int> RecvDatagramAsync(byte[] buf, int offset, int count,
+                                                                                   System.Threading.CancellationToken quiet) {
+        if (from == null) from = new SocketAddress(socket.AddressFamily);
+        while (true) {
+            int n;
+            try {
+                n = await socket.ReceiveFromAsync(new Memory<byte>(buf, offset, count), SocketFlags.None, from, quiet);
+            } catch (SocketException e) when (e.SocketErrorCode == SocketError.ConnectionRefused) {
+                throw new KitException(KitException.E_CLOSED, "udp.inet: the peer socket is gone");
+            }
+            if (n == 0 || Handshake(buf, offset, n)) continue;
+            return n;
+        }
+    }
+#endif
 
     public override Dictionary<string, string> Settings() {
         return new Dictionary<string, string> { { "sndbuf", socket.SendBufferSize.ToString() },

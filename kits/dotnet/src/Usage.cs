@@ -5,18 +5,42 @@ using System.IO;
 namespace IpcBench.Kit {
 /// <summary>
 /// The calling thread's CPU time and context switches between Start and Stop
-/// (getrusage(RUSAGE_THREAD)) and the CPUs it was seen on (sched_getcpu).
+/// (getrusage(RUSAGE_THREAD)) and the CPUs it was seen on (sched_getcpu). An awaited loop of an
+/// asynchronous API runs on the runtime's threads (its continuations, its socket engine), not a
+/// thread of its own: its CPU is the process's (RUSAGE_SELF), claimed by one such loop of a run
+/// so that the streams' sum counts it once; the run's other awaited loops report none.
 /// </summary>
 sealed class Usage {
+    enum Scope { Thread, Process, Claimed }
+    static int processClaimed;
+    readonly Scope scope;
     Libc.Rusage before;
     long cpus;
 
-    public Usage() {
+    public Usage() : this(Scope.Thread) {}
+
+    Usage(Scope scope) {
+        this.scope = scope;
         Start();
     }
 
+    /// <summary>A loop's usage: its thread's, or when it is awaited (asynchronous) the process's.</summary>
+    public static Usage ForLoop(bool awaited) {
+        if (!awaited) return new Usage();
+        return new Usage(System.Threading.Interlocked.Exchange(ref processClaimed, 1) == 0 ? Scope.Process : Scope.Claimed);
+    }
+
+    /// <summary>A new run: its first awaited loop claims the process's CPU.</summary>
+    public static void NewRun() {
+        System.Threading.Volatile.Write(ref processClaimed, 0);
+    }
+
+    Libc.Rusage Now() {
+        return scope == Scope.Process ? Libc.ProcessUsage() : scope == Scope.Thread ? Libc.ThreadUsage() : new Libc.Rusage();
+    }
+
     public void Start() {
-        before = Libc.ThreadUsage();
+        before = Now();
         See();
     }
 
@@ -37,7 +61,7 @@ sealed class Usage {
     }
 
     public Dictionary<string, object> Stop() {
-        Libc.Rusage now = Libc.ThreadUsage();
+        Libc.Rusage now = Now();
         See();
         long user = (now.utime_sec - before.utime_sec) * 1000000 + now.utime_usec - before.utime_usec;
         long sys = (now.stime_sec - before.stime_sec) * 1000000 + now.stime_usec - before.stime_usec;
