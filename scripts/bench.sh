@@ -262,8 +262,12 @@ fidelity_section() {
     prt=$([ "$kit" = dotnet ] && echo coreclr || echo mono)
     # The program leaves out the warm-up the kit's case has (its manifest's): the same steady state.
     warm="$("$ipchost" --list --format json | jq -r --arg k "$kit" '.kits[] | select(.name == $k) | .warmup_s')"
-    for row in "apm:socket.tcp:512K:524288:SocketApm:S0 async TCP, Begin/End callbacks" \
-      "pipestream-apm:socket.unix:256K:262144:NamedPipeApm:S0 named pipe, Begin/End callbacks"; do
+    local rows=("apm:socket.tcp:512K:524288:SocketApm:S0 async TCP, Begin/End callbacks"
+      "pipestream-apm:socket.unix:256K:262144:NamedPipeApm:S0 named pipe, Begin/End callbacks")
+    # S1 (.NET 8 on): pinned buffers, awaited ReceiveFromAsync(Memory, SocketFlags, SocketAddress)
+    [ "$kit" = dotnet ] && [ -f "$work/fidelity/coreclr/UdpPoh/UdpPoh.dll" ] &&
+      rows+=("task:udp.inet:65507:65507:UdpPoh:S1 UDP, pinned object heap, ReceiveFromAsync with SocketAddress")
+    for row in "${rows[@]}"; do
       IFS=: read -r api transport size bytes program idiom <<<"$row"
       alternate "fid_kit $kit:$api $transport $size" "fid_program $prt $program $fid_duration $bytes $warm" \
         "$kit:$api $transport $size vs $program"
@@ -274,45 +278,109 @@ fidelity_section() {
   if "$ipchost" --list --format json | jq -e '.kits[] | select(.name == "go:bufio" and .usable)' >/dev/null &&
     "$root/scripts/bench/fidelity/go.sh" build "$work/fidelity-go" >&2; then
     runtime="$("$ipchost" --list --format json | jq -r '.kits[] | select(.name == "go") | .runtime')"
-    fid_go_kit() {
+    fid_go_kit() {  # IMPL FIFOS
       "$ipchost" --plugin pipe.fifo --mode throughput --size 32 --count "$fid_count" --affinity 0,1 \
-        --impl sender=go --impl "receiver=$1" --format json 2>/dev/null |
+        --streams "$2" --impl sender=go --impl "receiver=$1" --format json 2>/dev/null |
         jq -r '.results[0].throughput.bytes_per_sec // 0' 2>/dev/null || echo 0
     }
     local fid_count="${FIDELITY_COUNT:-1000000}"
-    alternate "fid_go_kit go" "$root/scripts/bench/fidelity/go.sh tput $work/fidelity-go $fid_count 32 file" \
-      "go pipe.fifo 32 vs fiforeader file"
-    fid_row "go -> go" "$runtime" "pipe.fifo 32 x $fid_count" "fiforeader file (S2, (*os.File) and io.ReadFull)"
-    alternate "fid_go_kit go:bufio" "$root/scripts/bench/fidelity/go.sh tput $work/fidelity-go $fid_count 32 bufio" \
-      "go:bufio pipe.fifo 32 vs fiforeader bufio"
-    fid_row "go -> go:bufio" "$runtime" "pipe.fifo 32 x $fid_count" "fiforeader bufio (S2, bufio.NewReader and io.ReadFull)"
+    for row in "go file 1" "go:bufio bufio 1" "go file 2" "go file 3"; do
+      read -r impl how fifos <<<"$row"
+      alternate "fid_go_kit $impl $fifos" "$root/scripts/bench/fidelity/go.sh tput $work/fidelity-go $fid_count 32 $how $fifos" \
+        "$impl pipe.fifo 32 x $fifos vs fiforeader $how"
+      local what="(*os.File) and io.ReadFull"
+      [ "$how" = bufio ] && what="bufio.NewReader and io.ReadFull"
+      [ "$fifos" -gt 1 ] && what="$what, a goroutine a FIFO"
+      fid_row "go -> $impl" "$runtime" "pipe.fifo 32 x $fid_count, $fifos FIFO$([ "$fifos" = 1 ] || echo s)" \
+        "fiforeader $how (S2, $what)"
+    done
   fi
-  # Python: 1 KiB records on a FIFO, a reader of open(path, "rb").read(size), an unbuffered writer.
-  if "$ipchost" --list --format json | jq -e '.kits[] | select(.name == "python" and .usable)' >/dev/null; then
+  # Python: 1 KiB records on a FIFO, each reader API against the program reading the same way
+  # (os.read; open(path, "rb").read), both with an unbuffered writer of their own.
+  local py_count=$((${FIDELITY_COUNT:-1000000} / 4))
+  fid_py_kit() {
+    "$ipchost" --plugin pipe.fifo --mode throughput --size 1K --count "$py_count" --affinity 0,1 \
+      --impl sender=python --impl "receiver=$1" --format json 2>/dev/null |
+      jq -r '.results[0].throughput.bytes_per_sec // 0' 2>/dev/null || echo 0
+  }
+  for row in 'python|os|os.read(fd, size)' 'python:buffered|buffered|open(path, "rb").read(size)'; do
+    IFS='|' read -r impl how idiom <<<"$row"
+    "$ipchost" --list --format json | jq -e --arg k "$impl" '.kits[] | select(.name == $k and .usable)' >/dev/null || continue
     runtime="$("$ipchost" --list --format json | jq -r '.kits[] | select(.name == "python") | .runtime')"
-    local py_count=$((${FIDELITY_COUNT:-1000000} / 4))
-    fid_py_kit() {
-      "$ipchost" --plugin pipe.fifo --mode throughput --size 1K --count "$py_count" --affinity 0,1 \
-        --impl python --format json 2>/dev/null | jq -r '.results[0].throughput.bytes_per_sec // 0' 2>/dev/null || echo 0
-    }
-    alternate "fid_py_kit" "$root/scripts/bench/fidelity/fifo-pair.sh 'python3 $root/scripts/bench/fidelity/python/fifo_records.py' $py_count 1024" \
-      "python pipe.fifo 1K vs fifo_records.py"
-    fid_row "python" "$runtime" "pipe.fifo 1K x $py_count" "fifo_records.py (open(path, \"rb\").read(size))"
-  fi
-  # Java: the same records, a reader of java.io streams (DataInputStream over a
-  # BufferedInputStream, readFully), leaving out the kit's declared warm-up.
-  if "$ipchost" --list --format json | jq -e '.kits[] | select(.name == "java" and .usable)' >/dev/null; then
+    alternate "fid_py_kit $impl" "$root/scripts/bench/fidelity/fifo-pair.sh 'python3 $root/scripts/bench/fidelity/python/fifo_records.py' $py_count 1024 $how" \
+      "$impl pipe.fifo 1K vs fifo_records.py $how"
+    fid_row "python -> $impl" "$runtime" "pipe.fifo 1K x $py_count" "fifo_records.py $how ($idiom)"
+  done
+  # Java: the same records, NIO (FileChannel.read) and java.io streams (DataInputStream over a
+  # BufferedInputStream, readFully), the program leaving out the kit's declared warm-up.
+  local java_count=$((${FIDELITY_COUNT:-1000000} / 2))
+  fid_java_kit() {
+    "$ipchost" --plugin pipe.fifo --mode throughput --size 1K --count "$java_count" --affinity 0,1 \
+      --impl sender=java --impl "receiver=$1" --format json 2>/dev/null |
+      jq -r '.results[0].throughput.bytes_per_sec // 0' 2>/dev/null || echo 0
+  }
+  for row in 'java|nio|FileChannel.read(ByteBuffer)' 'java:streams|streams|java.io DataInputStream(BufferedInputStream).readFully'; do
+    IFS='|' read -r impl how idiom <<<"$row"
+    "$ipchost" --list --format json | jq -e --arg k "$impl" '.kits[] | select(.name == $k and .usable)' >/dev/null || continue
     runtime="$("$ipchost" --list --format json | jq -r '.kits[] | select(.name == "java") | .runtime')"
     warm="$("$ipchost" --list --format json | jq -r '.kits[] | select(.name == "java") | .warmup_s')"
-    local java_count=$((${FIDELITY_COUNT:-1000000} / 2))
-    fid_java_kit() {
-      "$ipchost" --plugin pipe.fifo --mode throughput --size 1K --count "$java_count" --affinity 0,1 \
+    alternate "fid_java_kit $impl" "$root/scripts/bench/fidelity/fifo-pair.sh 'java -XX:-UsePerfData $root/scripts/bench/fidelity/java/FifoRecords.java' $java_count 1024 '$warm $how'" \
+      "$impl pipe.fifo 1K vs FifoRecords.java $how"
+    fid_row "java -> $impl" "$runtime" "pipe.fifo 1K x $java_count" "FifoRecords.java $how ($idiom)"
+  done
+  # S3: 1 KiB messages on a System V queue, Java on both sides, one JNI call a message.
+  if "$ipchost" --list --format json | jq -e '.kits[] | select(.name == "java" and .usable)' >/dev/null &&
+    "$root/scripts/bench/fidelity/sysv.sh" build "$work/fidelity-sysv" >&2; then
+    # The program counts its first messages as warm-up: enough that the timed part dominates.
+    local sysv_count=$((java_count * 3))
+    fid_sysv_kit() {
+      "$ipchost" --plugin mq.sysv --mode throughput --size 1K --count "$sysv_count" --affinity 0,1 \
         --impl java --format json 2>/dev/null | jq -r '.results[0].throughput.bytes_per_sec // 0' 2>/dev/null || echo 0
     }
-    alternate "fid_java_kit" "$root/scripts/bench/fidelity/fifo-pair.sh 'java -XX:-UsePerfData $root/scripts/bench/fidelity/java/FifoRecords.java' $java_count 1024 $warm" \
-      "java pipe.fifo 1K vs FifoRecords.java"
-    fid_row "java" "$runtime" "pipe.fifo 1K x $java_count" "FifoRecords.java (java.io: DataInputStream(BufferedInputStream).readFully)"
+    alternate "fid_sysv_kit" "$root/scripts/bench/fidelity/sysv.sh tput $work/fidelity-sysv $sysv_count 1024 $warm" \
+      "java mq.sysv 1K vs SysvLoop.java"
+    fid_row "java -> java" "$runtime" "mq.sysv 1K x $sysv_count" "SysvLoop.java (S3, msgsnd / msgrcv, one JNI call a message)"
   fi
+  fidelity_round_trips
+}
+
+# Round trips: each kit's pinger and ponger against a request–response program of its language
+# on TCP (scripts/bench/fidelity/rtt), the median round trip of each, alternated.
+fidelity_round_trips() {
+  {
+    echo
+    echo "### Round trip, socket.tcp 64 B, median (target: kit / program 0.90 to 1.10; above 1: the kit is slower)"
+    echo
+    echo "| kit:API | runtime | program (idiom) | kit p50 µs | program p50 µs | kit / program | meets |"
+    echo "|---|---|---|---:|---:|---:|---|"
+  } >>"$out"
+  "$root/scripts/bench/fidelity/rtt.sh" build "$work/fidelity-rtt" >&2 || true
+  local rtt_count="${FIDELITY_RTT_COUNT:-20000}"
+  fid_rtt_kit() {  # IMPL
+    "$ipchost" --plugin socket.tcp --mode latency --size 64 --count "$rtt_count" --affinity 0,1 \
+      --impl "$1" --format json 2>/dev/null | jq -r '.results[0].latency_ns.p50 // 0' 2>/dev/null || echo 0
+  }
+  local row impl program how idiom runtime warm
+  for row in 'go|go|-|net.Conn Write, io.ReadFull' 'python|python|-|socket sendall, recv_into' \
+    'java|java|nio|SocketChannel write, read' 'java:streams|java|streams|Socket streams, readFully' \
+    'dotnet:sync|coreclr|sync|Socket.Send, Receive' 'dotnet:task|coreclr|task|await SendAsync, ReceiveAsync' \
+    'mono:sync|mono|sync|Socket.Send, Receive'; do
+    IFS='|' read -r impl program how idiom <<<"$row"
+    "$ipchost" --list --format json | jq -e --arg k "$impl" '.kits[] | select(.name == $k and .usable)' >/dev/null || continue
+    case "$program" in
+      go) [ -x "$work/fidelity-rtt/rtt-go" ] || continue ;;
+      coreclr) [ -f "$work/fidelity-rtt/coreclr/Rtt/Rtt.dll" ] || continue ;;
+      mono) [ -f "$work/fidelity-rtt/mono/Rtt.exe" ] || continue ;;
+    esac
+    runtime="$("$ipchost" --list --format json | jq -r --arg k "$impl" '.kits[] | select(.name == $k) | .runtime')"
+    warm="$("$ipchost" --list --format json | jq -r --arg k "$impl" '.kits[] | select(.name == $k) | .warmup_s')"
+    [ "$warm" = 0 ] || [ "$warm" = null ] && warm=0.2
+    alternate "fid_rtt_kit $impl" "$root/scripts/bench/fidelity/rtt.sh p50 $work/fidelity-rtt $program $how $rtt_count 64 $warm" \
+      "$impl socket.tcp 64 round trip vs rtt $program $how"
+    printf '| %s | %s | rtt %s %s (%s) | %.1f | %.1f | %s | %s |\n' "$impl" "$runtime" "$program" "$how" "$idiom" \
+      "$(awk -v x="$ours" 'BEGIN {print x/1e3}')" "$(awk -v x="$theirs" 'BEGIN {print x/1e3}')" \
+      "$rat_text" "$(awk -v r="$rat" 'BEGIN {print (r >= 0.9 && r <= 1.1) ? "yes" : "**no**"}')" >>"$out"
+  done
 }
 fid_row() {  # kit runtime shape program: one row of the fidelity table from alternate's figures
   printf '| %s | %s | %s | %s | %.1f | %.1f | %s | %s |\n' "$1" "$2" "$3" "$4" \

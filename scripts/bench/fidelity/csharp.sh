@@ -2,7 +2,7 @@
 # The C# fidelity programs (scripts/bench/fidelity/csharp), built and run for scripts/bench.sh:
 #   csharp.sh build WORK                          builds each for .NET (dotnet) and Mono (mcs)
 #   csharp.sh tput WORK RUNTIME PROGRAM SECONDS SIZE [WARMUP]
-#       runs PROGRAM (NamedPipeApm, SocketApm) on RUNTIME (coreclr, mono), the reader on CPU 1
+#       runs PROGRAM (NamedPipeApm, SocketApm; UdpPoh on coreclr) on RUNTIME (coreclr, mono), the reader on CPU 1
 #       and the writer on CPU 0 as bench.sh pins ipchost (--affinity 0,1), and prints the
 #       reader's bytes per second, counted from WARMUP seconds after its first byte (give it
 #       the kit's warm-up: the figures then compare the same steady state).
@@ -12,7 +12,7 @@
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 cmd="$1" work="$2"
-programs=(NamedPipeApm SocketApm)
+programs=(NamedPipeApm SocketApm UdpPoh)  # UdpPoh: .NET 8 on (the pinned object heap, SocketAddress)
 
 build() {
   mkdir -p "$work/coreclr" "$work/mono"
@@ -29,7 +29,7 @@ build() {
     done
   fi
   if command -v mcs >/dev/null; then
-    for p in "${programs[@]}"; do
+    for p in NamedPipeApm SocketApm; do
       mcs -nologo -optimize+ -r:System.Core.dll -out:"$work/mono/$p.exe" "$here/csharp/$p.cs"
     done
   fi
@@ -72,6 +72,7 @@ run_pair() {  # sets dir: the reader's output and both processes' CPU % and peak
   local reader=$!
   for _ in $(seq 200); do  # the reader is listening: the pipe's socket file, or the port
     if [ "$program" = NamedPipeApm ]; then [ -S "$address" ] && break
+    elif [ "$program" = UdpPoh ]; then ss -lun "sport = :$address" | grep -q UNCONN && break
     else ss -ltn "sport = :$address" | grep -q LISTEN && break; fi
     sleep 0.02
   done

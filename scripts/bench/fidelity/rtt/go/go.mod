@@ -1,0 +1,3 @@
+module rtt
+
+go 1.19
