@@ -304,6 +304,30 @@ TEST_CASE("dotnet:task on udp.inet is S1's receive path, its CPU the process's",
     }
 }
 
+// An asynchronous API's streams run as its programs run many sockets (S1's claim, --streams
+// 1000 on CoreCLR's socket engine): each stream's awaited loop a task of the runtime's pool, not
+// a thread of its own. 50 streams each count every message; the process never had a thread a
+// stream, which the blocking API (dotnet:sync) does have.
+TEST_CASE("dotnet:task runs many streams on the runtime's pool, every message counted", "[kits]") {
+    const json kits = usable_kits();
+    if (!kits.contains("dotnet:task")) IPCBENCH_SKIP("the dotnet kit was not built (no .NET SDK)");
+    auto run = [](const std::string &impl) {
+        const auto results =
+            run_json({"--plugin", "socket.tcp", "--mode", "throughput", "--size", "1K", "--count",
+                      "2000", "--streams", "50", "--warmup", "0.05", "--verify", "--impl", impl});
+        REQUIRE(results.size() == 1);
+        INFO(results[0].dump().substr(0, 1500));
+        REQUIRE(results[0].at("status") == "ok");
+        CHECK(results[0].at("integrity").at("messages_received") == 100000);
+        CHECK(results[0].at("integrity").at("corrupted") == 0);
+        REQUIRE(results[0].at("per_stream").size() == 50);
+        for (const auto &stream : results[0].at("per_stream")) CHECK(stream.at("messages") == 2000);
+        return results[0].at("receiver").at("kit").at("peak_threads").get<int>();
+    };
+    CHECK(run("dotnet:task") < 50);
+    CHECK(run("dotnet:sync") > 40);  // a thread a stream, most of them alive at a sample
+}
+
 // System.IO.Pipes is a Unix stream socket on Linux: a PipeStream side meets the native
 // socket.unix, both sides of it count every message, and the path names the calls that ran:
 // the synchronous ones, Begin/End (awaited from their callbacks) and ReadAsync/WriteAsync.

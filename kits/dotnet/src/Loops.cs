@@ -2,6 +2,7 @@ using System;
 using System.IO;
 using System.Net.Sockets;
 using System.Threading;
+using System.Threading.Tasks;
 
 namespace IpcBench.Kit {
 /// <summary>What a running stream shows the control thread (interval reports, sender counts).</summary>
@@ -52,6 +53,30 @@ static class Loops {
     // ---- sender ----
 
     public static LoopResult Sender(Endpoint ep, Job job, Progress progress) {
+        return SenderAsync(ep, job, progress).GetAwaiter().GetResult();
+    }
+
+    /// <summary>True when a sender's loop is awaited (AsyncLoops): an asynchronous API, unpaced,
+    /// one message a write.</summary>
+    public static bool SendAwaited(Endpoint ep, CaseSettings c) {
+        return ep.Asynchronous && c.RatePerS <= 0 && c.Batch <= 1;
+    }
+
+    /// <summary>True when a receiver's loop is awaited: an asynchronous API on a reliable stream,
+    /// or (.NET 8 on) on datagrams unpaced.</summary>
+    public static bool ReceiveAwaited(Endpoint ep, Job job) {
+        if (!ep.Asynchronous) return false;
+        if (job.Reliable) return true;
+#if NET8_0_OR_GREATER
+        return !ep.Stream && job.C.RatePerS <= 0;
+#else
+        return false;
+#endif
+    }
+
+    /// <summary>The sender; with an asynchronous API its plain loop is awaited, and the whole
+    /// runs synchronously otherwise (no await that does not complete at once).</summary>
+    public static async Task<LoopResult> SenderAsync(Endpoint ep, Job job, Progress progress) {
         CaseSettings c = job.C;
         var schedule = new DataPlane.SendSchedule(c);
         bool paced = schedule.Paced;
@@ -60,16 +85,17 @@ static class Loops {
         pattern.Write(buf, 0, 0);
         var r = new LoopResult("send", ep.SendCall);
         try {
-            bool chained = ep.Asynchronous && !paced && !(c.Batch > 1);
-            r.Count[LoopResult.WARMUP] = chained ? AsyncLoops.Warmup(ep, c, buf, pattern).GetAwaiter().GetResult()
-                                                 : Warmup(ep, c, buf, pattern);
+            bool chained = SendAwaited(ep, c);
+            r.Count[LoopResult.WARMUP] = chained ? await AsyncLoops.Warmup(ep, c, buf, pattern) : Warmup(ep, c, buf, pattern);
             var usage = Usage.ForLoop(chained);
+            usage.Start();
+            r.UsageShared = chained;
             long start = Libc.Now();
             schedule.StartNs = start;
             long seq;
             if (paced) seq = PacedSends(ep, c, schedule, buf, pattern, progress);
             else if (c.Batch > 1 && ep.Stream) seq = BatchedSends(ep, c, start, pattern, progress);
-            else if (chained) seq = AsyncLoops.PlainSends(ep, c, start, buf, pattern, progress).GetAwaiter().GetResult();
+            else if (chained) seq = await AsyncLoops.PlainSends(ep, c, start, buf, pattern, progress);
             else seq = PlainSends(ep, c, start, buf, pattern, progress);
             r.EndNs = Libc.Now();
             r.FirstNs = start;
@@ -271,22 +297,23 @@ static class Loops {
     }
 
     public static LoopResult Receiver(Endpoint ep, Job job, Progress progress) {
+        return ReceiverAsync(ep, job, progress).GetAwaiter().GetResult();
+    }
+
+    public static async Task<LoopResult> ReceiverAsync(Endpoint ep, Job job, Progress progress) {
         CaseSettings c = job.C;
         bool paced = c.RatePerS > 0;
         var pattern = new DataPlane.Pattern(c.SizeBytes, DataPlane.PatternOffset(paced));
         var r = new LoopResult("receive", ep.RecvCall);
         var t = new Tally();
         if (paced) t.OneWay = new DataPlane.Histogram();
-        bool awaitedDatagrams = ep.Asynchronous && !ep.Stream && !paced;
-#if !NET8_0_OR_GREATER
-        awaitedDatagrams = false;
-#endif
-        var usage = Usage.ForLoop(ep.Asynchronous && job.Reliable || awaitedDatagrams);
+        bool awaited = ReceiveAwaited(ep, job);
+        var usage = Usage.ForLoop(awaited);
+        r.UsageShared = awaited;
         try {
-            if (ep.Asynchronous && job.Reliable) AsyncLoops.Receive(ep, job, pattern, t, progress, usage).GetAwaiter().GetResult();
+            if (awaited && job.Reliable) await AsyncLoops.Receive(ep, job, pattern, t, progress, usage);
 #if NET8_0_OR_GREATER
-            else if (awaitedDatagrams)
-                AsyncLoops.ReceiveDatagrams(ep, job, pattern, t, progress, usage).GetAwaiter().GetResult();
+            else if (awaited) await AsyncLoops.ReceiveDatagrams(ep, job, pattern, t, progress, usage);
 #endif
             else Receive(ep, job, pattern, t, progress, usage);
         } catch (Exception e) when (Expected(e)) {

@@ -15,6 +15,8 @@ sealed class Run {
         public readonly string Part;
         public readonly Progress Progress = new Progress();
         public readonly Action Loop;
+        /// <summary>The loop as a task of the runtime's pool (its awaited loops), or null.</summary>
+        public readonly Func<System.Threading.Tasks.Task> LoopAwaited;
 
         public Task(string part, Func<Progress, LoopResult> body) {
             Part = part;
@@ -22,6 +24,19 @@ sealed class Run {
                 try {
                     Progress.Result = body(Progress);
                 } catch (Exception e) { // a kit reports, it does not crash
+                    Progress.Result = new LoopResult(part, "").Fail(KitException.E_INTERNAL, e.ToString());
+                }
+                Progress.Finished = true;
+            };
+        }
+
+        public Task(string part, Func<Progress, System.Threading.Tasks.Task<LoopResult>> body, bool awaited)
+            : this(part, p => body(p).GetAwaiter().GetResult()) {
+            if (!awaited) return;
+            LoopAwaited = async () => {
+                try {
+                    Progress.Result = await body(Progress);
+                } catch (Exception e) {
                     Progress.Result = new LoopResult(part, "").Fail(KitException.E_INTERNAL, e.ToString());
                 }
                 Progress.Finished = true;
@@ -38,6 +53,7 @@ sealed class Run {
     readonly long cpu;
     readonly List<Task> tasks = new List<Task>();
     readonly int[] gcBefore;
+    int peakThreads;
 
     public Run(Session session, Dictionary<string, object> m) {
         this.session = session;
@@ -80,11 +96,11 @@ sealed class Run {
         switch (part) {
         case "send": {
             Endpoint output = EndpointFor(k, Transports.SEND);
-            return new Task(part, p => Loops.Sender(output, job, p));
+            return new Task(part, p => Loops.SenderAsync(output, job, p), Loops.SendAwaited(output, job.C));
         }
         case "receive": {
             Endpoint input = EndpointFor(k, Transports.RECV);
-            return new Task(part, p => Loops.Receiver(input, job, p));
+            return new Task(part, p => Loops.ReceiverAsync(input, job, p), Loops.ReceiveAwaited(input, job));
         }
         case "ping": {
             Endpoint output = EndpointFor(k, Transports.SEND), input = EndpointFor(k, Transports.RECV);
@@ -129,12 +145,20 @@ sealed class Run {
             };
             t.Loop();
             if (t.Part == "send" && t.Progress.Result.Error.Length == 0) Sent();
+        } else if (tasks.All(t => t.LoopAwaited != null)) {
+            // An asynchronous API's streams, as its program runs many sockets: each loop a task
+            // on the runtime's pool, no thread of its own (S1's claim: --streams 1000).
+            var running = tasks.Select(t => System.Threading.Tasks.Task.Run(t.LoopAwaited)).ToArray();
+            ServeRun();
+            System.Threading.Tasks.Task.WaitAll(running);
         } else {
             var threads = tasks.Select((t, i) => new Thread(() => t.Loop()) { IsBackground = true, Name = "stream-" + i }).ToList();
             foreach (Thread thread in threads) thread.Start();
             ServeRun();
             foreach (Thread thread in threads) thread.Join();
         }
+        Task first = tasks.FirstOrDefault(t => t.Progress.Result != null && t.Progress.Result.UsageShared);
+        if (first != null) first.Progress.Result.UsageFigures = Usage.SharedFigures();
         Report(tasks);
     }
 
@@ -162,6 +186,7 @@ sealed class Run {
         bool sentReported = !(kind == "send" || kind == "bidir");
         var intervals = new Intervals(job.C, tasks.Where(t => t.Part == "receive" || t.Part == "ping").Select(t => t.Progress).ToList(), channel);
         while (true) {
+            peakThreads = Math.Max(peakThreads, Usage.Threads());
             bool all = tasks.All(t => t.Progress.Finished);
             bool sendersDone = tasks.Where(t => t.Part == "send").All(t => t.Progress.Finished);
             if (sendersDone && !sentReported) {
@@ -221,6 +246,9 @@ sealed class Run {
         for (int g = 0; g < now.Length; g++) o["gc_gen" + g + "_collections"] = (long)(now[g] - gcBefore[g]);
         o["gc_collections"] = (long)(now[0] - gcBefore[0]); // a major collection counts in every generation
         o["gc_heap_bytes"] = GC.GetTotalMemory(false);
+        // The most threads the process had while its streams ran (sampled with the channel's
+        // service, every 20 ms): a thread a stream, or the runtime's pool under awaited loops.
+        if (peakThreads > 0) o["peak_threads"] = (long)peakThreads;
         return o;
     }
 

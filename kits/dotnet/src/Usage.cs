@@ -7,46 +7,95 @@ namespace IpcBench.Kit {
 /// The calling thread's CPU time and context switches between Start and Stop
 /// (getrusage(RUSAGE_THREAD)) and the CPUs it was seen on (sched_getcpu). An awaited loop of an
 /// asynchronous API runs on the runtime's threads (its continuations, its socket engine), not a
-/// thread of its own: its CPU is the process's (RUSAGE_SELF), claimed by one such loop of a run
-/// so that the streams' sum counts it once; the run's other awaited loops report none.
+/// thread of its own: the run's awaited loops share one window of the process's CPU
+/// (RUSAGE_SELF) from the first one's start to the last one's stop, which Run reports with the
+/// first of them (so that the streams' sum counts it once); each reports none of its own.
 /// </summary>
 sealed class Usage {
-    enum Scope { Thread, Process, Claimed }
-    static int processClaimed;
-    readonly Scope scope;
+    /// <summary>The process's CPU while any awaited loop of the run is timing.</summary>
+    sealed class SharedWindow {
+        int open;
+        Libc.Rusage start, sum;
+
+        public void Enter() {
+            lock (this)
+                if (open++ == 0) start = Libc.ProcessUsage();
+        }
+
+        public void Leave() {
+            lock (this) {
+                if (--open != 0) return;
+                Libc.Rusage now = Libc.ProcessUsage();
+                sum.utime_sec += now.utime_sec - start.utime_sec;
+                sum.utime_usec += now.utime_usec - start.utime_usec;
+                sum.stime_sec += now.stime_sec - start.stime_sec;
+                sum.stime_usec += now.stime_usec - start.stime_usec;
+                sum.nvcsw += now.nvcsw - start.nvcsw;
+                sum.nivcsw += now.nivcsw - start.nivcsw;
+            }
+        }
+
+        public Libc.Rusage Sum() {
+            lock (this) return sum;
+        }
+    }
+
+    static SharedWindow window = new SharedWindow();
+    readonly bool shared;
+    bool entered;
     Libc.Rusage before;
     long cpus;
 
-    public Usage() : this(Scope.Thread) {}
-
-    Usage(Scope scope) {
-        this.scope = scope;
+    public Usage() {
         Start();
     }
 
-    /// <summary>A loop's usage: its thread's, or when it is awaited (asynchronous) the process's.</summary>
+    Usage(bool shared) {
+        this.shared = shared;
+        if (!shared) Start();
+    }
+
+    /// <summary>A loop's usage: its thread's (counting from now), or when it is awaited the run's
+    /// shared window, which it enters at Start (a receiver's first timed message).</summary>
     public static Usage ForLoop(bool awaited) {
-        if (!awaited) return new Usage();
-        return new Usage(System.Threading.Interlocked.Exchange(ref processClaimed, 1) == 0 ? Scope.Process : Scope.Claimed);
+        return new Usage(awaited);
     }
 
-    /// <summary>A new run: its first awaited loop claims the process's CPU.</summary>
+    /// <summary>A new run: a new shared window.</summary>
     public static void NewRun() {
-        System.Threading.Volatile.Write(ref processClaimed, 0);
+        System.Threading.Volatile.Write(ref window, new SharedWindow());
     }
 
-    Libc.Rusage Now() {
-        return scope == Scope.Process ? Libc.ProcessUsage() : scope == Scope.Thread ? Libc.ThreadUsage() : new Libc.Rusage();
+    /// <summary>The shared window's figures, for the first awaited loop's result.</summary>
+    public static Dictionary<string, object> SharedFigures() {
+        Libc.Rusage s = System.Threading.Volatile.Read(ref window).Sum();
+        return Figures(new Libc.Rusage(), s, 0);
     }
 
     public void Start() {
-        before = Now();
         See();
+        if (!shared) {
+            before = Libc.ThreadUsage();
+        } else if (!entered) {
+            entered = true;
+            System.Threading.Volatile.Read(ref window).Enter();
+        }
     }
 
     void See() {
         int cpu = Libc.sched_getcpu();
         if (cpu >= 0 && cpu < 64) cpus |= 1L << cpu;
+    }
+
+    /// <summary>The process's threads now (/proc/self/status), 0 when unknown.</summary>
+    public static int Threads() {
+        try {
+            foreach (string line in File.ReadAllLines("/proc/self/status"))
+                if (line.StartsWith("Threads:")) return int.Parse(line.Substring(8).Trim());
+        } catch (Exception e) when (e is IOException || e is FormatException) {
+            // no /proc
+        }
+        return 0;
     }
 
     /// <summary>The peak RSS of the process, KiB (VmHWM).</summary>
@@ -61,8 +110,16 @@ sealed class Usage {
     }
 
     public Dictionary<string, object> Stop() {
-        Libc.Rusage now = Now();
         See();
+        if (!shared) return Figures(before, Libc.ThreadUsage(), cpus);
+        if (entered) {
+            entered = false;
+            System.Threading.Volatile.Read(ref window).Leave();
+        }
+        return Figures(new Libc.Rusage(), new Libc.Rusage(), cpus);
+    }
+
+    static Dictionary<string, object> Figures(Libc.Rusage before, Libc.Rusage now, long cpus) {
         long user = (now.utime_sec - before.utime_sec) * 1000000 + now.utime_usec - before.utime_usec;
         long sys = (now.stime_sec - before.stime_sec) * 1000000 + now.stime_usec - before.stime_usec;
         return new Dictionary<string, object> {
@@ -85,6 +142,8 @@ sealed class LoopResult {
     public string Path, EndedBy = "", Error = "";
     public readonly long[] Count = new long[Counters.Length];
     public long FirstNs, EndNs, ThreadId = Libc.gettid();
+    /// <summary>An awaited loop: its CPU is in the run's shared window (Usage), not its own figures.</summary>
+    public bool UsageShared;
     public Dictionary<string, object> UsageFigures;
     public DataPlane.Histogram Histogram;
     public int Status;
