@@ -362,6 +362,7 @@ fidelity_round_trips() {
   }
   local row impl program how idiom runtime warm
   for row in 'go|go|-|net.Conn Write, io.ReadFull' 'python|python|-|socket sendall, recv_into' \
+    'python:asyncio|python|asyncio|asyncio streams: write + drain, readexactly' \
     'java|java|nio|SocketChannel write, read' 'java:streams|java|streams|Socket streams, readFully' \
     'dotnet:sync|coreclr|sync|Socket.Send, Receive' 'dotnet:task|coreclr|task|await SendAsync, ReceiveAsync' \
     'mono:sync|mono|sync|Socket.Send, Receive'; do

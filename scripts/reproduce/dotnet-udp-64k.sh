@@ -4,14 +4,15 @@
 # datagrams lost counted too. C# on both sides, on each runtime built here (the dotnet kit on
 # CoreCLR, the mono kit: Socket.Send / Socket.Receive on a connected UDP socket), and then the
 # native worker on both sides, each second as measured by the receiver (--interval 1), and the
-# totals with the C# / native ratio. DURATION=... seconds. (S1's own receive path, the pinned
-# object heap with ReceiveFromAsync(Memory<byte>, SocketFlags, SocketAddress), is not a kit API
-# yet: kits/README.md.)
+# totals with the C# / native ratio. DURATION=... seconds. On CoreCLR also S1's own receive path,
+# `dotnet:task` (buffers on the pinned object heap, ReceiveFromAsync(Memory<byte>, SocketFlags,
+# SocketAddress) awaited), and S1's shape written as a program of its own
+# (scripts/bench/fidelity/csharp/UdpPoh.cs), pinned one CPU a side like the kit cases.
 source "$(dirname "$0")/common.sh"
 duration="${DURATION:-5}"
 command -v jq >/dev/null || { echo "needs jq (apt-get install jq)" >&2; exit 1; }
 kits=()
-for k in dotnet mono; do
+for k in dotnet dotnet:task mono; do
   "$IPCHOST" --list --format json | jq -e --arg k "$k" '.kits[] | select(.name == $k and .usable)' >/dev/null && kits+=("$k")
 done
 if [ ${#kits[@]} = 0 ]; then
@@ -19,13 +20,13 @@ if [ ${#kits[@]} = 0 ]; then
   exit 1
 fi
 out="$(mktemp)"
-trap 'rm -f "$out"' EXIT
+trap 'rm -rf "$out" "$out.fid"' EXIT
 total() { jq -r '.results[0] | [.throughput.mb_per_sec // 0, .throughput.mbit_per_sec // 0,
                  .throughput.messages_per_sec // 0, .integrity.lost // 0, .integrity.messages_sent // 0,
                  .status] | @tsv' "$out"; }
 side() {  # impl -> prints the seconds, leaves the run in $out
   "$IPCHOST" --plugin udp.inet --mode throughput --size 65507 --duration "$duration" --interval 1 \
-    --impl "sender=$1" --impl "receiver=$1" --format json >"$out" 2>/dev/null || true
+    --affinity 0,1 --impl "sender=$1" --impl "receiver=$1" --format json >"$out" 2>/dev/null || true
   printf '\n== %s on both sides (%s)\n%8s %10s %10s %12s %10s\n' "$1" \
     "$(jq -r '.results[0].receiver.runtime // "" | if . == "" then "native" else . end' "$out")" second "MB/s" "Mbit/s" "packets/s" lost
   jq -r '.results[0].intervals[] | select(.seconds > 0.5) |
@@ -40,6 +41,17 @@ for k in "${kits[@]}"; do
   side "$k"
   csharp[$k]="$(total | cut -f1)"
 done
+if [[ " ${kits[*]} " == *" dotnet:task "* ]] && "$root/scripts/bench/fidelity/csharp.sh" build "$out.fid" >/dev/null 2>&1 &&
+  [ -f "$out.fid/coreclr/UdpPoh/UdpPoh.dll" ]; then
+  printf '\n== S1 as a program: UdpPoh.cs on CoreCLR (pinned buffers, ReceiveFromAsync with SocketAddress)\n'
+  port="$(python3 -c 'import socket; s=socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')"
+  taskset -c 1 dotnet "$out.fid/coreclr/UdpPoh/UdpPoh.dll" read "$port" "$duration" 65507 0.5 &
+  reader=$!
+  sleep 1
+  taskset -c 0 dotnet "$out.fid/coreclr/UdpPoh/UdpPoh.dll" write "$port" "$duration" 65507 0.5 || true
+  wait "$reader" || true
+  rm -rf "$out.fid"
+fi
 side native
 for k in "${kits[@]}"; do
   awk -v c="${csharp[$k]}" -v n="$(total | cut -f1)" -v k="$k" \

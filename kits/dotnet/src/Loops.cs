@@ -37,7 +37,7 @@ static class Loops {
         while (Libc.Now() < when) Thread.SpinWait(10);
     }
 
-    static LoopResult Failed(LoopResult r, string what, Exception e) {
+    internal static LoopResult Failed(LoopResult r, string what, Exception e) {
         var k = e as KitException;
         if (k != null) return r.Fail(k.Status, what + ": " + e.Message);
         var s = e as SocketException;
@@ -46,7 +46,7 @@ static class Loops {
         return r.Fail(closed ? KitException.E_CLOSED : KitException.E_SYSTEM, what + ": " + e.GetType().Name + ": " + e.Message);
     }
 
-    static bool Expected(Exception e) {
+    internal static bool Expected(Exception e) {
         return e is KitException || e is IOException || e is SocketException || e is ObjectDisposedException;
     }
 
@@ -77,6 +77,7 @@ static class Loops {
     /// <summary>The sender; with an asynchronous API its plain loop is awaited, and the whole
     /// runs synchronously otherwise (no await that does not complete at once).</summary>
     public static async Task<LoopResult> SenderAsync(Endpoint ep, Job job, Progress progress) {
+        Run.NoteThreads();
         CaseSettings c = job.C;
         var schedule = new DataPlane.SendSchedule(c);
         bool paced = schedule.Paced;
@@ -301,6 +302,7 @@ static class Loops {
     }
 
     public static async Task<LoopResult> ReceiverAsync(Endpoint ep, Job job, Progress progress) {
+        Run.NoteThreads();
         CaseSettings c = job.C;
         bool paced = c.RatePerS > 0;
         var pattern = new DataPlane.Pattern(c.SizeBytes, DataPlane.PatternOffset(paced));
@@ -342,9 +344,9 @@ static class Loops {
 
     // ---- latency ----
 
-    const int MATCHED = 0, MISMATCHED_PONG = 1, WARMUP_PONG = 2, CORRUPTED_PONG = 3, STALE_PONG = 4;
+    internal const int MATCHED = 0, MISMATCHED_PONG = 1, WARMUP_PONG = 2, CORRUPTED_PONG = 3, STALE_PONG = 4;
 
-    static int JudgePong(long ping, long pong, bool reliable) {
+    internal static int JudgePong(long ping, long pong, bool reliable) {
         if (!reliable && (pong & DataPlane.FlagsMask) == 0 && (ping & DataPlane.FlagsMask) == 0 &&
             (pong & DataPlane.SequenceMask) < (ping & DataPlane.SequenceMask))
             return STALE_PONG;
@@ -371,7 +373,14 @@ static class Loops {
         }
     }
 
+    /// <summary>True when a pinger's or ponger's round trips are awaited (AsyncLoops): an
+    /// asynchronous API on a reliable stream.</summary>
+    static bool LatencyAwaited(Endpoint output, Endpoint input, Job job) {
+        return output.Asynchronous && input.Asynchronous && input.Stream && job.Reliable;
+    }
+
     public static LoopResult Pinger(Endpoint output, Endpoint input, Job job, Progress progress) {
+        if (LatencyAwaited(output, input, job)) return AsyncLoops.Pinger(output, input, job, progress).GetAwaiter().GetResult();
         CaseSettings c = job.C;
         var pattern = new DataPlane.Pattern(c.SizeBytes, DataPlane.HeaderBytes);
         var buf = output.NewBuffer(c.SizeBytes);
@@ -431,6 +440,7 @@ static class Loops {
     }
 
     public static LoopResult Ponger(Endpoint input, Endpoint output, Job job, Progress progress) {
+        if (LatencyAwaited(output, input, job)) return AsyncLoops.Ponger(input, output, job, progress).GetAwaiter().GetResult();
         int size = job.C.SizeBytes;
         var reader = new Reader(input, size);
         long timeout = job.Reliable ? -1 : DataPlane.PongerSilenceNs;

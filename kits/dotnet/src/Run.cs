@@ -53,7 +53,15 @@ sealed class Run {
     readonly long cpu;
     readonly List<Task> tasks = new List<Task>();
     readonly int[] gcBefore;
-    int peakThreads;
+    static int peakThreads;
+
+    /// <summary>Notes the process's threads (each loop at its start, and the channel's service
+    /// every 20 ms): the kit figure peak_threads.</summary>
+    public static void NoteThreads() {
+        int now = Usage.Threads();
+        int seen;
+        while (now > (seen = Volatile.Read(ref peakThreads)) && Interlocked.CompareExchange(ref peakThreads, now, seen) != seen) {}
+    }
 
     public Run(Session session, Dictionary<string, object> m) {
         this.session = session;
@@ -76,6 +84,7 @@ sealed class Run {
         if (directions.Count != n || n % job.C.Streams != 0) throw KitException.Protocol("endpoint layout does not match the job");
         gcBefore = GcCounts();
         Usage.NewRun();
+        Volatile.Write(ref peakThreads, 0);
     }
 
     /// <summary>Collections so far, per generation (GC.CollectionCount: SGen has two, nursery and major).</summary>
@@ -186,7 +195,7 @@ sealed class Run {
         bool sentReported = !(kind == "send" || kind == "bidir");
         var intervals = new Intervals(job.C, tasks.Where(t => t.Part == "receive" || t.Part == "ping").Select(t => t.Progress).ToList(), channel);
         while (true) {
-            peakThreads = Math.Max(peakThreads, Usage.Threads());
+            NoteThreads();
             bool all = tasks.All(t => t.Progress.Finished);
             bool sendersDone = tasks.Where(t => t.Part == "send").All(t => t.Progress.Finished);
             if (sendersDone && !sentReported) {

@@ -195,7 +195,17 @@ class Session:
         for k in range(streams):
             for part in (("receive", "send") if kind == "bidir" else (kind,)):
                 tasks.append(self.task(part, k, job, directions, streams))
-        if len(tasks) == 1 and not c.get("interval_s"):
+        from . import asyncio_api
+        if asyncio_api.in_use() and (len(tasks) > 1 or c.get("interval_s")):
+            thread = asyncio_api.start(tasks)  # the event loop's thread; this one serves the channel
+            self.serve_run(job, tasks)
+            thread.join()
+        elif asyncio_api.in_use():  # one stream: the event loop on the main thread, as a program runs it
+            asyncio_api.run_all(tasks)
+            part, _, _, progress = tasks[0]
+            if part == "send" and not progress.result["error"]:
+                self.channel.send({"type": "sent", "streams": [progress.result["messages_sent"]]})
+        elif len(tasks) == 1 and not c.get("interval_s"):
             part, target, args, progress = tasks[0]
             progress.poll_control = lambda: self.pass_counts(tasks, self.channel.poll())
             loops.guarded(part, target, progress, *args)
@@ -395,13 +405,16 @@ def main(argv=None, implementation="python"):
     if "--runtime-version" in argv:
         print(runtime_name())
         return 0
-    if len(argv) == 4 and argv[:2] == ["--api", "buffered"]:
-        from . import buffered_api
-        buffered_api.use()
-        implementation += ":buffered"  # it names itself as ipchost named it: KIT:API
+    if len(argv) == 4 and argv[0] == "--api" and argv[1] in ("buffered", "asyncio"):
+        if argv[1] == "buffered":
+            from . import buffered_api as api
+        else:
+            from . import asyncio_api as api
+        api.use()
+        implementation += ":" + argv[1]  # it names itself as ipchost named it: KIT:API
         argv = argv[2:]
     if len(argv) != 2 or argv[0] != "--control-socket" or not argv[1].isdigit():
-        print("usage: ipcbench_worker.py [--api buffered] --control-socket FD (ipchost starts "
+        print("usage: ipcbench_worker.py [--api buffered|asyncio] --control-socket FD (ipchost starts "
               "this worker: ipchost --impl python ...; docs/worker-protocol.md)", file=sys.stderr)
         return 2
     sock = socket.socket(fileno=int(argv[1]))

@@ -4,7 +4,7 @@
 # pinger on CPU 0 and the ponger on CPU 1 as bench.sh pins ipchost's latency cases.
 #   rtt.sh build WORK                       builds the Go program and the C# one (dotnet, mono)
 #   rtt.sh p50 WORK PROGRAM HOW COUNT SIZE WARMUP
-#       PROGRAM: go, python, java, coreclr, mono; HOW: the program's idiom (go: -, python: -,
+#       PROGRAM: go, python, java, coreclr, mono; HOW: the program's idiom (go: -, python: -|asyncio,
 #       java: nio|streams, coreclr: sync|task, mono: sync); prints the median round trip in ns
 #       of COUNT timed trips after WARMUP seconds of untimed ones.
 set -euo pipefail
@@ -31,7 +31,7 @@ case "$cmd" in
     program="$3" how="$4" count="$5" size="$6" warmup="$7"
     case "$program" in
       go) run="$work/rtt-go" how="" ;;
-      python) run="python3 $here/rtt/rtt.py" how="" ;;
+      python) run="python3 $here/rtt/rtt.py"; [ "$how" = asyncio ] || how="" ;;
       java) run="java -XX:-UsePerfData $here/rtt/Rtt.java" ;;
       coreclr) run="dotnet $work/coreclr/Rtt/Rtt.dll" ;;
       mono) run="mono $work/mono/Rtt.exe" ;;

@@ -18,7 +18,7 @@ case "$cmd" in
   tput)
     count="$3" size="$4" warmup="$5"
     dir="$(mktemp -d)"
-    trap '[ -s "$dir/id" ] && ipcrm -q "$(cat "$dir/id")" 2>/dev/null; rm -rf "$dir"' EXIT
+    trap 'if [ -s "$dir/id" ]; then ipcrm -q "$(cat "$dir/id")" 2>/dev/null || true; fi; rm -rf "$dir"' EXIT
     java=(java -XX:-UsePerfData -Djava.library.path="$work" "$here/sysv/SysvLoop.java")
     taskset -c 1 "${java[@]}" read "$dir/id" "$count" "$size" "$warmup" >"$dir/out" &
     reader=$!

@@ -9,7 +9,7 @@ set -euo pipefail
 program="$1" count="$2" size="$3" warmup="$4" extra="${5:-}"
 dir="$(mktemp -d)"
 server=""
-trap '[ -n "$server" ] && kill "$server" 2>/dev/null; rm -rf "$dir"' EXIT
+trap 'if [ -n "$server" ]; then kill "$server" 2>/dev/null || true; fi; rm -rf "$dir"' EXIT
 # shellcheck disable=SC2086 # PROGRAM is a command line on purpose
 taskset -c 1 $program serve "$dir/port" "$size" $extra &
 server=$!
