@@ -27,7 +27,8 @@ JNIEXPORT jint JNICALL Java_SysvLoop_send(JNIEnv *env, jclass cls, jint q, jobje
     return r < 0 ? -errno : 0;
 }
 
-JNIEXPORT jint JNICALL Java_SysvLoop_receive(JNIEnv *env, jclass cls, jint q, jobject buf, jint max) {
+JNIEXPORT jint JNICALL Java_SysvLoop_receive(JNIEnv *env, jclass cls, jint q, jobject buf,
+                                             jint max) {
     (void)cls;
     void *m = (*env)->GetDirectBufferAddress(env, buf);
     ssize_t n;
