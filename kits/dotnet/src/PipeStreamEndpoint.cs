@@ -20,6 +20,7 @@ sealed class PipeStreamEndpoint : Endpoint {
     readonly IoStyle style;
     readonly PrivateFolder folder;
     readonly string path;
+    readonly PipeDirection direction;
     NamedPipeServerStream server;
     NamedPipeClientStream client;
     PipeStream pipe;
@@ -28,10 +29,13 @@ sealed class PipeStreamEndpoint : Endpoint {
         this.style = style;
         Transports.CheckOptions(spec, new string[0], null);
         creator = spec.Creator;
+        // One way as a one-way program opens it (S0's reader In, its writer Out); both for --bidir.
+        direction = spec.Direction == Transports.SEND ? PipeDirection.Out
+                  : spec.Direction == Transports.RECV ? PipeDirection.In : PipeDirection.InOut;
         if (creator) {
             folder = new PrivateFolder(spec.RuntimeDir);
             path = folder.Name("pipe");
-            server = new NamedPipeServerStream(path, PipeDirection.InOut, 1, PipeTransmissionMode.Byte, PipeOptions.Asynchronous);
+            server = new NamedPipeServerStream(path, direction, 1, PipeTransmissionMode.Byte, PipeOptions.Asynchronous);
             if (!File.Exists(path))
                 throw new KitException(KitException.E_UNSUPPORTED, "NamedPipeServerStream made no socket at " + path +
                                        " (this Mono does not map named pipes onto Unix sockets as documented in kits/README.md)");
@@ -70,7 +74,7 @@ sealed class PipeStreamEndpoint : Endpoint {
             folder.Remove();
             return;
         }
-        client = new NamedPipeClientStream(".", path, PipeDirection.InOut, PipeOptions.Asynchronous);
+        client = new NamedPipeClientStream(".", path, direction, PipeOptions.Asynchronous);
         try {
             client.Connect(timeoutNs < 0 ? System.Threading.Timeout.Infinite : Transports.Millis(timeoutNs));
         } catch (TimeoutException) {

@@ -195,12 +195,12 @@ class Session:
         for k in range(streams):
             for part in (("receive", "send") if kind == "bidir" else (kind,)):
                 tasks.append(self.task(part, k, job, directions, streams))
-        from . import asyncio_api
-        if asyncio_api.in_use() and (len(tasks) > 1 or c.get("interval_s")):
+        asyncio_api = API["asyncio"]  # None unless --api asyncio: asyncio is not imported else
+        if asyncio_api and (len(tasks) > 1 or c.get("interval_s")):
             thread = asyncio_api.start(tasks)  # the event loop's thread; this one serves the channel
             self.serve_run(job, tasks)
             thread.join()
-        elif asyncio_api.in_use():  # one stream: the event loop on the main thread, as a program runs it
+        elif asyncio_api:  # one stream: the event loop on the main thread, as a program runs it
             asyncio_api.run_all(tasks)
             part, _, _, progress = tasks[0]
             if part == "send" and not progress.result["error"]:
@@ -292,14 +292,19 @@ class Session:
         self.channel.send(message)
 
 
+# The API modules in use (--api): imported only then, so that a run of the default API does not
+# import asyncio when its streams start (tens of milliseconds, in which UDP datagrams are lost).
+API = {"buffered": None, "asyncio": None}
+
+
 def kit_figures():
     """What only this runtime can say about itself: the garbage collector's work."""
     import gc
-    from . import buffered_api
     stats = gc.get_stats()
     out = {"gc_collections": sum(s["collections"] for s in stats),
            "gc_collected": sum(s["collected"] for s in stats)}
-    out.update(buffered_api.kit_figures())
+    if API["buffered"]:
+        out.update(API["buffered"].kit_figures())
     return out
 
 
@@ -405,12 +410,13 @@ def main(argv=None, implementation="python"):
     if "--runtime-version" in argv:
         print(runtime_name())
         return 0
-    if len(argv) == 4 and argv[0] == "--api" and argv[1] in ("buffered", "asyncio"):
+    if len(argv) == 4 and argv[0] == "--api" and argv[1] in API:
         if argv[1] == "buffered":
             from . import buffered_api as api
         else:
             from . import asyncio_api as api
         api.use()
+        API[argv[1]] = api
         implementation += ":" + argv[1]  # it names itself as ipchost named it: KIT:API
         argv = argv[2:]
     if len(argv) != 2 or argv[0] != "--control-socket" or not argv[1].isdigit():
