@@ -9,6 +9,8 @@
 # SocketAddress) awaited), and S1's shape written as a program of its own
 # (scripts/bench/fidelity/csharp/UdpPoh.cs), pinned one CPU a side like the kit cases.
 source "$(dirname "$0")/common.sh"
+# CoreCLR leaves debugger pipes and a diagnostic socket in TMPDIR for each killed process.
+export DOTNET_EnableDiagnostics=0
 duration="${DURATION:-5}"
 command -v jq >/dev/null || { echo "needs jq (apt-get install jq)" >&2; exit 1; }
 kits=()

@@ -268,6 +268,25 @@ TEST_CASE("the C# kits on either side meet the native worker byte for byte", "[k
     for (const char *k : csharp_kits) meets_native(k, {"pipe.fifo", "udp.inet"});
 }
 
+// CoreCLR makes debugger pipes (clr-debug-pipe-PID-in/out) and a diagnostic socket for every
+// process in TMPDIR and removes them only on a managed exit; a worker ends with _exit or is
+// killed. The worker runs without them: a run leaves nothing of the kit's in its TMPDIR.
+TEST_CASE("a CoreCLR worker leaves no debugger pipe or diagnostic socket behind", "[kits]") {
+    if (!usable_kits().contains("dotnet"))
+        IPCBENCH_SKIP("the dotnet kit was not built (no .NET SDK)");
+    ipcbench::test::temp_dir tmp;
+    const auto results =
+        run_json({"--plugin", "socket.tcp", "--size", "1K", "--count", "1000", "--impl", "dotnet"},
+                 nullptr, {{"TMPDIR", tmp.path()}});
+    REQUIRE(results.size() == 2);
+    for (const auto &r : results) CHECK(r.at("status") == "ok");
+    for (const auto &name : tmp.entries()) {
+        INFO(name);
+        CHECK(name.rfind("clr-debug-pipe-", 0) != 0);
+        CHECK(name.rfind("dotnet-diagnostic-", 0) != 0);
+    }
+}
+
 // Every API of a C# kit (KIT:API, from its manifest's "apis") takes both sides, counted exactly.
 TEST_CASE("each API of the C# kits meets the native worker byte for byte", "[kits]") {
     const json kits = usable_kits();

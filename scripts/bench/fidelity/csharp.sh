@@ -10,6 +10,8 @@
 #       the same run; prints "MB/s writer-CPU% reader-CPU% writer-RSS-MiB reader-RSS-MiB"
 #       (GNU time's figures of each whole process).
 set -euo pipefail
+# CoreCLR leaves debugger pipes and a diagnostic socket in TMPDIR for each killed process.
+export DOTNET_EnableDiagnostics=0
 here="$(cd "$(dirname "$0")" && pwd)"
 cmd="$1" work="$2"
 programs=(NamedPipeApm SocketApm UdpPoh)  # UdpPoh: .NET 8 on (the pinned object heap, SocketAddress)

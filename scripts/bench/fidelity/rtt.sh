@@ -8,6 +8,8 @@
 #       java: nio|streams, coreclr: sync|task, mono: sync); prints the median round trip in ns
 #       of COUNT timed trips after WARMUP seconds of untimed ones.
 set -euo pipefail
+# CoreCLR leaves debugger pipes and a diagnostic socket in TMPDIR for each killed process.
+export DOTNET_EnableDiagnostics=0
 here="$(cd "$(dirname "$0")" && pwd)"
 cmd="$1" work="$2"
 case "$cmd" in
