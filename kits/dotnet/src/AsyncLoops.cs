@@ -197,13 +197,7 @@ static class AsyncLoops {
         } catch (Exception e) when (Loops.Expected(e)) {
             Loops.Failed(r, "ping", e);
         }
-        r.Count[LoopResult.ROUND_TRIPS] = histogram.Count;
-        r.Count[LoopResult.PINGS] = seq;
-        r.Count[LoopResult.MISMATCHED] = mismatched;
-        r.Count[LoopResult.CORRUPTED] = corrupted;
-        r.Count[LoopResult.WARMUP] = warm;
-        r.Histogram = histogram;
-        return r;
+        return Loops.PingCounts(r, histogram, seq, 0, mismatched, 0, corrupted, warm);  // a reliable stream: none lost or stale
     }
 
     /// <summary>The ponger of an asynchronous API on a reliable stream: each ping's reads and

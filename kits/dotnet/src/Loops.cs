@@ -428,6 +428,12 @@ static class Loops {
         } catch (Exception e) when (Expected(e)) {
             Failed(r, "ping", e);
         }
+        return PingCounts(r, histogram, seq, lost, mismatched, stale, corrupted, warm);
+    }
+
+    /// <summary>A pinger's counters, whichever loop ran it.</summary>
+    internal static LoopResult PingCounts(LoopResult r, DataPlane.Histogram histogram, long seq, long lost, long mismatched,
+                                          long stale, long corrupted, long warm) {
         r.Count[LoopResult.ROUND_TRIPS] = histogram.Count;
         r.Count[LoopResult.PINGS] = seq;
         r.Count[LoopResult.LOST] = lost;
