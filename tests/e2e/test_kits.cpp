@@ -539,6 +539,37 @@ TEST_CASE("ipchost --list finds the go and python kits with their runtimes, role
     CHECK(table.out.find("\npython ") != std::string::npos);
 }
 
+// The queue's bytes a kit reports are the kernel's msg_qbytes, read back after an IPC_STAT, and
+// --opt queue_bytes sets them (the C# kits wrote and read msg_qnum, 8 bytes before it: they
+// reported 0 and left the queue at the default).
+TEST_CASE("a kit's mq.sysv queue_bytes is the queue's, set and reported", "[kits]") {
+    const json kits = usable_kits();
+    std::ifstream in("/proc/sys/kernel/msgmnb");
+    long msgmnb = 0;
+    in >> msgmnb;
+    REQUIRE(msgmnb >= 8192);
+    for (const char *k : {"go", "java", "dotnet", "mono"}) {
+        if (!kits.contains(k)) {
+            WARN("the " << k << " kit was not built: its mq.sysv settings are not tested here");
+            continue;
+        }
+        for (const long asked : {0L, 8192L}) {
+            INFO(k << " queue_bytes=" << asked);
+            std::vector<std::string> args = {"--plugin", "mq.sysv", "--mode",   "throughput",
+                                             "--size",   "1K",      "--count",  "2000",
+                                             "--impl",   k,         "--warmup", "0.05"};
+            if (asked) args.insert(args.end(), {"--opt", "queue_bytes=" + std::to_string(asked)});
+            const auto results = run_json(args);
+            REQUIRE(results.size() == 1);
+            INFO(results[0].dump().substr(0, 800));
+            REQUIRE(results[0].at("status") == "ok");
+            CHECK(results[0].at("integrity").at("messages_received") == 2000);
+            CHECK(results[0].at("options").at("queue_bytes") ==
+                  std::to_string(asked ? asked : msgmnb));
+        }
+    }
+}
+
 TEST_CASE("each kit side is measured from outside, and a kit's runtime figures come along",
           "[kits]") {
     const json kits = usable_kits();

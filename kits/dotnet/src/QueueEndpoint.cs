@@ -40,7 +40,9 @@ abstract class QueueEndpoint : Endpoint {
 /// <summary>mq.sysv: msgget(IPC_PRIVATE), address sysv:ID, mtype 1, IPC_RMID by the creator.</summary>
 sealed unsafe class SysvQueueEndpoint : QueueEndpoint {
     const int IPC_CREAT = 512, IPC_NOWAIT = 2048, IPC_RMID = 0, IPC_SET = 1, IPC_STAT = 2;
-    const int QbytesOffset = 80; // struct msqid_ds on 64-bit Linux: ipc_perm (48), 4 times, then msg_qbytes
+    // struct msqid_ds on 64-bit Linux: ipc_perm (48), three times (24), __msg_cbytes (8), msg_qnum (8),
+    // then msg_qbytes (offsetof gives 88; 80 is msg_qnum, which IPC_SET ignores and a report misreads).
+    const int QbytesOffset = 88;
     int id;
     readonly byte[] scratch; // mtype, then mtext
     readonly int max;
