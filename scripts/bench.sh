@@ -19,7 +19,8 @@
 # writes docs/benchmarks.md. DURATION (0.5 s per run) tunes it; QUICK=1 runs one size per
 # transport and fewer stream counts (a smoke run); ONLY=shm-wait runs the shm.ring wait rows alone,
 # ONLY=kits the kit rows (section 5) alone (KITS="java mono" picks kits); ONLY=fidelity the
-# fidelity rows (section 6: each kit against a program of its language's own idiom) alone.
+# fidelity rows (section 6: each kit against a program of its language's own idiom) alone,
+# ONLY=fidelity-matrix its matrix of every kit, API and transport alone.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 rounds="${ROUNDS:-5}"
@@ -341,7 +342,63 @@ fidelity_section() {
       "java mq.sysv 1K vs SysvLoop.java"
     fid_row "java -> java" "$runtime" "mq.sysv 1K x $sysv_count" "SysvLoop.java (S3, msgsnd / msgrcv, one JNI call a message)"
   fi
+  fidelity_matrix
   fidelity_round_trips
+}
+
+# The matrix: every kit, API and transport a kit offers, 1 KiB records for FIDELITY_DURATION s
+# after the kit's warm-up, both sides the kit (or both the program: scripts/bench/fidelity/records,
+# one per language, each API and transport written the way its documentation shows). TCP runs
+# with the socket's defaults on both (--opt nodelay=0: Nagle on, as a program that sets nothing).
+fidelity_matrix() {
+  {
+    echo
+    echo "### Every kit, API and transport: 1 KiB records, both sides the kit or both the program"
+    echo
+    echo "| kit:API | runtime | transport | program API | kit MB/s | program MB/s | kit / program | meets |"
+    echo "|---|---|---|---|---:|---:|---:|---|"
+  } >>"$out"
+  "$root/scripts/bench/fidelity/records/records.sh" build "$work/fidelity-records" >&2 || true
+  local dur="${FIDELITY_DURATION:-1}" name base api program papi runtime warm transport opt
+  fid_matrix_kit() {  # IMPL TRANSPORT OPT...
+    local impl="$1" t="$2"
+    shift 2
+    "$ipchost" --plugin "$t" --mode throughput --size 1K --duration "$dur" --affinity 0,1 --impl "$impl" "$@" \
+      --format json 2>/dev/null | jq -r '.results[0].throughput.bytes_per_sec // 0' 2>/dev/null || echo 0
+  }
+  "$ipchost" --list --format json >"$work/kits.json"
+  for name in $(jq -r '.kits[] | select(.usable) | .name' "$work/kits.json"); do
+    base="${name%%:*}" api="${name#*:}"
+    [ "$api" != "$name" ] || api=""
+    case "$base" in
+      go) program=go papi="${api:-file}" ;;
+      python) program=python papi="${api:-os}" ;;
+      java) program=java papi="${api:-nio}" ;;
+      dotnet) program=coreclr papi="${api:-default}" ;;
+      mono) program=mono papi="${api:-default}" ;;
+      *) continue ;;  # no program for it (an example kit)
+    esac
+    case "$program" in
+      go) [ -x "$work/fidelity-records/records-go" ] || continue ;;
+      java) [ -f "$work/fidelity-records/java/Records.class" ] || continue ;;
+      coreclr) [ -f "$work/fidelity-records/coreclr/out/Records.dll" ] || continue ;;
+      mono) [ -f "$work/fidelity-records/mono/Records.exe" ] || continue ;;
+    esac
+    runtime="$(jq -r --arg k "$name" '.kits[] | select(.name == $k) | .runtime' "$work/kits.json")"
+    warm="$(jq -r --arg k "$name" '.kits[] | select(.name == $k) | [.warmup_s, 0.2] | max' "$work/kits.json")"
+    for transport in $(jq -r --arg k "$name" '.kits[] | select(.name == $k) | .transports[]' "$work/kits.json"); do
+      # S1's UDP path has its own program and row (UdpPoh) above.
+      [ "$name:$transport" != dotnet:task:udp.inet ] || continue
+      opt=""
+      [ "$transport" != socket.tcp ] || opt="--opt nodelay=0"
+      alternate "fid_matrix_kit $name $transport $opt" \
+        "$root/scripts/bench/fidelity/records/records.sh tput $work/fidelity-records $program $transport $papi 1024 $dur $warm" \
+        "$name $transport 1K vs records $program $papi"
+      printf '| %s | %s | %s | %s | %.1f | %.1f | %s | %s |\n' "$name" "$runtime" "$transport" "$program $papi" \
+        "$(awk -v x="$ours" 'BEGIN {print x/1e6}')" "$(awk -v x="$theirs" 'BEGIN {print x/1e6}')" \
+        "$rat_text" "$(awk -v r="$rat" 'BEGIN {print (r >= 0.9 && r <= 1.1) ? "yes" : "**no**"}')" >>"$out"
+    done
+  done
 }
 
 # Round trips: each kit's pinger and ponger against a request–response program of its language
@@ -390,6 +447,11 @@ fid_row() {  # kit runtime shape program: one row of the fidelity table from alt
 }
 if [ "${ONLY:-}" = kits ]; then
   kit_section
+  cat "$out"
+  exit 0
+fi
+if [ "${ONLY:-}" = fidelity-matrix ]; then
+  fidelity_matrix
   cat "$out"
   exit 0
 fi
