@@ -7,6 +7,7 @@ cd "$root"
 # Tracked files and new ones not yet added (--others without ignored build folders): a file
 # written but not yet `git add`ed is checked and fixed too.
 mapfile -t files < <(git ls-files --cached --others --exclude-standard '*.c' '*.h' '*.cpp' '*.hpp' |
+  grep -v '/generated/' |
   grep -v '^tests/abi/v1_0/')
 if [ "${1:-}" = "--fix" ]; then
   clang-format-14 -i "${files[@]}"

@@ -1,45 +1,33 @@
 #include "control/message_kind.hpp"
 
 #include <array>
+#include <iterator>
 
 #include "control/frame_codec.hpp"
+#include "model/generated/protocol_definition.hpp"
 #include "text/printable_text.hpp"
 
 namespace ipcbench::control {
 namespace {
 
-using k = message_kind;
+constexpr std::size_t kind_count = std::size(protocol::kinds);
 
-// kind, name, request, answer, agent_relays, peer_relays
-constexpr std::array<message_kind_info, 20> kinds = {{
-    {k::hello, "hello", false, false, false, false},
-    {k::welcome, "welcome", false, false, true, false},
-    {k::goodbye, "goodbye", false, false, false, false},
-    {k::setup, "setup", true, false, true, false},
-    {k::opened, "opened", false, true, false, false},
-    {k::connect, "connect", true, false, true, false},
-    {k::connected, "connected", false, true, false, false},
-    {k::run, "run", true, false, true, false},
-    {k::interval, "interval", false, false, false, false},
-    {k::sent, "sent", false, false, false, false},
-    {k::sender_done, "sender_done", false, false, true, false},
-    {k::probe, "probe", true, false, false, false},
-    {k::result, "result", false, true, false, false},
-    {k::close, "close", true, false, true, false},
-    {k::closed, "closed", false, true, false, false},
-    {k::error, "error", false, true, false, false},
-    {k::peer_case, "peer_case", true, false, false, true},
-    {k::peer_result, "peer_result", false, true, false, false},
-    {k::challenge, "challenge", false, false, false, false},
-    {k::auth, "auth", false, false, false, false},
-}};
-
-constexpr bool in_enum_order() {
-    for (std::size_t i = 0; i < kinds.size(); ++i)
-        if (static_cast<std::size_t>(kinds[i].kind) != i) return false;
-    return true;
+// The definition's rows (model/generated/protocol_definition.hpp), each with its enum value: the
+// generated enum lists the same kinds in the same order.
+constexpr std::array<message_kind_info, kind_count> make_kinds() {
+    std::array<message_kind_info, kind_count> out{};
+    for (std::size_t i = 0; i < kind_count; ++i) {
+        const auto &row = protocol::kinds[i];
+        out[i] = {static_cast<message_kind>(i),
+                  row.name,
+                  row.request,
+                  row.answer,
+                  row.agent_relays,
+                  row.peer_relays};
+    }
+    return out;
 }
-static_assert(in_enum_order(), "one row per message_kind, in the enum's order");
+constexpr auto kinds = make_kinds();
 
 }  // namespace
 

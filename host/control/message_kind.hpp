@@ -6,35 +6,16 @@
 
 #include <nlohmann/json.hpp>
 
+#include "control/generated/message_kinds.hpp"
+
 namespace ipcbench::control {
 
-// Every kind of control message, in one list (message_kind.cpp holds its table: the wire name,
-// who sends it, whether it is a request that is answered once). A worker's control channel
+// Every kind of control message (control/generated/message_kinds.hpp, from the protocol's
+// definition, protocol/worker-protocol.json): message_kind.cpp holds its table, the wire name,
+// who sends it, whether it is a request that is answered once. A worker's control channel
 // carries all but goodbye and the peer kinds; a client talks to an agent with hello first, then,
 // once welcomed, with what the agent relays to its worker, or, in a session that asked for a
 // peer client (peer_client/peer_client.hpp), to that. docs/architecture.md, "Control messages".
-enum class message_kind {
-    hello,        // worker -> orchestrator, first; client -> agent, first (its nonce)
-    welcome,      // agent -> client: the token was right; orchestrator -> worker: the version
-    goodbye,      // agent -> client: it is stopping
-    setup,        // -> worker: load the transport, open the endpoints (answer: opened)
-    opened,       // worker ->: the endpoints and their addresses
-    connect,      // -> worker: connect the endpoints (answer: connected)
-    connected,    // worker ->: connected, with the connections' set-up figures
-    run,          // -> worker: run this job (answer: result)
-    interval,     // worker ->: a live --interval report while it runs
-    sent,         // worker ->: its senders are done, with each stream's count
-    sender_done,  // -> worker: the peer's senders are done (an unreliable receiver may stop)
-    probe,        // -> worker: one conformance probe (answer: result); never through an agent
-    result,       // worker ->: a run's or a probe's result
-    close,        // -> worker: close everything and stop (answer: closed)
-    closed,       // worker ->: closed
-    error,        // any side: why a request failed, or why a session ended
-    peer_case,    // client -> agent's peer client: run the client side against another agent
-    peer_result,  // agent's peer client ->: that case's results (answer to peer_case)
-    challenge,    // agent -> client, after its hello: the agent's nonce and proof
-    auth,         // client -> agent, after checking that proof: the client's proof
-};
 
 struct message_kind_info {
     message_kind kind;

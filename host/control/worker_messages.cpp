@@ -5,10 +5,25 @@
 #include <algorithm>
 
 namespace ipcbench::control {
+
+// The protocol's statuses are the ABI's (protocol/worker-protocol.json, "statuses").
+static_assert(protocol::status_ok == IPCB_OK && protocol::status_e_timeout == IPCB_E_TIMEOUT &&
+              protocol::status_e_closed == IPCB_E_CLOSED &&
+              protocol::status_e_truncated == IPCB_E_TRUNCATED &&
+              protocol::status_e_invalid == IPCB_E_INVALID &&
+              protocol::status_e_unknown_option == IPCB_E_UNKNOWN_OPTION &&
+              protocol::status_e_bad_option == IPCB_E_BAD_OPTION &&
+              protocol::status_e_bad_address == IPCB_E_BAD_ADDRESS &&
+              protocol::status_e_too_big == IPCB_E_TOO_BIG &&
+              protocol::status_e_unsupported == IPCB_E_UNSUPPORTED &&
+              protocol::status_e_no_memory == IPCB_E_NO_MEMORY &&
+              protocol::status_e_system == IPCB_E_SYSTEM &&
+              protocol::status_e_internal == IPCB_E_INTERNAL);
+
 namespace {
 
-const char *const role_names[] = {"creator", "connector"};
-const char *const direction_names[] = {"send", "recv", "both"};
+const auto &role_names = protocol::endpoint_role_names;
+const auto &direction_names = protocol::endpoint_direction_names;
 
 }  // namespace
 
@@ -40,9 +55,12 @@ std::optional<protocol_version> protocol_version_from(const std::string &text) {
 }
 
 const std::vector<protocol_version> &spoken_versions() {
-    // 1.1: setup's binding_key and binding_peer, opened's binding_key (a data connection bound to
-    // its one peer, docs/worker-protocol.md "Binding").
-    static const std::vector<protocol_version> versions = {{1, 0}, {1, 1}};
+    // protocol/worker-protocol.json's "versions" say what each minor version added.
+    static const std::vector<protocol_version> versions = [] {
+        std::vector<protocol_version> out;
+        for (const char *text : protocol::versions) out.push_back(*protocol_version_from(text));
+        return out;
+    }();
     return versions;
 }
 

@@ -13,10 +13,10 @@
 namespace ipcbench::model {
 namespace {
 
-const char *const mode_names[] = {"throughput", "latency"};
-const char *const direction_names[] = {"forward", "reverse", "bidir"};
-const char *const zero_copy_names[] = {"auto", "on", "off"};
-const char *const io_names[] = {"auto", "threads", "epoll", "uring", "iocp"};
+const auto &mode_names = protocol::measure_mode_names;
+const auto &direction_names = protocol::traffic_direction_names;
+const auto &zero_copy_names = protocol::zero_copy_policy_names;
+const auto &io_names = protocol::io_engine_names;
 
 }  // namespace
 

@@ -8,6 +8,8 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "model/generated/protocol_definition.hpp"
+
 namespace ipcbench::model {
 
 // What a case measures: one-way streaming or ping-pong round trips.
@@ -64,42 +66,15 @@ struct case_settings {
     std::string receiver_impl = "native";
 };
 
-constexpr int max_streams = 20000;
-constexpr int max_threads = 1024;
-constexpr int max_batch = 1024;
+constexpr int max_streams = static_cast<int>(protocol::max_streams);
+constexpr int max_threads = static_cast<int>(protocol::max_threads);
+constexpr int max_batch = static_cast<int>(protocol::max_batch);
 
-// Every field with its name on the control channel and what it may hold. to_json and from_json
-// walk this list (case_settings.cpp), so a new setting is a member above, a line here, its
-// parsing on the command line and its use. `v` is called as
-//   v.text(name, field, max_length)  v.count(name, field, low, high)  v.seconds(name, field)
-//   v.number(name, field, low, high) v.flag(name, field)  v.named(name, field)  v.cpu(name, field)
-//   v.text_map(name, field)
-template <class Settings, class Visitor>
-auto visit_fields(Settings &c, Visitor &&v)
-    -> std::enable_if_t<std::is_same_v<std::remove_const_t<Settings>, case_settings>> {
-    v.text("transport", c.transport_id, 200);
-    v.named("mode", c.mode);
-    v.named("direction", c.direction);
-    v.count("size_bytes", c.size_bytes, 0, std::uint64_t{1} << 40);
-    v.seconds("duration_s", c.duration_s);
-    v.seconds("warmup_s", c.warmup_s);
-    v.count("count", c.count, 0, std::uint64_t{1} << 48);
-    v.seconds("timeout_s", c.timeout_s);
-    v.count("streams", c.streams, 1, max_streams);
-    v.named("io", c.io);
-    v.count("threads", c.threads, 0, max_threads);
-    v.number("rate_per_s", c.rate_per_s, 0, 1e12);
-    v.count("burst", c.burst, 1, max_batch);
-    v.flag("verify", c.verify);
-    v.count("batch", c.batch, 1, max_batch);
-    v.named("zero_copy", c.zero_copy);
-    v.seconds("interval_s", c.interval_s);
-    v.cpu("sender_cpu", c.affinity.sender_cpu);
-    v.cpu("receiver_cpu", c.affinity.receiver_cpu);
-    v.text_map("options", c.options);
-    v.optional_text("sender_impl", c.sender_impl, 49);
-    v.optional_text("receiver_impl", c.receiver_impl, 49);
-}
+// Every field with its name on the control channel and what it may hold: the field list
+// visit_fields(settings, visitor) is made from the protocol's definition
+// (protocol/worker-protocol.json, "case_settings"; model/generated/case_fields.hpp, included at
+// the end of this file). to_json and from_json walk it (case_settings.cpp), so a new setting is a
+// member above, a line in the definition, its parsing on the command line and its use.
 
 // The names used on the command line, in JSON and in tables.
 const char *to_string(measure_mode m);
@@ -138,3 +113,5 @@ void to_json(nlohmann::json &out, const case_settings &c);
 void from_json(const nlohmann::json &in, case_settings &c);
 
 }  // namespace ipcbench::model
+
+#include "model/generated/case_fields.hpp"  // IWYU pragma: export

@@ -2,19 +2,21 @@
 
 #include <nlohmann/json.hpp>
 
-#include "model/json_fields.hpp"
+#include "model/field_visitors.hpp"
 
 namespace ipcbench::model {
 namespace {
 
-const char *const kind_names[] = {"send", "receive", "bidir", "ping", "pong"};
+const auto &kind_names = protocol::job_kind_names;
 
 }  // namespace
 
 std::optional<job_kind> job_kind_from(const std::string &name) {
-    for (int i = 0; i < 5; ++i)
-        if (name == kind_names[i]) return static_cast<job_kind>(i);
-    return std::nullopt;
+    return enum_named<job_kind>(kind_names, name);
+}
+
+bool from_name(const std::string &name, job_kind &out) {
+    return from_name_in(kind_names, name, out);
 }
 
 const char *to_string(job_kind k) {
@@ -28,21 +30,13 @@ bool receives(job_kind k) {
     return k == job_kind::receive || k == job_kind::bidir;
 }
 
+// The job's field list (protocol/worker-protocol.json, "job"; model/generated/case_fields.hpp).
 void to_json(nlohmann::json &out, const job &j) {
-    out = {{"kind", to_string(j.kind)},
-           {"case", j.settings},
-           {"reliable", j.reliable},
-           {"stream", j.stream},
-           {"cpu", j.cpu}};
+    out = field_writer::write_fields(j);
 }
 
 void from_json(const nlohmann::json &in, job &j) {
-    const json_fields f(in, "job");
-    j.kind = f.named("kind", job_kind_from);
-    j.settings = f.at("case").get<case_settings>();
-    j.reliable = f.boolean("reliable");
-    j.stream = f.boolean("stream");
-    j.cpu = f.cpu("cpu");
+    field_reader::read_into(in, "job", j);
 }
 
 }  // namespace ipcbench::model

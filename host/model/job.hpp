@@ -12,6 +12,7 @@ namespace ipcbench::model {
 enum class job_kind { send, receive, bidir, ping, pong };
 const char *to_string(job_kind k);
 std::optional<job_kind> job_kind_from(const std::string &name);
+bool from_name(const std::string &name, job_kind &out);  // for the field list's reader
 
 // What one worker does in the timed phase of a case: its part, the case as the user asked for
 // it, and what the orchestrator knows of the transport and the placement.

@@ -3,9 +3,13 @@ using System;
 namespace IpcBench.Kit {
 /// <summary>A request that failed; Status is one of the status codes of transport.h.</summary>
 public class KitException : Exception {
-    public const int OK = 0, E_TIMEOUT = -1, E_CLOSED = -2, E_INVALID = -4, E_UNKNOWN_OPTION = -5,
-                     E_BAD_OPTION = -6, E_BAD_ADDRESS = -7, E_TOO_BIG = -8, E_UNSUPPORTED = -9,
-                     E_SYSTEM = -11, E_INTERNAL = -12;
+    // The status codes, from the protocol's definition (ProtocolGenerated).
+    public const int OK = ProtocolGenerated.OK, E_TIMEOUT = ProtocolGenerated.E_TIMEOUT,
+                     E_CLOSED = ProtocolGenerated.E_CLOSED, E_INVALID = ProtocolGenerated.E_INVALID,
+                     E_UNKNOWN_OPTION = ProtocolGenerated.E_UNKNOWN_OPTION, E_BAD_OPTION = ProtocolGenerated.E_BAD_OPTION,
+                     E_BAD_ADDRESS = ProtocolGenerated.E_BAD_ADDRESS, E_TOO_BIG = ProtocolGenerated.E_TOO_BIG,
+                     E_UNSUPPORTED = ProtocolGenerated.E_UNSUPPORTED, E_SYSTEM = ProtocolGenerated.E_SYSTEM,
+                     E_INTERNAL = ProtocolGenerated.E_INTERNAL;
     public readonly int Status;
 
     public KitException(int status, string message) : base(message) {

@@ -12,7 +12,7 @@ namespace IpcBench.Kit {
 /// message"): hello, welcome, setup, connect, run, close.
 /// </summary>
 sealed class Session {
-    static readonly string[] Versions = { "1.0", "1.1" };
+    static readonly string[] Versions = ProtocolGenerated.Versions;
     public readonly Channel Channel;
     public readonly List<Endpoint> Endpoints = new List<Endpoint>();
     readonly string implementation;

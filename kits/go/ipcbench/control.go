@@ -12,24 +12,8 @@ import (
 	"time"
 )
 
-// MaxFrameBytes bounds a control frame (docs/worker-protocol.md, "Framing").
-const MaxFrameBytes = 8 << 20
-
-// Status codes (sdk/include/ipcbench/transport.h).
-const (
-	StatusOK            = 0
-	StatusTimeout       = -1
-	StatusClosed        = -2
-	StatusTruncated     = -3
-	StatusInvalid       = -4
-	StatusUnknownOption = -5
-	StatusBadOption     = -6
-	StatusBadAddress    = -7
-	StatusTooBig        = -8
-	StatusUnsupported   = -9
-	StatusSystem        = -11
-	StatusInternal      = -12
-)
+// MaxFrameBytes and the Status* codes come from the protocol's definition
+// (protocol_generated.go, from protocol/worker-protocol.json).
 
 // Error is a failure with its status code.
 type Error struct {

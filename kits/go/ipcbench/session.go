@@ -15,7 +15,7 @@ import (
 )
 
 // Versions are the worker protocol versions this kit speaks.
-var Versions = []string{"1.0", "1.1"}
+var Versions = ProtocolVersions
 
 type endpointSlot struct {
 	ep        Endpoint

@@ -6,23 +6,13 @@ import select
 import struct
 import time
 
-MAX_FRAME_BYTES = 8 << 20
-LENGTH = struct.Struct(">I")
+# MAX_FRAME_BYTES and the status codes (OK, E_*: sdk/include/ipcbench/transport.h), used in
+# "error" and results, come from the protocol's definition (protocol/worker-protocol.json).
+from .protocol_generated import (E_BAD_ADDRESS, E_BAD_OPTION, E_CLOSED, E_INTERNAL,  # noqa: F401
+                                 E_INVALID, E_NO_MEMORY, E_SYSTEM, E_TIMEOUT, E_TOO_BIG,
+                                 E_TRUNCATED, E_UNKNOWN_OPTION, E_UNSUPPORTED, MAX_FRAME_BYTES, OK)
 
-# Status codes (sdk/include/ipcbench/transport.h), used in "error" and results.
-OK = 0
-E_TIMEOUT = -1
-E_CLOSED = -2
-E_TRUNCATED = -3
-E_INVALID = -4
-E_UNKNOWN_OPTION = -5
-E_BAD_OPTION = -6
-E_BAD_ADDRESS = -7
-E_TOO_BIG = -8
-E_UNSUPPORTED = -9
-E_NO_MEMORY = -10
-E_SYSTEM = -11
-E_INTERNAL = -12
+LENGTH = struct.Struct(">I")
 
 
 class ProtocolError(Exception):

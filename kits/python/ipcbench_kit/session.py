@@ -10,11 +10,12 @@ import time
 
 from . import dataplane as dp
 from . import loops
+from .protocol_generated import PROTOCOL_VERSIONS
 from .control import (E_INTERNAL, E_INVALID, E_SYSTEM, E_TIMEOUT, E_UNSUPPORTED, Channel,
                       KitError, ProtocolError, field)
 from .transports import BOTH, CONNECTOR, CREATOR, RECV, SEND, open_endpoint
 
-VERSIONS = ["1.0", "1.1"]
+VERSIONS = list(PROTOCOL_VERSIONS)
 ROLES = (CREATOR, CONNECTOR)
 DIRECTIONS = (SEND, RECV, BOTH)
 KINDS = ("send", "receive", "bidir", "ping", "pong")

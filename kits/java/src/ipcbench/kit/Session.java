@@ -13,7 +13,7 @@ import java.util.Map;
  * message"): hello, welcome, setup, connect, run, close.
  */
 public final class Session {
-    static final List<String> VERSIONS = List.of("1.0", "1.1");
+    static final List<String> VERSIONS = ProtocolGenerated.VERSIONS;
 
     private final Channel channel;
     private final String implementation;
