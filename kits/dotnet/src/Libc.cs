@@ -82,6 +82,8 @@ static unsafe class Libc {
     [DllImport("libc", SetLastError = true)] public static extern int mq_getattr(int q, long* attr);
     [DllImport("libc", SetLastError = true)] public static extern int mq_send(int q, byte* msg, IntPtr size, uint prio);
     [DllImport("libc", SetLastError = true)] public static extern IntPtr mq_timedreceive(int q, byte* msg, IntPtr size, uint* prio, ref Timespec at);
+    /// <summary>mq_receive: no deadline, so the kernel arms no timer when the queue is empty.</summary>
+    [DllImport("libc", SetLastError = true)] public static extern IntPtr mq_receive(int q, byte* msg, IntPtr size, uint* prio);
 
     public static int Errno() {
         return Marshal.GetLastWin32Error();

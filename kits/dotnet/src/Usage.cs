@@ -16,6 +16,15 @@ sealed class Usage {
     sealed class SharedWindow {
         int open;
         Libc.Rusage start, sum;
+        long cpus;  // every CPU an awaited loop of the run was seen on
+
+        public void Saw(long seen) {
+            lock (this) cpus |= seen;
+        }
+
+        public long Cpus() {
+            lock (this) return cpus;
+        }
 
         public void Enter() {
             lock (this)
@@ -68,8 +77,8 @@ sealed class Usage {
 
     /// <summary>The shared window's figures, for the first awaited loop's result.</summary>
     public static Dictionary<string, object> SharedFigures() {
-        Libc.Rusage s = System.Threading.Volatile.Read(ref window).Sum();
-        return Figures(new Libc.Rusage(), s, 0);
+        SharedWindow w = System.Threading.Volatile.Read(ref window);
+        return Figures(new Libc.Rusage(), w.Sum(), w.Cpus());
     }
 
     public void Start() {
@@ -112,6 +121,7 @@ sealed class Usage {
     public Dictionary<string, object> Stop() {
         See();
         if (!shared) return Figures(before, Libc.ThreadUsage(), cpus);
+        System.Threading.Volatile.Read(ref window).Saw(cpus);
         if (entered) {
             entered = false;
             System.Threading.Volatile.Read(ref window).Leave();
