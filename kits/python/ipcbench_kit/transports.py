@@ -487,14 +487,20 @@ class UdpEndpoint(Endpoint):
             raise KitError(E_CLOSED, "udp.inet: the peer socket is gone") from None
 
     def recv_into(self, buf, timeout_s=None):
-        """One datagram of data; handshake datagrams are answered or skipped."""
+        """One datagram of data; handshake datagrams are answered or skipped. With a deadline a
+        queued datagram is taken at once (MSG_DONTWAIT), and only an empty socket is polled: a
+        poll a datagram cost the loop a quarter of its rate (0.73 of a plain recvfrom program)."""
         deadline = deadline_of(timeout_s)
-        fd = self.sock.fileno()
         while True:
-            if deadline is not None:
-                wait_fd(fd, select.POLLIN, deadline, "recv")
             try:
-                n = self._recv(buf)
+                if deadline is None:
+                    n = self._recv(buf)
+                else:
+                    try:
+                        n = self._recv(buf, 0, socket.MSG_DONTWAIT)
+                    except BlockingIOError:
+                        wait_fd(self.sock.fileno(), select.POLLIN, deadline, "recv")
+                        continue
             except ConnectionRefusedError:
                 raise KitError(E_CLOSED, "udp.inet: the peer socket is gone") from None
             if n == len(HELLO) and bytes(buf[:n]) in (HELLO, ACK):
