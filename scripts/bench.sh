@@ -349,7 +349,8 @@ fidelity_section() {
 # The matrix: every kit, API and transport a kit offers, 1 KiB records for FIDELITY_DURATION s
 # after the kit's warm-up, both sides the kit (or both the program: scripts/bench/fidelity/records,
 # one per language, each API and transport written the way its documentation shows). TCP runs
-# with the socket's defaults on both (--opt nodelay=0: Nagle on, as a program that sets nothing).
+# with the runtime's own socket defaults on both (--opt nodelay=0, Nagle on, but for Go and
+# asyncio, which set TCP_NODELAY).
 fidelity_matrix() {
   {
     echo
@@ -389,8 +390,13 @@ fidelity_matrix() {
     for transport in $(jq -r --arg k "$name" '.kits[] | select(.name == $k) | .transports[]' "$work/kits.json"); do
       # S1's UDP path has its own program and row (UdpPoh) above.
       [ "$name:$transport" != dotnet:task:udp.inet ] || continue
+      # TCP with each runtime's own default: Go's net package and asyncio's streams set
+      # TCP_NODELAY (ipchost's default too); the JDK, CPython's socket and .NET leave Nagle on.
       opt=""
-      [ "$transport" != socket.tcp ] || opt="--opt nodelay=0"
+      case "$transport:$name" in
+        socket.tcp:go | socket.tcp:go:* | socket.tcp:python:asyncio) ;;  # TCP_NODELAY by default
+        socket.tcp:*) opt="--opt nodelay=0" ;;
+      esac
       alternate "fid_matrix_kit $name $transport $opt" \
         "$root/scripts/bench/fidelity/records/records.sh tput $work/fidelity-records $program $transport $papi 1024 $dur $warm" \
         "$name $transport 1K vs records $program $papi"

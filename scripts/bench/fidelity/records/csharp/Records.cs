@@ -3,11 +3,13 @@
 //   default   pipe.fifo: FileStream Read / Write; socket.tcp / socket.unix: Socket with
 //             SocketAsyncEventArgs, ReceiveAsync / SendAsync and the Completed event, going on
 //             synchronously while an operation returns false ("SocketAsyncEventArgs Class");
-//             udp.inet: Socket.SendTo / ReceiveFrom; mq.sysv / mq.posix: msgsnd / msgrcv and
+//             udp.inet: a connected Socket (Connect: the writer's address, the reader's first
+//             datagram's sender), Send / Receive; mq.sysv / mq.posix: msgsnd / msgrcv and
 //             mq_send / mq_receive through P/Invoke (DllImport "libc")
 //   sync      Socket.Send / Socket.Receive
-//   apm       Socket.BeginSend / BeginReceive, each started from the callback of the one before
-//             ("Asynchronous Programming Model")
+//   apm       Socket.BeginSend / BeginReceive, each started from the callback of the one before,
+//             one that CompletedSynchronously by the loop that began it ("Asynchronous
+//             Programming Model", "Blocking application execution by ending an async operation")
 //   task      await Socket.SendAsync(ReadOnlyMemory) / ReceiveAsync(Memory) (.NET only)
 //   pipestream, pipestream-apm, pipestream-task: NamedPipeServerStream / NamedPipeClientStream
 //             with PipeOptions.Asynchronous, and Write / Read, BeginWrite / BeginRead, or await
@@ -164,7 +166,9 @@ static class Records {
         }
     }
 
-    // ---- APM: each Begin* started from the callback of the one before ----
+    // ---- APM: each Begin* started from the callback of the one before; one that completed
+    // synchronously is handled by the loop that began it, not its callback, as the APM's
+    // documentation asks (IAsyncResult.CompletedSynchronously), so the stack does not grow ----
     sealed class ApmLoop {
         readonly Func<byte[], int, int, AsyncCallback, IAsyncResult> begin;
         readonly Func<IAsyncResult, int> end;
@@ -187,26 +191,38 @@ static class Records {
 
         public void RunToEnd() {
             clock.Start();
-            begin(record, 0, record.Length, OnDone);
+            Loop();
             done.Wait();
         }
 
+        void Loop() {
+            while (true) {
+                var ar = begin(record, got, record.Length - got, OnDone);
+                if (!ar.CompletedSynchronously || !Handle(ar)) return;
+            }
+        }
+
         void OnDone(IAsyncResult ar) {
+            if (!ar.CompletedSynchronously && Handle(ar)) Loop();
+        }
+
+        // false: the run is over.
+        bool Handle(IAsyncResult ar) {
             int n = end(ar);
             if (m != null) {
                 if (n == 0) {
                     done.Set();
-                    return;
+                    return false;
                 }
                 if ((got += n) == record.Length) {
                     got = 0;
                     m.Got();
                 }
-            } else if (Due(++i, clock, seconds)) {
-                done.Set();
-                return;
+                return true;
             }
-            begin(record, got, record.Length - got, OnDone);
+            if (!Due(++i, clock, seconds)) return true;
+            done.Set();
+            return false;
         }
     }
 
@@ -371,7 +387,10 @@ static class Records {
             Ready(path, "127.0.0.1:" + ((IPEndPoint)s.LocalEndPoint).Port);
             var buf = new byte[65536];
             EndPoint from = new IPEndPoint(IPAddress.Any, 0);
-            while (s.ReceiveFrom(buf, ref from) > 0) m.Got();
+            if (s.ReceiveFrom(buf, ref from) == 0) return;  // the first datagram names the writer
+            m.Got();
+            s.Connect(from);
+            while (s.Receive(buf) > 0) m.Got();
         } else if (transport.StartsWith("mq.")) {
             ReadQueue(transport, path, size, m);
         } else if (api.StartsWith("pipestream")) {
@@ -398,10 +417,10 @@ static class Records {
                 WriteStream(b => f.Write(b, 0, b.Length), size, seconds);
         } else if (transport == "udp.inet") {
             var s = new Socket(AddressFamily.InterNetwork, SocketType.Dgram, ProtocolType.Udp);
-            var to = new IPEndPoint(IPAddress.Loopback, int.Parse(endpoint.Substring(endpoint.LastIndexOf(':') + 1)));
-            WriteStream(b => s.SendTo(b, to), size, seconds);
+            s.Connect(new IPEndPoint(IPAddress.Loopback, int.Parse(endpoint.Substring(endpoint.LastIndexOf(':') + 1))));
+            WriteStream(b => s.Send(b), size, seconds);
             for (int i = 0; i < 20; i++) {  // the end: empty datagrams, spaced, in case the first are dropped
-                s.SendTo(new byte[0], to);
+                s.Send(new byte[0]);
                 Thread.Sleep(5);
             }
         } else if (transport.StartsWith("mq.")) {

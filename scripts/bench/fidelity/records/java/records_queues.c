@@ -22,7 +22,8 @@ JNIEXPORT jint JNICALL Java_Records_sysvRemove(JNIEnv *env, jclass cls, jint q) 
     return msgctl(q, IPC_RMID, NULL);
 }
 
-JNIEXPORT jint JNICALL Java_Records_sysvSend(JNIEnv *env, jclass cls, jint q, jobject buf, jint len) {
+JNIEXPORT jint JNICALL Java_Records_sysvSend(JNIEnv *env, jclass cls, jint q, jobject buf,
+                                             jint len) {
     (void)cls;
     void *m = (*env)->GetDirectBufferAddress(env, buf);
     int r;
@@ -31,7 +32,8 @@ JNIEXPORT jint JNICALL Java_Records_sysvSend(JNIEnv *env, jclass cls, jint q, jo
     return r < 0 ? -errno : 0;
 }
 
-JNIEXPORT jint JNICALL Java_Records_sysvReceive(JNIEnv *env, jclass cls, jint q, jobject buf, jint max) {
+JNIEXPORT jint JNICALL Java_Records_sysvReceive(JNIEnv *env, jclass cls, jint q, jobject buf,
+                                                jint max) {
     (void)cls;
     void *m = (*env)->GetDirectBufferAddress(env, buf);
     ssize_t n;
@@ -67,7 +69,8 @@ JNIEXPORT jint JNICALL Java_Records_posixUnlink(JNIEnv *env, jclass cls, jstring
     return r;
 }
 
-JNIEXPORT jint JNICALL Java_Records_posixSend(JNIEnv *env, jclass cls, jint q, jobject buf, jint len) {
+JNIEXPORT jint JNICALL Java_Records_posixSend(JNIEnv *env, jclass cls, jint q, jobject buf,
+                                              jint len) {
     (void)cls;
     char *m = (*env)->GetDirectBufferAddress(env, buf);
     int r;
@@ -76,7 +79,8 @@ JNIEXPORT jint JNICALL Java_Records_posixSend(JNIEnv *env, jclass cls, jint q, j
     return r < 0 ? -errno : 0;
 }
 
-JNIEXPORT jint JNICALL Java_Records_posixReceive(JNIEnv *env, jclass cls, jint q, jobject buf, jint max) {
+JNIEXPORT jint JNICALL Java_Records_posixReceive(JNIEnv *env, jclass cls, jint q, jobject buf,
+                                                 jint max) {
     (void)cls;
     char *m = (*env)->GetDirectBufferAddress(env, buf);
     ssize_t n;
