@@ -24,7 +24,7 @@ using nlohmann::json;
 constexpr const char *nothing_arrived = "nothing arrived";
 constexpr int data_case_tries = 4;
 
-// One data case: the kit on the sending (pinging) side or the other.
+// One data case: the kit on the sending (pinging) side or the other, or on both.
 struct data_case {
     const char *name;
     model::measure_mode mode;
@@ -33,7 +33,14 @@ struct data_case {
     int streams;
     double rate;
     bool kit_sends;
+    bool kit_both = false;  // the kit on both sides: two kits must agree with each other
+    model::traffic_direction direction = model::traffic_direction::forward;
+    int batch = 1;        // messages per call; a count that is no multiple ends mid-batch
+    double interval = 0;  // --interval: its lines add up to the totals
 };
+
+using model::measure_mode;
+using model::traffic_direction;
 
 const data_case data_cases[] = {
     {"send 100 B", model::measure_mode::throughput, 100, 20000, 1, 0, true},
@@ -48,6 +55,16 @@ const data_case data_cases[] = {
     {"paced receive", model::measure_mode::throughput, 64, 400, 1, 4000, false},
     {"duration send", model::measure_mode::throughput, 64, 0, 1, 0, true},
     {"duration receive", model::measure_mode::throughput, 64, 0, 1, 0, false},
+    {"kit to kit", measure_mode::throughput, 1000, 20000, 1, 0, true, true},
+    {"kit to kit ping", measure_mode::latency, 64, 2000, 1, 0, true, true},
+    {"reverse", measure_mode::throughput, 256, 5000, 1, 0, true, false, traffic_direction::reverse},
+    {"bidir", measure_mode::throughput, 256, 5000, 1, 0, true, false, traffic_direction::bidir},
+    {"count cut mid-batch", measure_mode::throughput, 100, 1003, 1, 0, true, false,
+     traffic_direction::forward, 7},
+    {"intervals receive", measure_mode::throughput, 256, 0, 1, 0, false, false,
+     traffic_direction::forward, 1, 0.1},
+    {"intervals send", measure_mode::throughput, 256, 0, 1, 0, true, false,
+     traffic_direction::forward, 1, 0.1},
 };
 
 model::case_settings settings_of(const data_case &d, const plugin::transport_info &t,
@@ -65,8 +82,38 @@ model::case_settings settings_of(const data_case &d, const plugin::transport_inf
     c.verify = true;
     c.io = model::io_engine::threads;
     c.timeout_s = 60;
+    c.direction = d.direction;
+    c.batch = d.batch;
+    c.interval_s = d.interval;
+    if (d.interval > 0) c.duration_s = 0.5;
     (d.kit_sends ? c.sender_impl : c.receiver_impl) = kit;
+    if (d.kit_both) c.sender_impl = c.receiver_impl = kit;
     return c;
+}
+
+// --interval: the lines add up to the run's messages and bytes, and traffic showed while it ran
+// (a loop that published its count only at the end has every message in its last line).
+std::string interval_problem(const report::case_result &r) {
+    std::uint64_t messages = 0, bytes = 0, busy = 0;
+    for (const auto &line : r.intervals) {
+        messages += line.messages;
+        bytes += line.bytes;
+        busy += line.messages > 0;
+    }
+    if (r.intervals.size() < 3)
+        return fmt::format("{} interval lines in a 0.5 s run at --interval 0.1",
+                           r.intervals.size());
+    const std::uint64_t total_bytes = r.integrity.messages_received * r.settings.size_bytes;
+    if (messages != r.integrity.messages_received || bytes != total_bytes)
+        return fmt::format(
+            "the interval lines add up to {} messages and {} bytes, the run to {} and {}", messages,
+            bytes, r.integrity.messages_received, total_bytes);
+    if (busy < 2)
+        return fmt::format(
+            "messages in {} of {} interval lines: the count was not published while "
+            "it ran",
+            busy, r.intervals.size());
+    return "";
 }
 
 // What is wrong with a throughput result, "" when nothing is. Reliable transports: every
@@ -87,6 +134,7 @@ std::string throughput_problem(const report::case_result &r, const data_case &d,
         return fmt::format("messages_received {} of messages_sent {}", i.messages_received,
                            i.messages_sent);
     if (i.out_of_order) return fmt::format("{} messages out of order", i.out_of_order);
+    if (d.interval > 0) return interval_problem(r);
     if (d.rate > 0 && (!r.latency || r.latency->samples != i.messages_received))
         return fmt::format("a paced receiver's one-way delays: {} samples for {} messages",
                            r.latency ? r.latency->samples : 0, i.messages_received);
@@ -114,14 +162,20 @@ check_result run_data_case_once(const kit::kit_registry &kits, const kit::kit_in
         out.detail = "skipped: " + r.error;
         return out;
     }
-    if (!r.ok()) {
-        out.detail = r.error;
-        return out;
-    }
     const bool reliable = t.has(IPCB_CAP_RELIABLE);
-    const std::string problem = d.mode == model::measure_mode::latency
-                                    ? latency_problem(r, d, reliable)
-                                    : throughput_problem(r, d, reliable);
+    std::string problem;
+    for (const auto &each : results) {  // bidir: a result a direction
+        if (!each.ok()) {
+            out.detail = each.error;
+            return out;
+        }
+        if (problem.empty())
+            problem = d.mode == model::measure_mode::latency
+                          ? latency_problem(each, d, reliable)
+                          : throughput_problem(each, d, reliable);
+    }
+    if (problem.empty() && d.direction == traffic_direction::bidir && results.size() != 2)
+        problem = fmt::format("{} results for a bidir case, not one a direction", results.size());
     out.passed = problem.empty();
     out.detail = problem.empty() ? fmt::format("{} -> {}, {} messages", r.sender.implementation,
                                                r.receiver.implementation,
@@ -213,7 +267,9 @@ control::setup_request setup_of(const std::string &transport, control::endpoint_
     return setup;
 }
 
-// A message answered by an error that names `word`; what came instead otherwise.
+// A message answered by an error that names `word`; what came instead otherwise. A message a
+// worker cannot take is refused with stage = its type and status IPCB_E_INVALID, and the worker
+// reads on (docs/worker-protocol.md, "Refusing a message").
 std::string expect_error(session &s, const json &message, const std::string &word) {
     s.send(message);
     const auto reply = s.next(5);
@@ -223,6 +279,14 @@ std::string expect_error(session &s, const json &message, const std::string &wor
                (reply ? reply->dump().substr(0, 200) : std::string("nothing in 5 s"));
     if (text.find(word) == std::string::npos)
         return "the error does not name '" + word + "': " + text;
+    const std::string type = message.value("type", std::string());
+    const std::string stage = reply->value("stage", std::string());
+    const int status = reply->value("status", 0);
+    if (stage != type || status != IPCB_E_INVALID)
+        return fmt::format(
+            "refused with stage '{}' and status {}, where the rule is stage '{}' "
+            "(the message's type) and status {} (IPCB_E_INVALID): {}",
+            stage, status, type, IPCB_E_INVALID, text);
     return "ok: " + text;
 }
 
@@ -243,7 +307,17 @@ std::vector<check_result> protocol_checks(const kit::kit_info &k) {
         const std::string first =
             expect_error(s, control::write_message(control::worker_welcome{"9.9"}), "9.9");
         if (first.rfind("ok", 0) != 0) return "a welcome with a version it did not offer: " + first;
-        return expect_error(s, control::write_message(control::connect_request{1000}), "welcome");
+        const std::string before =
+            expect_error(s, control::write_message(control::connect_request{1000}), "welcome");
+        if (before.rfind("ok", 0) != 0) return "a message before the welcome: " + before;
+        // It read on: the welcome it can take is taken, and a close is answered.
+        s.send(control::write_message(control::worker_welcome{"1.0"}));
+        s.send(control::write_message(control::empty_message{control::message_kind::close}));
+        const auto closed = s.next(5);
+        if (!closed || !control::is(*closed, control::message_kind::closed))
+            return "after the refusals, a welcome and a close were not answered 'closed': " +
+                   (closed ? closed->dump().substr(0, 200) : std::string("nothing in 5 s"));
+        return before;
     }));
     out.push_back(protocol_check("unknown message", [&] {
         session s(k);

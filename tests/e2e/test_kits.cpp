@@ -741,6 +741,22 @@ TEST_CASE("check --impl catches a kit that miscounts or ignores the version, by 
     INFO(run.out);
     CHECK(run.exit_code == 1);
     CHECK_THAT(run.out, Catch::Contains("FAIL protocol           version refused"));
+    // A refusal with another status than the rule's, and a count published only at the end.
+    write_kit(dir.path(), "wrong", "refuse-wrongly");
+    write_kit(dir.path(), "late", "late-count");
+    run = run_ipchost(
+        {"check", "--kit-dir", dir.path(), "--impl", "wrong", "--plugin", "socket.unix"}, {}, 170);
+    INFO(run.out);
+    CHECK(run.exit_code == 1);
+    CHECK_THAT(run.out, Catch::Contains("FAIL protocol           unknown message") &&
+                            Catch::Contains("status -9, where the rule is stage 'bogus_kind'"));
+    CHECK_THAT(run.out, Catch::Contains("PASS socket.unix        send 100 B"));
+    run = run_ipchost(
+        {"check", "--kit-dir", dir.path(), "--impl", "late", "--plugin", "socket.unix"}, {}, 170);
+    INFO(run.out);
+    CHECK(run.exit_code == 1);
+    CHECK_THAT(run.out, Catch::Contains("FAIL socket.unix        intervals receive"));
+    CHECK_THAT(run.out, Catch::Contains("PASS socket.unix        receive 100 B"));
 }
 
 TEST_CASE("check --impl go passes", "[kits]") {

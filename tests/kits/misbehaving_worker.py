@@ -8,6 +8,8 @@ that each check of ipchost (a run, ipchost check --impl) catches it:
   wrong-name      says it is another implementation than its manifest
   miscount        a real Python worker whose sender reports one message more than it sent
   ignore-version  takes a welcome it did not offer, and messages before the welcome
+  refuse-wrongly  refuses a message it cannot take with status -9 (unsupported), not -4
+  late-count      a real Python worker whose streams publish no count while they run
 """
 
 import os
@@ -52,6 +54,17 @@ def main():
                     return False
                 return super().dispatch(kind, m)
         return Lax(sock, name).serve()
+    if mode == "refuse-wrongly":
+        class Wrong(session.Session):
+            def error(self, stage, status, text):
+                super().error(stage, -9 if status == -4 else status, text)
+        return Wrong(sock, name).serve()
+    if mode == "late-count":
+        class Hidden(loops.Progress):
+            """The count is kept, but whoever reads it while the stream runs sees 0."""
+            messages = property(lambda self: self.__dict__.get("_m", 0) if self.finished else 0,
+                                lambda self, v: self.__dict__.__setitem__("_m", v))
+        loops.Progress = Hidden
     return session.Session(sock, name).serve()
 
 
