@@ -35,7 +35,9 @@ table_cells cells_of(std::vector<header_and_column> columns,
     for (const auto *r : rows) {
         t.rows.emplace_back();
         for (std::size_t i = 0; i < t.columns.size(); ++i) {
-            t.rows.back().push_back(shown_text(t.columns[i].second->text(*r), markdown));
+            // A column of the CSV only (--columns asked for it by key) shows its CSV value.
+            const column &c = *t.columns[i].second;
+            t.rows.back().push_back(shown_text(c.text ? c.text(*r) : c.value(*r), markdown));
             t.width[i] = std::max(t.width[i], t.rows.back().back().size());
         }
     }

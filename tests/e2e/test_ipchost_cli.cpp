@@ -183,6 +183,34 @@ TEST_CASE("table headers read as words, and RSS says its binary unit", "[cli]") 
     CHECK(run.out.find("png CPU") == std::string::npos);
 }
 
+// Every column the CSV has can be asked for by --columns in a table, including those the tables
+// do not show by themselves (`--columns transport,error` ended with "error: bad_function_call").
+TEST_CASE("a table takes every CSV column --columns names, an error's text included", "[cli]") {
+    const std::vector<std::string> base = {"--plugin",   "pipe.fifo", "--mode",   "throughput",
+                                           "--duration", "0.05",      "--warmup", "0"};
+    auto args = base;
+    args.insert(args.end(), {"--format", "csv"});
+    const auto csv = ipcbench::test::run_ipchost(args);
+    REQUIRE(csv.exit_code == 0);
+    const std::string keys = csv.out.substr(0, csv.out.find('\n'));
+    REQUIRE(keys.find("error") != std::string::npos);
+    for (const char *format : {"table", "markdown"}) {
+        auto picked = base;
+        picked.insert(picked.end(), {"--format", format, "--columns", keys});
+        const auto run = ipcbench::test::run_ipchost(picked);
+        INFO(format << ": " << run.err);
+        CHECK(run.exit_code == 0);
+        CHECK_THAT(run.out, Catch::Contains("pipe.fifo"));
+    }
+    // A case that fails: its error text in the column asked for.
+    const auto failed = ipcbench::test::run_ipchost(
+        {"--plugin", "pipe.fifo", "--size", "1K", "--mode", "throughput", "--count", "100000000",
+         "--timeout", "1", "--warmup", "0", "--columns", "transport,error"});
+    INFO(failed.out << failed.err);
+    CHECK_THAT(failed.out, Catch::Contains("pipe.fifo") && Catch::Contains("timed out"));
+    CHECK_THAT(failed.err, !Catch::Contains("bad_function_call"));
+}
+
 TEST_CASE("the default table fits 120 columns, and --wide and --columns show the rest", "[cli]") {
     const std::vector<std::vector<std::string>> runs = {
         {"--plugin", "pipe,socket,udp,shm", "--duration", "0.05", "--warmup", "0"},
