@@ -58,11 +58,14 @@ std::string escape_roff(const std::string &text) {
 
 const std::vector<subcommand_doc> &subcommand_docs() {
     static const std::vector<subcommand_doc> docs = {
-        {"check", "[--plugin ID] [--plugin-dir DIR] [--opt KEY=VALUE] [--timeout SECONDS]",
+        {"check",
+         "[--plugin ID] [--plugin-dir DIR] [--impl KIT[:API]] [--kit-dir DIR] [--opt KEY=VALUE] "
+         "[--timeout SECONDS]",
          "runs the conformance suite (payload byte for byte, message boundaries, timeouts, peer "
          "close, option and address errors, zero-copy and batches, leaks) against each "
-         "transport; one line per check, then 'N passed, N failed'; exit code 0 only if all "
-         "pass."},
+         "transport, or with --impl a kit's worker against ipchost's own on each transport the kit "
+         "offers; `check` comes first, before its options; one line per check, then 'N passed, N "
+         "failed'; exit code 0 only if all pass."},
         {"compare", "BASE.json NEW.json [--fail-on-regression PERCENT]",
          "per matching case, the ratio of each figure and a verdict from a Mann-Whitney U test "
          "over the repetitions (use --repeat when measuring); with --fail-on-regression, exit 1 "
