@@ -20,6 +20,92 @@ public enum IoStyle {
     Task,
 }
 
+/// <summary>
+/// Begin* / End* awaited the way an APM program runs: an operation that CompletedSynchronously
+/// goes on in the loop that began it (the APM's documentation: the callback returns at once for
+/// those), a pending one in its callback's thread; one reusable object a direction, nothing
+/// allocated an operation. A TaskCompletionSource an operation cost CoreCLR's 1 KiB TCP row a
+/// third of a callback program's rate (0.68).
+/// </summary>
+sealed class ApmOp : System.Runtime.CompilerServices.INotifyCompletion {
+    static readonly Action Sentinel = () => { };
+    readonly AsyncCallback callback;
+    Socket socket;
+    Stream stream;
+    bool send, atOnce;
+    IAsyncResult result;
+    Action continuation;
+    int count;
+
+    public ApmOp() {
+        callback = ar => {
+            if (ar.CompletedSynchronously) return;  // the loop that began it goes on
+            result = ar;
+            Action prev = continuation ?? System.Threading.Interlocked.CompareExchange(ref continuation, Sentinel, null);
+            if (prev != null) prev();
+        };
+    }
+
+    public ApmOp Send(Socket s, byte[] buf, int offset, int n) {
+        Reset(s, null, true, n);
+        return Started(s.BeginSend(buf, offset, n, SocketFlags.None, callback, null));
+    }
+
+    public ApmOp Receive(Socket s, byte[] buf, int offset, int n) {
+        Reset(s, null, false, n);
+        return Started(s.BeginReceive(buf, offset, n, SocketFlags.None, callback, null));
+    }
+
+    public ApmOp Write(Stream s, byte[] buf, int offset, int n) {
+        Reset(null, s, true, n);
+        return Started(s.BeginWrite(buf, offset, n, callback, null));
+    }
+
+    public ApmOp Read(Stream s, byte[] buf, int offset, int n) {
+        Reset(null, s, false, n);
+        return Started(s.BeginRead(buf, offset, n, callback, null));
+    }
+
+    void Reset(Socket s, Stream st, bool sending, int n) {
+        socket = s;
+        stream = st;
+        send = sending;
+        count = n;
+        continuation = null;
+        result = null;
+    }
+
+    ApmOp Started(IAsyncResult ar) {
+        atOnce = ar.CompletedSynchronously;
+        if (atOnce) result = ar;
+        return this;
+    }
+
+    public ApmOp GetAwaiter() {
+        return this;
+    }
+
+    public bool IsCompleted {
+        get { return atOnce; }
+    }
+
+    public void OnCompleted(Action next) {
+        if (continuation == Sentinel || System.Threading.Interlocked.CompareExchange(ref continuation, next, null) == Sentinel)
+            Task.Run(next);  // it completed between IsCompleted and now
+    }
+
+    /// <summary>The bytes moved (a stream's write: all of them).</summary>
+    public int GetResult() {
+        IAsyncResult ar = result;
+        if (socket != null) return send ? socket.EndSend(ar) : socket.EndReceive(ar);
+        if (send) {
+            stream.EndWrite(ar);
+            return count;
+        }
+        return stream.EndRead(ar);
+    }
+}
+
 /// <summary>The calls of one style on a Socket and on a Stream; -1 when the peer is gone.</summary>
 static class StyledCalls {
     public static bool Gone(SocketException e) {

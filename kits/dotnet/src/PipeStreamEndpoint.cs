@@ -105,9 +105,14 @@ sealed class PipeStreamEndpoint : Endpoint {
         get { return style == IoStyle.Apm || style == IoStyle.Task; }
     }
 
+    readonly ApmOp apmWriting = new ApmOp(), apmReading = new ApmOp();
+
     public override async System.Threading.Tasks.Task SendAsync(byte[] buf, int offset, int count) {
         try {
-            await StyledCalls.WriteAsync(style, pipe, buf, offset, count);
+            if (style == IoStyle.Apm)
+                await apmWriting.Write(pipe, buf, offset, count);
+            else
+                await StyledCalls.WriteAsync(style, pipe, buf, offset, count);
         } catch (IOException e) {
             throw new KitException(KitException.E_CLOSED, "socket.unix (PipeStream): the peer closed the pipe (" + e.Message + ")");
         }
@@ -116,7 +121,8 @@ sealed class PipeStreamEndpoint : Endpoint {
     public override async System.Threading.Tasks.Task<int> RecvAsync(byte[] buf, int offset, int count) {
         int n;
         try {
-            n = await StyledCalls.ReadAsync(style, pipe, buf, offset, count);
+            n = style == IoStyle.Apm ? await apmReading.Read(pipe, buf, offset, count)
+                                     : await StyledCalls.ReadAsync(style, pipe, buf, offset, count);
         } catch (IOException) {
             return -1; // reset by the peer
         }

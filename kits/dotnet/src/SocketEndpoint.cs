@@ -43,45 +43,62 @@ sealed class UnixPath : EndPoint {
 /// operation in flight, the caller waiting for its completion. When SendAsync / ReceiveAsync
 /// return false the operation finished at once and no wake-up is needed.
 /// </summary>
-sealed class AsyncOp {
+sealed class AsyncOp : System.Runtime.CompilerServices.INotifyCompletion {
+    static readonly Action Sentinel = () => { };
     readonly SocketAsyncEventArgs args = new SocketAsyncEventArgs();
     readonly SemaphoreSlim done = new SemaphoreSlim(0);
-    System.Threading.Tasks.TaskCompletionSource<int> awaited;  // the awaited loop's operation
+    bool awaiting, completedAtOnce;
+    Action continuation;
 
     public AsyncOp() {
         args.Completed += (sender, e) => {
-            var pending = awaited;
-            if (pending == null) {
+            if (!awaiting) {
                 done.Release();
                 return;
             }
-            awaited = null;
-            try {
-                pending.SetResult(Finish());
-            } catch (Exception ex) {
-                pending.SetException(ex);
-            }
+            Action prev = continuation ?? Interlocked.CompareExchange(ref continuation, Sentinel, null);
+            if (prev != null) prev();
         };
     }
 
-    /// <summary>The awaited loops' form: an operation that completes at once is a completed
-    /// task; a pending one completes from the Completed event, and the loop goes on in that
-    /// thread, as a program that starts its next operation from Completed does.</summary>
-    public System.Threading.Tasks.Task<int> SendTask(Socket s, byte[] buf, int offset, int count) {
-        return Start(s, buf, offset, count, true);
+    /// <summary>
+    /// The awaited loops' form, SocketAsyncEventArgs awaited as .NET's own write-up on it shows
+    /// ("Awaiting Socket Operations": the event args as their own awaiter, nothing allocated an
+    /// operation): one that completes at once goes on in the loop, a pending one from the
+    /// Completed event, in its thread, as a program that starts its next operation there.
+    /// </summary>
+    public AsyncOp SendAwaited(Socket s, byte[] buf, int offset, int count) {
+        return Begin(s, buf, offset, count, true);
     }
 
-    public System.Threading.Tasks.Task<int> ReceiveTask(Socket s, byte[] buf, int offset, int count) {
-        return Start(s, buf, offset, count, false);
+    public AsyncOp ReceiveAwaited(Socket s, byte[] buf, int offset, int count) {
+        return Begin(s, buf, offset, count, false);
     }
 
-    System.Threading.Tasks.Task<int> Start(Socket s, byte[] buf, int offset, int count, bool send) {
+    AsyncOp Begin(Socket s, byte[] buf, int offset, int count, bool send) {
+        awaiting = true;
+        continuation = null;
         args.SetBuffer(buf, offset, count);
-        var pending = new System.Threading.Tasks.TaskCompletionSource<int>();
-        awaited = pending;
-        if (send ? s.SendAsync(args) : s.ReceiveAsync(args)) return pending.Task;
-        awaited = null;
-        return System.Threading.Tasks.Task.FromResult(Finish());
+        completedAtOnce = !(send ? s.SendAsync(args) : s.ReceiveAsync(args));
+        return this;
+    }
+
+    public AsyncOp GetAwaiter() {
+        return this;
+    }
+
+    public bool IsCompleted {
+        get { return completedAtOnce; }
+    }
+
+    public void OnCompleted(Action next) {
+        if (continuation == Sentinel || Interlocked.CompareExchange(ref continuation, next, null) == Sentinel)
+            System.Threading.Tasks.Task.Run(next);  // it completed between IsCompleted and now
+    }
+
+    public int GetResult() {
+        awaiting = false;
+        return Finish();
     }
 
     public int Send(Socket s, byte[] buf, int offset, int count) {
@@ -120,6 +137,7 @@ sealed class SocketEndpoint : Endpoint {
     readonly byte[] bindingKey;
     static readonly byte[] BindingMagic = System.Text.Encoding.ASCII.GetBytes("ipcbench-bind/1\n");
     readonly AsyncOp sending = new AsyncOp(), receiving = new AsyncOp();
+    readonly ApmOp apmSending = new ApmOp(), apmReceiving = new ApmOp();
     Socket listener, socket;
     EndPoint peer;
     PrivateFolder folder;
@@ -254,8 +272,9 @@ sealed class SocketEndpoint : Endpoint {
         while (count > 0) {
             int n;
             try {
-                n = style == IoStyle.Saea ? await sending.SendTask(socket, buf, offset, count)
-                                          : await StyledCalls.SendAsync(style, socket, buf, offset, count);
+                n = style == IoStyle.Saea  ? await sending.SendAwaited(socket, buf, offset, count)
+                    : style == IoStyle.Apm ? await apmSending.Send(socket, buf, offset, count)
+                                           : await StyledCalls.SendAsync(style, socket, buf, offset, count);
             } catch (SocketException e) when (StyledCalls.Gone(e)) {
                 n = -1;
             }
@@ -268,8 +287,9 @@ sealed class SocketEndpoint : Endpoint {
     public override async System.Threading.Tasks.Task<int> RecvAsync(byte[] buf, int offset, int count) {
         int n;
         try {
-            n = style == IoStyle.Saea ? await receiving.ReceiveTask(socket, buf, offset, count)
-                                      : await StyledCalls.ReceiveAsync(style, socket, buf, offset, count);
+            n = style == IoStyle.Saea  ? await receiving.ReceiveAwaited(socket, buf, offset, count)
+                : style == IoStyle.Apm ? await apmReceiving.Receive(socket, buf, offset, count)
+                                       : await StyledCalls.ReceiveAsync(style, socket, buf, offset, count);
         } catch (SocketException e) when (StyledCalls.Gone(e)) {
             return -1;
         }
