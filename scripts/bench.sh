@@ -20,7 +20,8 @@
 # transport and fewer stream counts (a smoke run); ONLY=shm-wait runs the shm.ring wait rows alone,
 # ONLY=kits the kit rows (section 5) alone (KITS="java mono" picks kits); ONLY=fidelity the
 # fidelity rows (section 6: each kit against a program of its language's own idiom) alone,
-# ONLY=fidelity-matrix its matrix of every kit, API and transport alone.
+# ONLY=fidelity-matrix its matrix of every kit, API and transport alone (FIDELITY_KITS="go java"
+# picks kits).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 rounds="${ROUNDS:-5}"
@@ -370,6 +371,8 @@ fidelity_matrix() {
   "$ipchost" --list --format json >"$work/kits.json"
   for name in $(jq -r '.kits[] | select(.usable) | .name' "$work/kits.json"); do
     base="${name%%:*}" api="${name#*:}"
+    # FIDELITY_KITS="dotnet mono" measures those kits' rows alone.
+    [ -z "${FIDELITY_KITS:-}" ] || [[ " $FIDELITY_KITS " == *" $base "* ]] || continue
     [ "$api" != "$name" ] || api=""
     case "$base" in
       go) program=go papi="${api:-file}" ;;

@@ -63,14 +63,17 @@ tput() {
   # The reader removes its queue; a reader that did not get to it leaves it to this trap.
   trap '[ -z "$reader" ] || kill "$reader" 2>/dev/null || true; cleanup_queue; rm -rf "$dir"' EXIT
   # shellcheck disable=SC2086 # PROGRAM is a command line on purpose
-  taskset -c 1 $program read "$transport" "$dir/ep" "$size" "$api" "$warmup" >"$dir/out" &
+  # Bounded: a program that never sees its end (a writer that died) ends here, not the bench.
+  local limit
+  limit="$(awk -v a="$seconds" -v b="$warmup" 'BEGIN {print a + b + 30}')"
+  timeout "$limit" taskset -c 1 $program read "$transport" "$dir/ep" "$size" "$api" "$warmup" >"$dir/out" &
   reader=$!
   for _ in $(seq 2000); do [ -f "$dir/ep.ready" ] && break; sleep 0.01; done
-  endpoint="$(cat "$dir/ep.ready")"
+  endpoint="$(cat "$dir/ep.ready")" || { echo "records.sh: the reader made no endpoint" >&2; return 1; }
   # shellcheck disable=SC2086
-  taskset -c 0 $program write "$transport" "$endpoint" "$size" "$api" \
+  timeout "$limit" taskset -c 0 $program write "$transport" "$endpoint" "$size" "$api" \
     "$(awk -v a="$seconds" -v b="$warmup" 'BEGIN {print a + b}')"
-  wait "$reader"
+  wait "$reader" || true
   sed -n 's/.*mb_per_sec=\([0-9.]*\).*/\1/p' "$dir/out" | awk '{print $1 * 1e6}'
 }
 

@@ -419,9 +419,13 @@ static class Records {
             var s = new Socket(AddressFamily.InterNetwork, SocketType.Dgram, ProtocolType.Udp);
             s.Connect(new IPEndPoint(IPAddress.Loopback, int.Parse(endpoint.Substring(endpoint.LastIndexOf(':') + 1))));
             WriteStream(b => s.Send(b), size, seconds);
-            for (int i = 0; i < 20; i++) {  // the end: empty datagrams, spaced, in case the first are dropped
-                s.Send(new byte[0]);
-                Thread.Sleep(5);
+            try {
+                for (int i = 0; i < 20; i++) {  // the end: empty datagrams, spaced, in case the first are dropped
+                    s.Send(new byte[0]);
+                    Thread.Sleep(5);
+                }
+            } catch (SocketException e) when (e.SocketErrorCode == SocketError.ConnectionRefused) {
+                // the reader got the end and closed its socket
             }
         } else if (transport.StartsWith("mq.")) {
             WriteQueue(transport, endpoint, size, seconds);
