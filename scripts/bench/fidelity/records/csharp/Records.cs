@@ -387,10 +387,11 @@ static class Records {
             Ready(path, "127.0.0.1:" + ((IPEndPoint)s.LocalEndPoint).Port);
             var buf = new byte[65536];
             EndPoint from = new IPEndPoint(IPAddress.Any, 0);
-            if (s.ReceiveFrom(buf, ref from) == 0) return;  // the first datagram names the writer
+            // A datagram shorter than a record ends the run (one byte: Mono sends no empty one).
+            if (s.ReceiveFrom(buf, ref from) < size) return;  // the first datagram names the writer
             m.Got();
             s.Connect(from);
-            while (s.Receive(buf) > 0) m.Got();
+            while (s.Receive(buf) >= size) m.Got();
         } else if (transport.StartsWith("mq.")) {
             ReadQueue(transport, path, size, m);
         } else if (api.StartsWith("pipestream")) {
@@ -420,8 +421,8 @@ static class Records {
             s.Connect(new IPEndPoint(IPAddress.Loopback, int.Parse(endpoint.Substring(endpoint.LastIndexOf(':') + 1))));
             WriteStream(b => s.Send(b), size, seconds);
             try {
-                for (int i = 0; i < 20; i++) {  // the end: empty datagrams, spaced, in case the first are dropped
-                    s.Send(new byte[0]);
+                for (int i = 0; i < 20; i++) {  // the end: 1-byte datagrams, spaced, in case the first are dropped
+                    s.Send(new byte[1]);
                     Thread.Sleep(5);
                 }
             } catch (SocketException e) when (e.SocketErrorCode == SocketError.ConnectionRefused) {
