@@ -307,7 +307,7 @@ std::vector<check_result> protocol_checks(const kit::kit_info &k) {
         const std::string first =
             expect_error(s, control::write_message(control::worker_welcome{"9.9"}), "9.9");
         if (first.rfind("ok", 0) != 0) return "a welcome with a version it did not offer: " + first;
-        const std::string before =
+        std::string before =
             expect_error(s, control::write_message(control::connect_request{1000}), "welcome");
         if (before.rfind("ok", 0) != 0) return "a message before the welcome: " + before;
         // It read on: the welcome it can take is taken, and a close is answered.
