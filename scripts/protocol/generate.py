@@ -140,14 +140,12 @@ def cpp_comment(text, indent=""):
     return out
 
 
-def cpp_visit(d, type_name, fields, guard):
-    used = fields and "m" or ""
+def cpp_visit(type_name, fields, guard):
+    """One field list; an empty one names no parameters (nothing to visit)."""
     lines = ["template <class M, class V>",
              "auto visit_fields(M &%s, V &&%s) -> %s<M, %s> {" % (
                  "m" if fields else "", "v" if fields else "", guard, type_name)]
-    lines += ["    " + cpp_visit_call(f) for f in fields]
-    lines.append("}")
-    return lines if used else lines[:2] + ["}"]
+    return lines + ["    " + cpp_visit_call(f) for f in fields] + ["}"]
 
 
 def cpp_struct(d, name, kind, also, doc, fields):
@@ -218,9 +216,9 @@ def host_messages(d):
         out += cpp_struct(d, m["struct"], m["kind"], m.get("also_kinds"), m["from"] + ": " + m["doc"], m["fields"]) + [""]
     out.append("// Field lists, one a message and object (model/field_visitors.hpp says what each call means).")
     for o in objects:
-        out += cpp_visit(d, o["name"], o["fields"], "detail::if_a")
+        out += cpp_visit(o["name"], o["fields"], "detail::if_a")
     for m in d["messages"]:
-        out += cpp_visit(d, m["struct"], m["fields"], "detail::if_a")
+        out += cpp_visit(m["struct"], m["fields"], "detail::if_a")
     out += ["", "}  // namespace ipcbench::control", ""]
     return "\n".join(out)
 

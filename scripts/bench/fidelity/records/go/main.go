@@ -201,9 +201,14 @@ func readSysv(path string, m *meter) {
 	}
 	defer syscall.Syscall(syscall.SYS_MSGCTL, q, 0 /* IPC_RMID */, 0)
 	ready(path, strconv.Itoa(int(q)))
-	buf := make([]byte, 8+m.size)
+	receiveQueue(syscall.SYS_MSGRCV, q, make([]byte, 8+m.size), m)
+}
+
+// receiveQueue counts the messages of msgrcv(q, buf, size, 0, 0) or mq_timedreceive(q, buf, size,
+// NULL, NULL) (the same arguments) until an empty one.
+func receiveQueue(trap, q uintptr, buf []byte, m *meter) {
 	for {
-		n, _, errno := syscall.Syscall6(syscall.SYS_MSGRCV, q, uintptr(unsafe.Pointer(&buf[0])), uintptr(m.size), 0, 0, 0)
+		n, _, errno := syscall.Syscall6(trap, q, uintptr(unsafe.Pointer(&buf[0])), uintptr(m.size), 0, 0, 0)
 		if errno == syscall.EINTR {
 			continue
 		} else if errno != 0 {
@@ -220,9 +225,15 @@ func writeSysv(endpoint string, size int, until time.Time) {
 	q, _ := strconv.Atoi(endpoint)
 	buf := make([]byte, 8+size)
 	buf[0] = 1 // mtype 1, little-endian
+	sendQueue(syscall.SYS_MSGSND, uintptr(q), buf, size, until)
+}
+
+// sendQueue sends size-byte messages by msgsnd(q, buf, size, 0) or mq_timedsend(q, buf, size, 0,
+// NULL) (the same arguments) until the deadline, then an empty one.
+func sendQueue(trap, q uintptr, buf []byte, size int, until time.Time) {
 	send := func(n int) {
 		for {
-			_, _, errno := syscall.Syscall6(syscall.SYS_MSGSND, uintptr(q), uintptr(unsafe.Pointer(&buf[0])), uintptr(n), 0, 0, 0)
+			_, _, errno := syscall.Syscall6(trap, q, uintptr(unsafe.Pointer(&buf[0])), uintptr(n), 0, 0, 0)
 			if errno == 0 {
 				return
 			} else if errno != syscall.EINTR {
@@ -258,41 +269,11 @@ func readPosix(path string, m *meter) {
 	b, _ := syscall.BytePtrFromString(name[1:])
 	defer syscall.Syscall(syscall.SYS_MQ_UNLINK, uintptr(unsafe.Pointer(b)), 0, 0)
 	ready(path, name)
-	buf := make([]byte, m.size)
-	for {
-		n, _, errno := syscall.Syscall6(syscall.SYS_MQ_TIMEDRECEIVE, fd, uintptr(unsafe.Pointer(&buf[0])), uintptr(m.size), 0, 0, 0)
-		if errno == syscall.EINTR {
-			continue
-		} else if errno != 0 {
-			fail(errno)
-		}
-		if n == 0 {
-			return
-		}
-		m.got()
-	}
+	receiveQueue(syscall.SYS_MQ_TIMEDRECEIVE, fd, make([]byte, m.size), m)
 }
 
 func writePosix(endpoint string, size int, until time.Time) {
-	fd := mqOpen(endpoint, os.O_WRONLY, nil)
-	buf := make([]byte, size)
-	send := func(n int) {
-		for {
-			_, _, errno := syscall.Syscall6(syscall.SYS_MQ_TIMEDSEND, fd, uintptr(unsafe.Pointer(&buf[0])), uintptr(n), 0, 0, 0)
-			if errno == 0 {
-				return
-			} else if errno != syscall.EINTR {
-				fail(errno)
-			}
-		}
-	}
-	for i := 0; ; i++ {
-		if i%16 == 0 && time.Now().After(until) {
-			break
-		}
-		send(size)
-	}
-	send(0)
+	sendQueue(syscall.SYS_MQ_TIMEDSEND, mqOpen(endpoint, os.O_WRONLY, nil), make([]byte, size), size, until)
 }
 
 func main() {
