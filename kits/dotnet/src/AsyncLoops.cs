@@ -28,27 +28,21 @@ static class AsyncLoops {
         }
     }
 
-    public static async Task<long> PlainSends(Endpoint ep, CaseSettings c, long start, byte[] buf, DataPlane.Pattern pattern,
-                                              Progress progress) {
-        long end = start + (long)(c.DurationS * 1e9);
-        int stride = DataPlane.ClockStride(c.SizeBytes);
+    public static async Task<long> PlainSends(Endpoint ep, CaseSettings c, DataPlane.SendSchedule schedule, byte[] buf,
+                                              DataPlane.Pattern pattern, Progress progress) {
         bool verify = c.Verify;
-        long count = c.Count, seq = 0;
+        long seq = 0;
         int size = buf.Length;
         while (true) {
-            DataPlane.PutLong(buf, 0, seq);
-            if (verify) pattern.Write(buf, 0, seq);
-            await ep.SendAsync(buf, 0, size);
-            seq++;
-            if (count > 0) {
-                if ((seq & 0x3FF) == 0) Volatile.Write(ref progress.Messages, seq);
-                if (seq >= count) break;
-            } else if (seq % stride == 0) {
-                Volatile.Write(ref progress.Messages, seq);
-                if (Libc.Now() >= end) break;
+            var step = schedule.Next(seq, Libc.Now());
+            if (step.What == DataPlane.StepKind.End) break;
+            for (long stop = seq + step.Count; seq < stop; seq++) {
+                DataPlane.PutLong(buf, 0, seq);
+                if (verify) pattern.Write(buf, 0, seq);
+                await ep.SendAsync(buf, 0, size);
             }
+            Volatile.Write(ref progress.Messages, seq);
         }
-        Volatile.Write(ref progress.Messages, seq);
         return seq;
     }
 
@@ -177,7 +171,7 @@ static class AsyncLoops {
             var usage = Usage.ForLoop(true);
             usage.Start();
             r.UsageShared = true;
-            long start = Libc.Now(), end = start + (long)(c.DurationS * 1e9), t = start;
+            long start = Libc.Now(), end = start + DataPlane.WindowNs(c.DurationS), t = start;
             while (true) {
                 long t0 = t;
                 int verdict = await RoundTrip(output, input, buf, pong, seq, job, pattern);
@@ -187,7 +181,7 @@ static class AsyncLoops {
                 else if (verdict == Loops.CORRUPTED_PONG) corrupted++;
                 seq++;
                 Volatile.Write(ref progress.Messages, seq);
-                if (c.Count > 0 ? seq >= c.Count : t >= end) break;
+                if (DataPlane.PingsDone(c.Count, seq, t, end)) break;
             }
             r.EndNs = Libc.Now();
             r.FirstNs = start;
@@ -212,9 +206,9 @@ static class AsyncLoops {
         bool timed = false;
         try {
             while (await ReadWhole(input, buf, size)) {
-                long header = DataPlane.GetLong(buf, 0);
-                if ((header & DataPlane.FlagEnd) != 0) break;
-                if (!timed && (header & DataPlane.FlagWarmup) == 0) {
+                int step = DataPlane.PongerStep(DataPlane.GetLong(buf, 0), timed);
+                if (step == DataPlane.PongEnd) break;
+                if (step == DataPlane.EchoFirstTimed) {
                     timed = true;
                     usage.Start();
                     start = Libc.Now();

@@ -126,23 +126,30 @@ public static unsafe class DataPlane {
     /// the caller checks seq == Expected itself.
     /// </summary>
     public sealed class SequenceTracker {
-        const long Window = 1 << 16;
+        public const long Window = 1 << 16;
         public long Expected; // highest seen + 1
         public bool Any;
         readonly HashSet<long> missing = new HashSet<long>();
         public long Duplicates, OutOfOrder, BeyondWindow;
+
+        /// <summary>The numbers within the window below seq are not seen yet (a first arrival, a wide gap).</summary>
+        void UnseenBelow(long seq) {
+            missing.Clear();
+            for (long s = Math.Max(0, seq - Window + 1); s < seq; s++) missing.Add(s);
+        }
 
         /// <summary>False for a duplicate.</summary>
         public bool Record(long seq) {
             if (!Any) {
                 Any = true;
                 Expected = seq + 1;
+                UnseenBelow(seq);
                 return true;
             }
             if (seq >= Expected) {
                 long gap = seq - Expected;
                 if (gap >= Window) {
-                    missing.Clear();
+                    UnseenBelow(seq);
                 } else {
                     for (long s = Expected; s < seq; s++) missing.Add(s);
                     if (missing.Count > 2 * Window) {
@@ -167,34 +174,78 @@ public static unsafe class DataPlane {
         }
     }
 
+    /// <summary>A window in seconds as ns, rounded to the nearest (2.01 s is 2010000000 ns).</summary>
+    public static long WindowNs(double seconds) {
+        return (long)Math.Round(seconds * 1e9, MidpointRounding.AwayFromZero);
+    }
+
+    /// <summary>What a timed sender does next: Send Count messages (paced: one, stamped Due),
+    /// Wait until Due, or End.</summary>
+    public enum StepKind { Send, Wait, End }
+
+    public struct Step {
+        public StepKind What;
+        public long Count, Due;
+    }
+
     /// <summary>
-    /// When a paced stream's message is due: --rate gives each message a slot, a --burst of
-    /// messages shares the slot of its first, and a slot is due however late the sender is.
+    /// The schedule of one sending stream (the host's timing::send_schedule; tested by
+    /// protocol/vectors/send_schedule.json). Unpaced: batches of up to `batch` messages until the
+    /// count or the window's end, a count cutting the last batch. Paced (--rate): each message has
+    /// a slot, a --burst shares the slot of its first, a slot is due however late the sender is,
+    /// and the window still ends on time.
     /// </summary>
     public sealed class SendSchedule {
+        readonly long count, batch, burst, durationNs;
         readonly double periodNs;
-        readonly long burst;
-        readonly long durationNs;
         public long StartNs;
 
-        public SendSchedule(CaseSettings c) {
-            periodNs = c.RatePerS > 0 ? 1e9 / c.RatePerS : 0;
-            burst = Math.Max(1, c.Burst);
-            durationNs = (long)(c.DurationS * 1e9);
+        public SendSchedule(long count, double ratePerS, long burst, double durationS, long batch) {
+            this.count = count;
+            this.batch = Math.Max(1, batch);
+            periodNs = ratePerS > 0 ? 1e9 / ratePerS : 0;
+            this.burst = Math.Max(1, burst);
+            durationNs = WindowNs(durationS);
         }
+
+        public SendSchedule(CaseSettings c, long batch) : this(c.Count, c.RatePerS, c.Burst, c.DurationS, batch) {}
 
         public bool Paced {
             get { return periodNs > 0; }
         }
 
-        public long Due(long seq) {
+        public long Due(long seq, long offsetNs = 0) {
             long slot = seq - seq % burst;
-            return StartNs + (long)(slot * periodNs);
+            return StartNs + offsetNs + (long)(slot * periodNs);
         }
 
         public long WindowEnd {
             get { return StartNs + durationNs; }
         }
+
+        /// <summary>What comes after `seq` timed messages at `now`.</summary>
+        public Step Next(long seq, long now, long offsetNs = 0) {
+            if (count > 0 ? seq >= count : now >= WindowEnd) return new Step { What = StepKind.End };
+            if (!Paced) return new Step { What = StepKind.Send, Count = count > 0 ? Math.Min(batch, count - seq) : batch };
+            long due = Due(seq, offsetNs);
+            if (count == 0 && due >= WindowEnd) return new Step { What = StepKind.End };
+            if (due > now) return new Step { What = StepKind.Wait, Due = due };
+            return new Step { What = StepKind.Send, Count = 1, Due = due };
+        }
+    }
+
+    /// <summary>Whether a pinger's timed part is over after `seq` round trips (lost ones included).</summary>
+    public static bool PingsDone(long count, long seq, long now, long windowEnd) {
+        return count > 0 ? seq >= count : now >= windowEnd;
+    }
+
+    /// <summary>What a ponger does with a ping: echo it, echo it and open its window, or end.</summary>
+    public const int Echo = 0, EchoFirstTimed = 1, PongEnd = 2;
+
+    public static int PongerStep(long header, bool timedAlready) {
+        if ((header & FlagEnd) != 0) return PongEnd;
+        if (!timedAlready && (header & FlagWarmup) == 0) return EchoFirstTimed;
+        return Echo;
     }
 }
 

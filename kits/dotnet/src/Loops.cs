@@ -79,8 +79,10 @@ static class Loops {
     public static async Task<LoopResult> SenderAsync(Endpoint ep, Job job, Progress progress) {
         Run.NoteThreads();
         CaseSettings c = job.C;
-        var schedule = new DataPlane.SendSchedule(c);
-        bool paced = schedule.Paced;
+        bool paced = c.RatePerS > 0, batched = !paced && c.Batch > 1 && ep.Stream;
+        // Messages between two looks at the schedule: the --batch of one write; else the clock
+        // stride (a count needs no clock: 1024, the progress cadence).
+        var schedule = new DataPlane.SendSchedule(c, batched ? c.Batch : c.Count > 0 ? 1024 : DataPlane.ClockStride(c.SizeBytes));
         var pattern = new DataPlane.Pattern(c.SizeBytes, DataPlane.PatternOffset(paced));
         var buf = ep.NewBuffer(c.SizeBytes);
         pattern.Write(buf, 0, 0);
@@ -95,9 +97,9 @@ static class Loops {
             schedule.StartNs = start;
             long seq;
             if (paced) seq = PacedSends(ep, c, schedule, buf, pattern, progress);
-            else if (c.Batch > 1 && ep.Stream) seq = BatchedSends(ep, c, start, pattern, progress);
-            else if (chained) seq = await AsyncLoops.PlainSends(ep, c, start, buf, pattern, progress);
-            else seq = PlainSends(ep, c, start, buf, pattern, progress);
+            else if (batched) seq = BatchedSends(ep, c, schedule, pattern, progress);
+            else if (chained) seq = await AsyncLoops.PlainSends(ep, c, schedule, buf, pattern, progress);
+            else seq = PlainSends(ep, c, schedule, buf, pattern, progress);
             r.EndNs = Libc.Now();
             r.FirstNs = start;
             r.UsageFigures = usage.Stop();
@@ -129,40 +131,35 @@ static class Loops {
         }
     }
 
-    /// <summary>Unpaced, one message a call: the loop a plain program writes.</summary>
-    static long PlainSends(Endpoint ep, CaseSettings c, long start, byte[] buf, DataPlane.Pattern pattern, Progress progress) {
-        long end = start + (long)(c.DurationS * 1e9);
-        int stride = DataPlane.ClockStride(c.SizeBytes);
+    /// <summary>Unpaced, one message a call: the loop a plain program writes; the schedule asked every batch.</summary>
+    static long PlainSends(Endpoint ep, CaseSettings c, DataPlane.SendSchedule schedule, byte[] buf, DataPlane.Pattern pattern,
+                           Progress progress) {
         bool verify = c.Verify;
-        long count = c.Count, seq = 0;
+        long seq = 0;
         int size = buf.Length;
         while (true) {
-            DataPlane.PutLong(buf, 0, seq);
-            if (verify) pattern.Write(buf, 0, seq);
-            ep.Send(buf, 0, size);
-            seq++;
-            if (count > 0) {
-                if ((seq & 0x3FF) == 0) Volatile.Write(ref progress.Messages, seq);
-                if (seq >= count) break;
-            } else if (seq % stride == 0) {
-                Volatile.Write(ref progress.Messages, seq);
-                if (Libc.Now() >= end) break;
+            var step = schedule.Next(seq, Libc.Now());
+            if (step.What == DataPlane.StepKind.End) break;
+            for (long stop = seq + step.Count; seq < stop; seq++) {
+                DataPlane.PutLong(buf, 0, seq);
+                if (verify) pattern.Write(buf, 0, seq);
+                ep.Send(buf, 0, size);
             }
+            Volatile.Write(ref progress.Messages, seq);
         }
-        Volatile.Write(ref progress.Messages, seq);
         return seq;
     }
 
-    /// <summary>--batch N on a stream: N messages in one write.</summary>
-    static long BatchedSends(Endpoint ep, CaseSettings c, long start, DataPlane.Pattern pattern, Progress progress) {
+    /// <summary>--batch N on a stream: N messages in one write (the schedule cuts the last by --count).</summary>
+    static long BatchedSends(Endpoint ep, CaseSettings c, DataPlane.SendSchedule schedule, DataPlane.Pattern pattern, Progress progress) {
         int size = c.SizeBytes;
-        long end = start + (long)(c.DurationS * 1e9);
         var block = ep.NewBuffer(size * c.Batch);
         for (int i = 0; i < c.Batch; i++) pattern.Write(block, i * size, 0);
         long seq = 0;
         while (true) {
-            long n = c.Count > 0 ? Math.Min(c.Batch, c.Count - seq) : c.Batch;
-            if (n <= 0) break;
+            var step = schedule.Next(seq, Libc.Now());
+            if (step.What == DataPlane.StepKind.End) break;
+            long n = step.Count;
             for (int i = 0; i < n; i++) {
                 DataPlane.PutLong(block, i * size, seq + i);
                 if (c.Verify) pattern.Write(block, i * size, seq + i);
@@ -170,7 +167,6 @@ static class Loops {
             ep.Send(block, 0, (int)n * size);
             seq += n;
             Volatile.Write(ref progress.Messages, seq);
-            if (c.Count == 0 && Libc.Now() >= end) break;
         }
         return seq;
     }
@@ -178,19 +174,20 @@ static class Loops {
     /// <summary>--rate: each message in its slot, the slot (not the send time) written at offset 8.</summary>
     static long PacedSends(Endpoint ep, CaseSettings c, DataPlane.SendSchedule schedule, byte[] buf, DataPlane.Pattern pattern,
                            Progress progress) {
-        long end = schedule.WindowEnd, seq = 0;
+        long seq = 0;
         while (true) {
-            if (c.Count > 0 && seq >= c.Count) break;
-            long due = schedule.Due(seq);
-            if (c.Count == 0 && due >= end) break;
-            if (due > Libc.Now()) WaitUntil(due);
+            var step = schedule.Next(seq, Libc.Now());
+            if (step.What == DataPlane.StepKind.End) break;
+            if (step.What == DataPlane.StepKind.Wait) {
+                WaitUntil(step.Due);
+                continue;
+            }
             DataPlane.PutLong(buf, 0, seq);
-            DataPlane.PutLong(buf, DataPlane.TimestampOffset, due);
+            DataPlane.PutLong(buf, DataPlane.TimestampOffset, step.Due);
             if (c.Verify) pattern.Write(buf, 0, seq);
             ep.Send(buf, 0, buf.Length);
             seq++;
             Volatile.Write(ref progress.Messages, seq);
-            if (c.Count == 0 && Libc.Now() >= end) break;
         }
         return seq;
     }
@@ -198,7 +195,7 @@ static class Loops {
     // ---- receiver ----
 
     /// <summary>Whole messages: on a stream, reads until size bytes are in; else one datagram each.</summary>
-    sealed class Reader {
+    internal sealed class Reader {
         readonly Endpoint ep;
         readonly int size;
         public readonly byte[] Buf;
@@ -401,7 +398,7 @@ static class Loops {
                 }
             }
             var usage = new Usage();
-            long start = Libc.Now(), end = start + (long)(c.DurationS * 1e9), t = start;
+            long start = Libc.Now(), end = start + DataPlane.WindowNs(c.DurationS), t = start;
             while (true) {
                 long t0 = t;
                 try {
@@ -416,7 +413,7 @@ static class Loops {
                 }
                 seq++;
                 Volatile.Write(ref progress.Messages, seq);
-                if (c.Count > 0 ? seq >= c.Count : t >= end) break;
+                if (DataPlane.PingsDone(c.Count, seq, t, end)) break;
             }
             r.EndNs = Libc.Now();
             r.FirstNs = start;
@@ -461,9 +458,9 @@ static class Loops {
                 } catch (TimedOut) {
                     break; // the pinger's end markers may all be lost
                 }
-                long header = DataPlane.GetLong(reader.Buf, 0);
-                if ((header & DataPlane.FlagEnd) != 0) break;
-                if (!timed && (header & DataPlane.FlagWarmup) == 0) {
+                int step = DataPlane.PongerStep(DataPlane.GetLong(reader.Buf, 0), timed);
+                if (step == DataPlane.PongEnd) break;
+                if (step == DataPlane.EchoFirstTimed) {
                     timed = true;
                     usage.Start();
                     start = Libc.Now();

@@ -2,6 +2,7 @@ package ipcbench
 
 import (
 	"encoding/binary"
+	"math"
 	_ "unsafe" // go:linkname
 )
 
@@ -31,6 +32,110 @@ func endMarkers(reliable bool) int {
 		return 1
 	}
 	return 3
+}
+
+// The timed side's decisions, each tested by protocol/vectors (vectors_test.go).
+
+// StepKind is what a timed sender does next.
+type StepKind int
+
+// A sender sends, waits or ends.
+const (
+	StepSend StepKind = iota
+	StepWait
+	StepEnd
+)
+
+// Step is a sender's next move: Count messages back to back (paced: one, stamped DueNs), or a
+// wait until DueNs.
+type Step struct {
+	What  StepKind
+	Count uint64
+	DueNs int64
+}
+
+// SendSchedule is the schedule of one sending stream (the host's timing::send_schedule):
+// unpaced, batches until the count or the window's end, a count cutting the last batch; paced,
+// a slot a message, a burst sharing the slot of its first, a slot due however late the sender
+// is, and the window ending on time.
+type SendSchedule struct {
+	count, batch, burst uint64
+	periodNs            float64
+	durationNs, StartNs int64
+}
+
+// NewSendSchedule for a case; batch is how many unpaced messages go between two looks.
+func NewSendSchedule(c *Case, batch uint64) *SendSchedule {
+	s := &SendSchedule{count: c.Count, batch: batch, burst: uint64(c.Burst),
+		durationNs: int64(math.Round(c.DurationS * 1e9))}
+	if s.batch < 1 {
+		s.batch = 1
+	}
+	if c.Burst < 1 {
+		s.burst = 1
+	}
+	if c.RatePerS > 0 {
+		s.periodNs = 1e9 / c.RatePerS
+	}
+	return s
+}
+
+// Paced is true with a rate.
+func (s *SendSchedule) Paced() bool { return s.periodNs > 0 }
+
+// WindowEnd is when the timed window ends.
+func (s *SendSchedule) WindowEnd() int64 { return s.StartNs + s.durationNs }
+
+// Due is when the timed message seq is due (paced only).
+func (s *SendSchedule) Due(seq uint64, offset int64) int64 {
+	return s.StartNs + offset + int64(float64(seq-seq%s.burst)*s.periodNs)
+}
+
+// Next is what comes after seq timed messages, at now.
+func (s *SendSchedule) Next(seq uint64, now, offset int64) Step {
+	if (s.count > 0 && seq >= s.count) || (s.count == 0 && now >= s.WindowEnd()) {
+		return Step{What: StepEnd}
+	}
+	if !s.Paced() {
+		n := s.batch
+		if s.count > 0 && s.count-seq < n {
+			n = s.count - seq
+		}
+		return Step{What: StepSend, Count: n}
+	}
+	due := s.Due(seq, offset)
+	if s.count == 0 && due >= s.WindowEnd() {
+		return Step{What: StepEnd}
+	}
+	if due > now {
+		return Step{What: StepWait, DueNs: due}
+	}
+	return Step{What: StepSend, Count: 1, DueNs: due}
+}
+
+// pingsDone: whether a pinger's timed part is over after seq round trips.
+func pingsDone(count, seq uint64, now, windowEnd int64) bool {
+	if count > 0 {
+		return seq >= count
+	}
+	return now >= windowEnd
+}
+
+// What a ponger does with a ping: echo it, echo it and open its window, or end.
+const (
+	pongEcho = iota
+	pongEchoFirstTimed
+	pongEnd
+)
+
+func pongerStep(header uint64, timedAlready bool) int {
+	if header&FlagEnd != 0 {
+		return pongEnd
+	}
+	if !timedAlready && header&FlagWarmup == 0 {
+		return pongEchoFirstTimed
+	}
+	return pongEcho
 }
 
 func clockStride(size int) uint64 {
@@ -169,16 +274,32 @@ type sequenceTracker struct {
 
 const trackerWindow = 1 << 16
 
+// unseenBelow marks the numbers within the window below seq as not seen yet (a first arrival,
+// or a gap wider than the window).
+func (t *sequenceTracker) unseenBelow(seq uint64) {
+	t.missing = map[uint64]struct{}{}
+	from := uint64(0)
+	if seq >= trackerWindow {
+		from = seq - trackerWindow + 1
+	}
+	for s := from; s < seq; s++ {
+		t.missing[s] = struct{}{}
+	}
+}
+
 func (t *sequenceTracker) record(seq uint64) bool {
 	if !t.any {
 		t.any = true
 		t.expected = seq + 1
+		if seq > 0 {
+			t.unseenBelow(seq)
+		}
 		return true
 	}
 	if seq >= t.expected {
 		gap := seq - t.expected
 		if gap >= trackerWindow {
-			t.missing = nil
+			t.unseenBelow(seq)
 		} else if gap > 0 {
 			if t.missing == nil {
 				t.missing = map[uint64]struct{}{}

@@ -245,8 +245,10 @@ func RunSender(ep Endpoint, j *Job, p *Progress) *LoopResult {
 	}
 	var u usageSample
 	u.start()
+	schedule := NewSendSchedule(c, stride)
 	start := Now()
-	seq, err := timedSends(ep, c, start, m, pattern, p)
+	schedule.StartNs = start
+	seq, err := timedSends(ep, c, schedule, m, pattern, p)
 	r.EndNs, r.FirstNs, r.Usage = Now(), start, u.stop()
 	r.Counters[cSent], r.Counters[cBytesSent] = seq, seq*uint64(c.SizeBytes)
 	if err != nil {
@@ -264,26 +266,22 @@ func RunSender(ep Endpoint, j *Job, p *Progress) *LoopResult {
 	return r
 }
 
-func timedSends(ep Endpoint, c *Case, start int64, m []byte, pattern *Pattern, p *Progress) (uint64, error) {
-	end := start + int64(c.DurationS*1e9)
-	stride := clockStride(c.SizeBytes)
+func timedSends(ep Endpoint, c *Case, s *SendSchedule, m []byte, pattern *Pattern, p *Progress) (uint64, error) {
 	var seq uint64
-	if c.RatePerS > 0 {
-		period := 1e9 / c.RatePerS
-		burst := uint64(c.Burst)
-		if burst < 1 {
-			burst = 1
+	for {
+		step := s.Next(seq, Now(), 0)
+		if step.What == StepEnd {
+			return seq, nil
 		}
-		for c.Count == 0 || seq < c.Count {
-			due := start + int64(float64(seq-seq%burst)*period)
-			if c.Count == 0 && due >= end {
-				break
-			}
-			if due > Now() {
-				waitUntil(due)
-			}
+		if step.What == StepWait {
+			waitUntil(step.DueNs)
+			continue
+		}
+		if s.Paced() {
+			putU64(m, TimestampOffset, uint64(step.DueNs))
+		}
+		for i := uint64(0); i < step.Count; i++ {
 			putU64(m, 0, seq)
-			putU64(m, TimestampOffset, uint64(due))
 			if c.Verify {
 				pattern.Write(m, seq)
 			}
@@ -291,31 +289,8 @@ func timedSends(ep Endpoint, c *Case, start int64, m []byte, pattern *Pattern, p
 				return seq, err
 			}
 			seq++
-			p.Messages.Store(seq)
-			if c.Count == 0 && Now() >= end {
-				break
-			}
 		}
-		return seq, nil
-	}
-	for {
-		if c.Count > 0 && seq >= c.Count {
-			return seq, nil
-		}
-		putU64(m, 0, seq)
-		if c.Verify {
-			pattern.Write(m, seq)
-		}
-		if err := ep.Send(m); err != nil {
-			return seq, err
-		}
-		seq++
-		if c.Count == 0 && seq%stride == 0 {
-			p.Messages.Store(seq)
-			if Now() >= end {
-				return seq, nil
-			}
-		}
+		p.Messages.Store(seq)
 	}
 }
 
@@ -482,7 +457,7 @@ func RunPinger(out, in Endpoint, j *Job, p *Progress) *LoopResult {
 	var u usageSample
 	u.start()
 	start := Now()
-	end := start + int64(c.DurationS*1e9)
+	end := start + NewSendSchedule(c, 1).WindowEnd()
 	t := start
 	var failure error
 	for {
@@ -504,7 +479,7 @@ func RunPinger(out, in Endpoint, j *Job, p *Progress) *LoopResult {
 		}
 		seq++
 		p.Messages.Store(seq)
-		if (c.Count > 0 && seq >= c.Count) || (c.Count == 0 && t >= end) {
+		if pingsDone(c.Count, seq, t, end) {
 			break
 		}
 	}
@@ -553,11 +528,11 @@ func RunPonger(in, out Endpoint, j *Job, p *Progress) *LoopResult {
 		if m == nil {
 			break
 		}
-		header := getU64(m, 0)
-		if header&FlagEnd != 0 {
+		step := pongerStep(getU64(m, 0), timed)
+		if step == pongEnd {
 			break
 		}
-		if !timed && header&FlagWarmup == 0 {
+		if step == pongEchoFirstTimed {
 			timed = true
 			u.start()
 			start = Now()

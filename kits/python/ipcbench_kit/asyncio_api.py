@@ -111,8 +111,10 @@ async def _wait_until(when):
 async def sender(ep, job, progress):
     c = job["case"]
     size, count, batch = c["size_bytes"], c["count"], max(1, c["batch"])
-    schedule = dp.SendSchedule(c)
-    paced = schedule.paced()
+    paced = c["rate_per_s"] > 0
+    # Messages between two looks at the schedule: the --batch of one write, else one (an
+    # awaited write: the clock costs little beside it).
+    schedule = dp.SendSchedule(c, 1 if paced else batch)
     pattern = dp.Pattern(size, dp.pattern_offset(paced))
     buf = bytearray(size)
     pattern.write(buf, 0)
@@ -121,7 +123,6 @@ async def sender(ep, job, progress):
     _, writer = await _streams(ep)
     pack = U64.pack_into
     write, drain = writer.write, writer.drain
-    stride = dp.clock_stride(size)
     warm = 0
     warm_end = now_ns() + int(c["warmup_s"] * 1e9)
     while c["warmup_s"] > 0 and now_ns() < warm_end:
@@ -134,17 +135,16 @@ async def sender(ep, job, progress):
     _window.enter()
     start = now_ns()
     schedule.start_ns = start
-    end = start + int(c["duration_s"] * 1e9)
     seq = 0
-    while not (count and seq >= count):
+    while True:
+        step, n, due = schedule.next(seq, now_ns())
+        if step == dp.END:
+            break
+        if step == dp.WAIT:
+            await _wait_until(due)
+            continue
         if paced:
-            due = schedule.due(seq)
-            if not count and due >= schedule.window_end():
-                break
-            if due > now_ns():
-                await _wait_until(due)
             pack(buf, dp.TIMESTAMP_OFFSET, due)
-        n = 1 if paced or batch == 1 else (batch if not count else min(batch, count - seq))
         if n == 1:  # as a program writes a message: write, then drain (no wrapper, no copy)
             pack(buf, 0, seq)
             if verify:
@@ -161,8 +161,6 @@ async def sender(ep, job, progress):
             await _send(writer, block)
         seq += n
         progress.messages = seq
-        if not count and (paced or seq % stride < n) and now_ns() >= end:
-            break
     result.update(end_ns=now_ns(), first_ns=start, messages_sent=seq, bytes_sent=seq * size)
     _window.leave()
     pack(buf, 0, dp.FLAG_END | seq)
@@ -252,7 +250,7 @@ async def pinger(out, inp, job, progress):
         m = await _read(reader, size)
         if m is None:
             raise KitError(E_CLOSED, "the ponger closed the connection")
-        verdict = loops.judge_pong(header, unpack(m, 0)[0], True)
+        verdict = dp.judge_pong(header, unpack(m, 0)[0], True)
         if verify and verdict == "matched" and not pattern.matches(m, header & dp.SEQUENCE_MASK):
             return "corrupted"
         return verdict
@@ -264,7 +262,7 @@ async def pinger(out, inp, job, progress):
         warm += 1
     _window.enter()
     start = t = now_ns()
-    end = start + int(c["duration_s"] * 1e9)
+    end = start + dp.window_ns(c["duration_s"])
     while True:
         t0 = t
         verdict = await round_trip(seq)
@@ -274,7 +272,7 @@ async def pinger(out, inp, job, progress):
         corrupted += verdict == "corrupted"
         seq += 1
         progress.messages = seq
-        if (seq >= count) if count else (t >= end):
+        if dp.pings_done(count, seq, t, end):
             break
     result.update(end_ns=now_ns(), first_ns=start)
     _window.leave()
@@ -296,10 +294,10 @@ async def ponger(inp, out, job, progress):
         m = await _read(reader, size)
         if m is None:
             break
-        header = U64.unpack_from(m, 0)[0]
-        if header & dp.FLAG_END:
+        step = dp.ponger_step(U64.unpack_from(m, 0)[0], timed)
+        if step == "end":
             break
-        if not timed and not header & dp.FLAG_WARMUP:
+        if step == "echo_first_timed":
             timed, start = True, now_ns()
             _window.enter()
         await _send(writer, m)

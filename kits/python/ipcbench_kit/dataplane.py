@@ -6,6 +6,7 @@ Message layout, little-endian whatever the machine:
   [8 or 16, size)  the payload pattern, shifted by the sequence number
 """
 
+import math
 import struct
 
 FLAG_WARMUP = 1 << 62
@@ -135,16 +136,23 @@ class SequenceTracker:
         self.out_of_order = 0
         self.beyond_window = 0
 
+    def _unseen_below(self, seq):
+        """The numbers within the window below seq, not seen yet (a first arrival, or a gap
+        wider than the window)."""
+        self.missing = set(range(max(0, seq - self.WINDOW + 1), seq))
+
     def record(self, seq):
         """Returns False for a duplicate."""
         if not self.any:
             self.any = True
             self.expected = seq + 1
+            if seq:
+                self._unseen_below(seq)
             return True
         if seq >= self.expected:
             gap = seq - self.expected
             if gap >= self.WINDOW:
-                self.missing.clear()
+                self._unseen_below(seq)
             elif gap:
                 self.missing.update(range(self.expected, seq))
                 if len(self.missing) > 2 * self.WINDOW:
@@ -164,24 +172,74 @@ class SequenceTracker:
         return False
 
 
-class SendSchedule:
-    """When a paced stream's message is due: --rate gives each message a slot, a --burst of
-    messages shares the slot of its first, and a slot is due however late the sender is."""
+def window_ns(seconds):
+    """A window in seconds as ns, rounded to the nearest (2.01 s is 2010000000 ns)."""
+    return int(math.floor(seconds * 1e9 + 0.5))
 
-    def __init__(self, settings):
+
+SEND, WAIT, END = "send", "wait", "end"
+
+
+class SendSchedule:
+    """The schedule of one sending stream (the host's timing::send_schedule; tested by
+    protocol/vectors/send_schedule.json). Unpaced: batches of up to `batch` messages until the
+    count or the window's end, a count cutting the last batch. Paced (--rate): each message has
+    a slot, a --burst of messages shares the slot of its first, a slot is due however late the
+    sender is, and the window still ends on time."""
+
+    def __init__(self, settings, batch=1):
         self.count = settings["count"]
         rate = settings["rate_per_s"]
         self.period_ns = 1e9 / rate if rate > 0 else 0.0
         self.burst = max(1, settings["burst"])
-        self.duration_ns = int(settings["duration_s"] * 1e9)
+        self.batch = max(1, batch)
+        self.duration_ns = window_ns(settings["duration_s"])
         self.start_ns = 0
 
     def paced(self):
         return self.period_ns > 0
 
-    def due(self, seq):
+    def due(self, seq, offset_ns=0):
         slot = seq - seq % self.burst
-        return self.start_ns + int(slot * self.period_ns)
+        return self.start_ns + offset_ns + int(slot * self.period_ns)
 
     def window_end(self):
         return self.start_ns + self.duration_ns
+
+    def next(self, seq, now, offset_ns=0):
+        """(SEND, messages, due) | (WAIT, 0, until) | (END, 0, 0) after `seq` timed messages."""
+        count = self.count
+        if (seq >= count) if count else (now >= self.start_ns + self.duration_ns):
+            return END, 0, 0
+        if not self.period_ns:
+            return SEND, min(self.batch, count - seq) if count else self.batch, 0
+        due = self.due(seq, offset_ns)
+        if not count and due >= self.window_end():
+            return END, 0, 0
+        if due > now:
+            return WAIT, 0, due
+        return SEND, 1, due
+
+
+def pings_done(count, seq, now, window_end):
+    """Whether a pinger's timed part is over after `seq` round trips (lost ones included)."""
+    return seq >= count if count else now >= window_end
+
+
+def judge_pong(ping, pong, reliable):
+    """What a pong means for the ping out: stale, warmup, matched or mismatched."""
+    if (not reliable and not pong & FLAGS_MASK and not ping & FLAGS_MASK
+            and (pong & SEQUENCE_MASK) < (ping & SEQUENCE_MASK)):
+        return "stale"
+    if ping & FLAG_WARMUP:
+        return "warmup"
+    return "matched" if (pong & SEQUENCE_MASK) == (ping & SEQUENCE_MASK) else "mismatched"
+
+
+def ponger_step(header, timed_already):
+    """echo, echo_first_timed (the ponger's window opens) or end (the pinger's end marker)."""
+    if header & FLAG_END:
+        return "end"
+    if not timed_already and not header & FLAG_WARMUP:
+        return "echo_first_timed"
+    return "echo"

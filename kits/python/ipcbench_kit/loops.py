@@ -120,7 +120,10 @@ def send_warmup(ep, job, buf, batch_buf, pattern, write_payload):
 def run_sender(ep, job, progress):
     c = job["case"]
     size, count, batch = c["size_bytes"], c["count"], max(1, c["batch"])
-    schedule = dp.SendSchedule(c)
+    batched = batch > 1 and ep.stream and not c["rate_per_s"] > 0
+    # Messages between two looks at the schedule: the --batch of one write; else the clock
+    # stride (a count needs no clock: 1024, the progress cadence).
+    schedule = dp.SendSchedule(c, batch if batched else 1024 if count else dp.clock_stride(size))
     paced = schedule.paced()
     pattern = dp.Pattern(size, dp.pattern_offset(paced))
     buf = bytearray(size)
@@ -133,11 +136,11 @@ def run_sender(ep, job, progress):
         start = now_ns()
         schedule.start_ns = start
         if paced:
-            seq = paced_sends(ep, c, schedule, buf, pattern, write_payload, progress)
-        elif batch > 1 and ep.stream:
-            seq = batched_sends(ep, c, start, buf, pattern, write_payload, progress)
+            seq = paced_sends(ep, schedule, buf, pattern, write_payload, progress)
+        elif batched:
+            seq = batched_sends(ep, schedule, buf, pattern, write_payload, progress)
         else:
-            seq = plain_sends(ep, c, start, buf, pattern, write_payload, progress)
+            seq = plain_sends(ep, schedule, buf, pattern, write_payload, progress)
         result["end_ns"] = now_ns()
         result["first_ns"] = start
         result["usage"] = usage.stop()
@@ -155,80 +158,64 @@ def run_sender(ep, job, progress):
     return result
 
 
-def plain_sends(ep, c, start, buf, pattern, write_payload, progress):
-    """Unpaced, one message a call: the loop a plain program writes."""
-    size, count = c["size_bytes"], c["count"]
-    end = start + int(c["duration_s"] * 1e9)
-    stride = dp.clock_stride(size)
-    send, pack = ep.send, U64.pack_into
+def plain_sends(ep, schedule, buf, pattern, write_payload, progress):
+    """Unpaced, one message a call: the loop a plain program writes; the schedule is asked
+    every `batch` messages."""
+    send, pack, nxt, end = ep.send, U64.pack_into, schedule.next, dp.END
     raw = getattr(ep, "raw_send", None)
     if raw is not None:
         try:
-            return raw_sends(raw, size, count, end, stride, buf, pattern, write_payload, progress)
+            return raw_sends(raw, len(buf), schedule, buf, pattern, write_payload, progress)
         except BrokenPipeError:
             raise KitError(E_CLOSED, "pipe.fifo: the reader closed the pipe") from None
     seq = 0
-    if count:
-        while seq < count:
+    while True:
+        step, n, _ = nxt(seq, now_ns())
+        if step == end:
+            break
+        stop = seq + n
+        while seq < stop:
             pack(buf, 0, seq)
             if write_payload:
                 pattern.write(buf, seq)
             send(buf)
             seq += 1
-            if not seq & 0x3FF:
-                progress.messages = seq
-    else:
-        while True:
-            pack(buf, 0, seq)
-            if write_payload:
-                pattern.write(buf, seq)
-            send(buf)
-            seq += 1
-            if not seq % stride:
-                progress.messages = seq
-                if now_ns() >= end:
-                    break
-    progress.messages = seq
+        progress.messages = seq
     return seq
 
 
-def raw_sends(raw, size, count, end, stride, buf, pattern, write_payload, progress):
+def raw_sends(raw, size, schedule, buf, pattern, write_payload, progress):
     """plain_sends over a raw write (os.write on a FIFO): one call a message, as a plain loop
     makes it, with no Python frame around it; a short write is finished inline."""
-    pack, seq = U64.pack_into, 0
+    pack, nxt, end, seq = U64.pack_into, schedule.next, dp.END, 0
     while True:
-        pack(buf, 0, seq)
-        if write_payload:
-            pattern.write(buf, seq)
-        n = raw(buf)
-        if n != size:  # a short write (a signal, or more than the pipe took): the rest
-            view = memoryview(buf)
-            while n < size:
-                n += raw(view[n:])
-        seq += 1
-        if count:
-            if seq >= count:
-                break
-            if not seq & 0x3FF:
-                progress.messages = seq
-        elif not seq % stride:
-            progress.messages = seq
-            if now_ns() >= end:
-                break
-    progress.messages = seq
+        step, n, _ = nxt(seq, now_ns())
+        if step == end:
+            break
+        stop = seq + n
+        while seq < stop:
+            pack(buf, 0, seq)
+            if write_payload:
+                pattern.write(buf, seq)
+            n = raw(buf)
+            if n != size:  # a short write (a signal, or more than the pipe took): the rest
+                view = memoryview(buf)
+                while n < size:
+                    n += raw(view[n:])
+            seq += 1
+        progress.messages = seq
     return seq
 
 
-def batched_sends(ep, c, start, buf, pattern, write_payload, progress):
-    """--batch N on a stream: N messages in one write."""
-    size, count, batch = c["size_bytes"], c["count"], max(1, c["batch"])
-    end = start + int(c["duration_s"] * 1e9)
+def batched_sends(ep, schedule, buf, pattern, write_payload, progress):
+    """--batch N on a stream: N messages in one write (the schedule cuts the last by --count)."""
+    size, batch = len(buf), schedule.batch
     block = bytearray(buf) * batch
     view = memoryview(block)
     seq = 0
     while True:
-        n = batch if not count else min(batch, count - seq)
-        if n <= 0:
+        step, n, _ = schedule.next(seq, now_ns())
+        if step == dp.END:
             break
         for i in range(n):
             U64.pack_into(block, i * size, seq + i)
@@ -237,24 +224,19 @@ def batched_sends(ep, c, start, buf, pattern, write_payload, progress):
         ep.send(view[:n * size])
         seq += n
         progress.messages = seq
-        if not count and now_ns() >= end:
-            break
     return seq
 
 
-def paced_sends(ep, c, schedule, buf, pattern, write_payload, progress):
+def paced_sends(ep, schedule, buf, pattern, write_payload, progress):
     """--rate: each message in its slot, the slot (not the send time) written at offset 8."""
-    count = c["count"]
-    end = schedule.window_end()
     seq = 0
     while True:
-        if count and seq >= count:
+        step, _, due = schedule.next(seq, now_ns())
+        if step == dp.END:
             break
-        due = schedule.due(seq)
-        if not count and due >= end:
-            break
-        if due > now_ns():
+        if step == dp.WAIT:
             wait_until(due)
+            continue
         U64.pack_into(buf, 0, seq)
         U64.pack_into(buf, dp.TIMESTAMP_OFFSET, due)
         if write_payload:
@@ -262,8 +244,6 @@ def paced_sends(ep, c, schedule, buf, pattern, write_payload, progress):
         ep.send(buf)
         seq += 1
         progress.messages = seq
-        if not count and now_ns() >= end:
-            break
     return seq
 
 
@@ -469,15 +449,7 @@ def run_receiver(ep, job, progress):
     return result
 
 
-def judge_pong(ping, pong, reliable):
-    flags = dp.FLAGS_MASK
-    if (not reliable and not pong & flags and not ping & flags
-            and (pong & dp.SEQUENCE_MASK) < (ping & dp.SEQUENCE_MASK)):
-        return "stale"
-    if ping & dp.FLAG_WARMUP:
-        return "warmup"
-    same = (pong & dp.SEQUENCE_MASK) == (ping & dp.SEQUENCE_MASK)
-    return "matched" if same else "mismatched"
+judge_pong = dp.judge_pong
 
 
 def stream_round_trip(send, read, buf, size):
@@ -554,7 +526,7 @@ def run_pinger(out, inp, job, progress):
                 pass
         usage = Usage()
         start = now_ns()
-        end = start + int(c["duration_s"] * 1e9)
+        end = start + dp.window_ns(c["duration_s"])
         t = start
         while True:
             t0 = t
@@ -571,7 +543,7 @@ def run_pinger(out, inp, job, progress):
                 lost += 1
             seq += 1
             progress.messages = seq
-            if (seq >= count) if count else (t >= end):
+            if dp.pings_done(count, seq, t, end):
                 break
         result.update(end_ns=now_ns(), first_ns=start, usage=usage.stop())
         for _ in range(dp.end_markers(reliable)):
@@ -617,7 +589,7 @@ def run_ponger(inp, out, job, progress):
     start = now_ns()
     timed = False
     echoed = 0
-    unpack, send = U64.unpack_from, out.send
+    unpack, send, ponger_step = U64.unpack_from, out.send, dp.ponger_step
     next_ping = reader.next
     if reliable and inp.stream and getattr(inp, "raw_recv_into", None):
         next_ping = stream_reader(inp.raw_recv_into, reader.buf, size)
@@ -629,10 +601,10 @@ def run_ponger(inp, out, job, progress):
                 break  # the pinger's end markers may all be lost
             if m is None:
                 break
-            header = unpack(m, 0)[0]
-            if header & dp.FLAG_END:
+            step = ponger_step(unpack(m, 0)[0], timed)
+            if step == "end":
                 break
-            if not timed and not header & dp.FLAG_WARMUP:
+            if step == "echo_first_timed":
                 timed = True
                 usage.start()
                 start = now_ns()

@@ -135,17 +135,24 @@ public final class DataPlane {
         long outOfOrder;
         long beyondWindow;
 
+        /** The numbers within the window below seq are not seen yet (a first arrival, a wide gap). */
+        private void unseenBelow(long seq) {
+            missing.clear();
+            for (long s = Math.max(0, seq - WINDOW + 1); s < seq; s++) missing.add(s);
+        }
+
         /** False for a duplicate. */
         public boolean record(long seq) {
             if (!any) {
                 any = true;
                 expected = seq + 1;
+                unseenBelow(seq);
                 return true;
             }
             if (seq >= expected) {
                 long gap = seq - expected;
                 if (gap >= WINDOW) {
-                    missing.clear();
+                    unseenBelow(seq);
                 } else {
                     for (long s = expected; s < seq; s++) missing.add(s);
                     if (missing.size() > 2 * WINDOW) {
@@ -170,33 +177,92 @@ public final class DataPlane {
         }
     }
 
+    /** A window in seconds as ns, rounded to the nearest (2.01 s is 2010000000 ns). */
+    public static long windowNs(double seconds) {
+        return Math.round(seconds * 1e9);
+    }
+
+    /** What a timed sender does next: SEND count messages (paced: one, due), WAIT until due, or END. */
+    public static final int SEND = 0, WAIT = 1, END = 2;
+
+    public static final class Step {
+        public int what;
+        public long count;
+        public long due;
+    }
+
     /**
-     * When a paced stream's message is due: --rate gives each message a slot, a --burst of
-     * messages shares the slot of its first, and a slot is due however late the sender is.
+     * The schedule of one sending stream (the host's timing::send_schedule; tested by
+     * protocol/vectors/send_schedule.json). Unpaced: batches of up to {@code batch} messages
+     * until the count or the window's end, a count cutting the last batch. Paced (--rate): each
+     * message has a slot, a --burst shares the slot of its first, a slot is due however late the
+     * sender is, and the window still ends on time.
      */
     public static final class SendSchedule {
+        final long count;
+        final long batch;
         final double periodNs;
         final long burst;
         final long durationNs;
         long startNs;
+        private final Step step = new Step();
 
-        public SendSchedule(CaseSettings c) {
-            periodNs = c.ratePerS > 0 ? 1e9 / c.ratePerS : 0;
-            burst = Math.max(1, c.burst);
-            durationNs = (long) (c.durationS * 1e9);
+        public SendSchedule(long count, double ratePerS, long burst, double durationS, long batch) {
+            this.count = count;
+            this.batch = Math.max(1, batch);
+            periodNs = ratePerS > 0 ? 1e9 / ratePerS : 0;
+            this.burst = Math.max(1, burst);
+            durationNs = windowNs(durationS);
+        }
+
+        public SendSchedule(CaseSettings c, long batch) {
+            this(c.count, c.ratePerS, c.burst, c.durationS, batch);
         }
 
         public boolean paced() {
             return periodNs > 0;
         }
 
-        public long due(long seq) {
+        public long due(long seq, long offsetNs) {
             long slot = seq - seq % burst;
-            return startNs + (long) (slot * periodNs);
+            return startNs + offsetNs + (long) (slot * periodNs);
         }
 
         public long windowEnd() {
             return startNs + durationNs;
         }
+
+        /** What comes after {@code seq} timed messages at {@code now} (one Step, reused). */
+        public Step next(long seq, long now, long offsetNs) {
+            step.count = 0;
+            step.due = 0;
+            step.what = END;
+            if (count > 0 ? seq >= count : now >= windowEnd()) return step;
+            if (!paced()) {
+                step.what = SEND;
+                step.count = count > 0 ? Math.min(batch, count - seq) : batch;
+                return step;
+            }
+            long due = due(seq, offsetNs);
+            if (count == 0 && due >= windowEnd()) return step;
+            step.due = due;
+            step.what = due > now ? WAIT : SEND;
+            step.count = due > now ? 0 : 1;
+            return step;
+        }
+    }
+
+    /** Whether a pinger's timed part is over after {@code seq} round trips (lost ones included). */
+    public static boolean pingsDone(long count, long seq, long now, long windowEnd) {
+        return count > 0 ? seq >= count : now >= windowEnd;
+    }
+
+    /** What a ponger does with a ping: echo it, echo it and open its window, or end. */
+    public static final int ECHO = 0, ECHO_FIRST_TIMED = 1, PONG_END = 2;
+
+    public static int pongerStep(long header, boolean timedAlready) {
+        if ((header & FLAG_END) != 0) return PONG_END;
+        if (!timedAlready && (header & FLAG_WARMUP) == 0) return ECHO_FIRST_TIMED;
+        return ECHO;
     }
 }

@@ -63,8 +63,11 @@ final class Loops {
 
     static LoopResult sender(Endpoint ep, Job job, Progress progress) {
         CaseSettings c = job.c;
-        DataPlane.SendSchedule schedule = new DataPlane.SendSchedule(c);
-        boolean paced = schedule.paced();
+        boolean paced = c.ratePerS > 0, batched = !paced && c.batch > 1 && ep.stream();
+        // Messages between two looks at the schedule: the --batch of one write; else the clock
+        // stride (a count needs no clock: 1024, the progress cadence).
+        DataPlane.SendSchedule schedule = new DataPlane.SendSchedule(
+                c, batched ? c.batch : c.count > 0 ? 1024 : DataPlane.clockStride(c.sizeBytes));
         DataPlane.Pattern pattern = new DataPlane.Pattern(c.sizeBytes, DataPlane.patternOffset(paced));
         ByteBuffer buf = message(ep, c.sizeBytes);
         pattern.write(buf, 0, 0);
@@ -76,8 +79,8 @@ final class Loops {
             schedule.startNs = start;
             long seq;
             if (paced) seq = pacedSends(ep, c, schedule, buf, pattern, progress);
-            else if (c.batch > 1 && ep.stream()) seq = batchedSends(ep, c, start, pattern, progress);
-            else seq = plainSends(ep, c, start, buf, pattern, progress);
+            else if (batched) seq = batchedSends(ep, c, schedule, pattern, progress);
+            else seq = plainSends(ep, c, schedule, buf, pattern, progress);
             r.endNs = System.nanoTime();
             r.firstNs = start;
             r.usage = usage.stop();
@@ -112,43 +115,36 @@ final class Loops {
         }
     }
 
-    /** Unpaced, one message a call: the loop a plain program writes. */
-    private static long plainSends(Endpoint ep, CaseSettings c, long start, ByteBuffer buf,
+    /** Unpaced, one message a call: the loop a plain program writes; the schedule asked every batch. */
+    private static long plainSends(Endpoint ep, CaseSettings c, DataPlane.SendSchedule schedule, ByteBuffer buf,
                                    DataPlane.Pattern pattern, Progress progress) throws IOException, KitException {
-        long end = start + (long) (c.durationS * 1e9);
-        int stride = DataPlane.clockStride(c.sizeBytes);
         boolean verify = c.verify;
-        long count = c.count;
         long seq = 0;
         while (true) {
-            buf.putLong(0, seq);
-            if (verify) pattern.write(buf, 0, seq);
-            buf.clear();
-            ep.send(buf);
-            seq++;
-            if (count > 0) {
-                if ((seq & 0x3FF) == 0) progress.messages = seq;
-                if (seq >= count) break;
-            } else if (seq % stride == 0) {
-                progress.messages = seq;
-                if (System.nanoTime() >= end) break;
+            DataPlane.Step step = schedule.next(seq, System.nanoTime(), 0);
+            if (step.what == DataPlane.END) break;
+            for (long stop = seq + step.count; seq < stop; seq++) {
+                buf.putLong(0, seq);
+                if (verify) pattern.write(buf, 0, seq);
+                buf.clear();
+                ep.send(buf);
             }
+            progress.messages = seq;
         }
-        progress.messages = seq;
         return seq;
     }
 
-    /** --batch N on a stream: N messages in one write. */
-    private static long batchedSends(Endpoint ep, CaseSettings c, long start, DataPlane.Pattern pattern,
-                                     Progress progress) throws IOException, KitException {
+    /** --batch N on a stream: N messages in one write (the schedule cuts the last by --count). */
+    private static long batchedSends(Endpoint ep, CaseSettings c, DataPlane.SendSchedule schedule,
+                                     DataPlane.Pattern pattern, Progress progress) throws IOException, KitException {
         int size = c.sizeBytes;
-        long end = start + (long) (c.durationS * 1e9);
         ByteBuffer block = message(ep, size * c.batch);
         for (int i = 0; i < c.batch; i++) pattern.write(block, i * size, 0);
         long seq = 0;
         while (true) {
-            long n = c.count > 0 ? Math.min(c.batch, c.count - seq) : c.batch;
-            if (n <= 0) break;
+            DataPlane.Step step = schedule.next(seq, System.nanoTime(), 0);
+            if (step.what == DataPlane.END) break;
+            long n = step.count;
             for (int i = 0; i < n; i++) {
                 block.putLong(i * size, seq + i);
                 if (c.verify) pattern.write(block, i * size, seq + i);
@@ -157,7 +153,6 @@ final class Loops {
             ep.send(block);
             seq += n;
             progress.messages = seq;
-            if (c.count == 0 && System.nanoTime() >= end) break;
         }
         return seq;
     }
@@ -165,21 +160,21 @@ final class Loops {
     /** --rate: each message in its slot, the slot (not the send time) written at offset 8. */
     private static long pacedSends(Endpoint ep, CaseSettings c, DataPlane.SendSchedule schedule, ByteBuffer buf,
                                    DataPlane.Pattern pattern, Progress progress) throws IOException, KitException {
-        long end = schedule.windowEnd();
         long seq = 0;
         while (true) {
-            if (c.count > 0 && seq >= c.count) break;
-            long due = schedule.due(seq);
-            if (c.count == 0 && due >= end) break;
-            if (due > System.nanoTime()) waitUntil(due);
+            DataPlane.Step step = schedule.next(seq, System.nanoTime(), 0);
+            if (step.what == DataPlane.END) break;
+            if (step.what == DataPlane.WAIT) {
+                waitUntil(step.due);
+                continue;
+            }
             buf.putLong(0, seq);
-            buf.putLong(DataPlane.TIMESTAMP_OFFSET, due);
+            buf.putLong(DataPlane.TIMESTAMP_OFFSET, step.due);
             if (c.verify) pattern.write(buf, 0, seq);
             buf.clear();
             ep.send(buf);
             seq++;
             progress.messages = seq;
-            if (c.count == 0 && System.nanoTime() >= end) break;
         }
         return seq;
     }
@@ -439,7 +434,7 @@ final class Loops {
             }
             Usage usage = new Usage();
             long start = System.nanoTime();
-            long end = start + (long) (c.durationS * 1e9);
+            long end = start + DataPlane.windowNs(c.durationS);
             long t = start;
             while (true) {
                 long t0 = t;
@@ -455,7 +450,7 @@ final class Loops {
                 }
                 seq++;
                 progress.messages = seq;
-                if (c.count > 0 ? seq >= c.count : t >= end) break;
+                if (DataPlane.pingsDone(c.count, seq, t, end)) break;
             }
             r.endNs = System.nanoTime();
             r.firstNs = start;
@@ -497,9 +492,9 @@ final class Loops {
                     break; // the pinger's end markers may all be lost
                 }
                 if (m == null) break;
-                long header = m.getLong(0);
-                if ((header & FLAG_END) != 0) break;
-                if (!timed && (header & FLAG_WARMUP) == 0) {
+                int step = DataPlane.pongerStep(m.getLong(0), timed);
+                if (step == DataPlane.PONG_END) break;
+                if (step == DataPlane.ECHO_FIRST_TIMED) {
                     timed = true;
                     usage.start();
                     start = System.nanoTime();

@@ -24,7 +24,7 @@ public final class Worker {
         Usage.threadId();
         for (String name : new String[] {"Loops", "Loops$Reader", "Loops$Tally", "Loops$Progress", "Loops$Job",
                 "DataPlane", "DataPlane$Pattern", "DataPlane$Histogram", "DataPlane$SequenceTracker",
-                "DataPlane$SendSchedule", "LoopResult", "Run", "Run$Task", "Run$Intervals", "CaseSettings"}) {
+                "DataPlane$SendSchedule", "DataPlane$Step", "LoopResult", "Run", "Run$Task", "Run$Intervals", "CaseSettings"}) {
             try {
                 Class.forName("ipcbench.kit." + name, true, Worker.class.getClassLoader());
             } catch (ClassNotFoundException e) {
