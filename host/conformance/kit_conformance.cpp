@@ -1,6 +1,7 @@
 #include "conformance/kit_conformance.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <optional>
 #include <string>
@@ -10,6 +11,7 @@
 #include "control/worker_messages.hpp"
 #include "harness/orchestrator.hpp"
 #include "platform/child_process.hpp"
+#include "platform/cpu_affinity.hpp"
 #include "platform/monotonic_clock.hpp"
 #include "platform/stream_socket.hpp"
 
@@ -37,6 +39,9 @@ struct data_case {
     model::traffic_direction direction = model::traffic_direction::forward;
     int batch = 1;        // messages per call; a count that is no multiple ends mid-batch
     double interval = 0;  // --interval: its lines add up to the totals
+    // The kit's side is judged on its CPU (within what the kernel counted for its process) or,
+    // pinned by --affinity, on where its threads may run, seen from outside.
+    enum class side_check { none, cpu_bounds, affinity } kit_side = side_check::none;
 };
 
 using model::measure_mode;
@@ -53,8 +58,14 @@ const data_case data_cases[] = {
     {"3 streams receive", model::measure_mode::throughput, 256, 3000, 3, 0, false},
     {"paced send", model::measure_mode::throughput, 64, 400, 1, 4000, true},
     {"paced receive", model::measure_mode::throughput, 64, 400, 1, 4000, false},
-    {"duration send", model::measure_mode::throughput, 64, 0, 1, 0, true},
-    {"duration receive", model::measure_mode::throughput, 64, 0, 1, 0, false},
+    {"duration send", model::measure_mode::throughput, 64, 0, 1, 0, true, false,
+     traffic_direction::forward, 1, 0, data_case::side_check::cpu_bounds},
+    {"duration receive", model::measure_mode::throughput, 64, 0, 1, 0, false, false,
+     traffic_direction::forward, 1, 0, data_case::side_check::cpu_bounds},
+    {"affinity send", measure_mode::throughput, 256, 0, 1, 0, true, false,
+     traffic_direction::forward, 1, 0, data_case::side_check::affinity},
+    {"affinity receive", measure_mode::throughput, 256, 0, 1, 0, false, false,
+     traffic_direction::forward, 1, 0, data_case::side_check::affinity},
     {"kit to kit", measure_mode::throughput, 1000, 20000, 1, 0, true, true},
     {"kit to kit ping", measure_mode::latency, 64, 2000, 1, 0, true, true},
     {"reverse", measure_mode::throughput, 256, 5000, 1, 0, true, false, traffic_direction::reverse},
@@ -88,7 +99,65 @@ model::case_settings settings_of(const data_case &d, const plugin::transport_inf
     if (d.interval > 0) c.duration_s = 0.5;
     (d.kit_sends ? c.sender_impl : c.receiver_impl) = kit;
     if (d.kit_both) c.sender_impl = c.receiver_impl = kit;
+    if (d.kit_side == data_case::side_check::affinity) {  // the kit on the last CPU
+        const int kit_cpu = std::max(0, platform::usable_cpu_count() - 1);
+        c.affinity.sender_cpu = d.kit_sends ? kit_cpu : 0;
+        c.affinity.receiver_cpu = d.kit_sends ? 0 : kit_cpu;
+    }
     return c;
+}
+
+// The kit's CPU against what the kernel counted for its whole process over the run: no more
+// than its process used (10 ms ticks and the span's ends: 15 points of a core, or a quarter),
+// and not nothing when its process was busy.
+std::string cpu_problem(const model::process_figures &kit) {
+    const double own = kit.cpu_percent, outside = kit.outside_cpu_percent;
+    if (outside <= 0) return "";  // not measured from outside (an agent's side)
+    if (own > outside + std::max(15.0, 0.25 * outside))
+        return fmt::format(
+            "it reported {:.0f}% CPU for its loops, its whole process used {:.0f}% "
+            "(the kernel's count): a kit reports its own threads' CPU time",
+            own, outside);
+    if (outside >= 30 && own <= 0)
+        return fmt::format(
+            "it reported no CPU while its process used {:.0f}% (the kernel's "
+            "count): a kit reports its loops' CPU time (getrusage RUSAGE_THREAD "
+            "or its runtime's equivalent)",
+            outside);
+    return "";
+}
+
+// --affinity: every thread of the kit's process may run on the CPU asked and no other (seen
+// from outside: the kernel's affinity of each thread), and the CPUs it reports are that one.
+std::string affinity_problem(const model::process_figures &kit, int cpu) {
+    if (kit.outside_allowed_cpus.empty()) return "";  // the system does not say (an agent's side)
+    const auto list = [](const std::vector<int> &v) {
+        return fmt::format("{}", fmt::join(v, ","));
+    };
+    if (kit.outside_allowed_cpus != std::vector<int>{cpu})
+        return fmt::format(
+            "--affinity asked CPU {} for the kit; its threads may run on CPUs {} "
+            "(the kernel's affinity of each): pin the process, every thread a "
+            "runtime has included",
+            cpu, list(kit.outside_allowed_cpus));
+    for (int seen : kit.cpus)
+        if (seen != cpu)
+            return fmt::format("--affinity asked CPU {}; the kit reports its loops on CPUs {}", cpu,
+                               list(kit.cpus));
+    if (kit.cpus.empty()) return "--affinity: the kit reports no CPU its loops ran on (cpus)";
+    return "";
+}
+
+std::string kit_side_problem(const report::case_result &r, const data_case &d) {
+    const auto &kit = d.kit_sends ? r.sender : r.receiver;
+    switch (d.kit_side) {
+        case data_case::side_check::cpu_bounds: return cpu_problem(kit);
+        case data_case::side_check::affinity:
+            return affinity_problem(kit, d.kit_sends ? r.settings.affinity.sender_cpu
+                                                     : r.settings.affinity.receiver_cpu);
+        case data_case::side_check::none: break;
+    }
+    return "";
 }
 
 // --interval: the lines add up to the run's messages and bytes, and traffic showed while it ran
@@ -173,6 +242,7 @@ check_result run_data_case_once(const kit::kit_registry &kits, const kit::kit_in
             problem = d.mode == model::measure_mode::latency
                           ? latency_problem(each, d, reliable)
                           : throughput_problem(each, d, reliable);
+        if (problem.empty()) problem = kit_side_problem(each, d);
     }
     if (problem.empty() && d.direction == traffic_direction::bidir && results.size() != 2)
         problem = fmt::format("{} results for a bidir case, not one a direction", results.size());

@@ -37,6 +37,10 @@ struct process_figures {
     // (harness: platform/process_usage); 0 for a side that runs on an agent.
     double outside_cpu_percent = 0;
     std::int64_t outside_max_rss_kib = 0;
+    // The CPUs its threads may run on at its result, every thread's affinity (a runtime's
+    // own threads too), from the kernel: --affinity's effect seen from outside; empty for a side
+    // on an agent or where the system does not say (Windows).
+    std::vector<int> outside_allowed_cpus;
     // What a kit says of its runtime (GC cycles, pause time...), by name.
     std::map<std::string, double> kit;
     // A side run by an `ipchost serve` agent: the most sessions (clients) it ran at once while
@@ -149,6 +153,7 @@ auto figure_fields(S &p, V &&v)
     v("runtime", p.runtime, false);
     v("outside_cpu_percent", p.outside_cpu_percent, false);
     v("outside_max_rss_kib", p.outside_max_rss_kib, false);
+    v("outside_allowed_cpus", p.outside_allowed_cpus, false);
     v("kit", p.kit, false);
     v("agent_sessions", p.agent_sessions, false);
 }

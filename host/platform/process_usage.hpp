@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <vector>
 
 namespace ipcbench::platform {
 
@@ -13,6 +14,10 @@ struct process_usage {
     double cpu_s = 0;  // user + system, all threads so far
     std::int64_t peak_rss_kib = 0;
     std::int64_t at_ns = 0;  // when it was read (monotonic)
+    // The CPUs any of its threads may run on: the union of every thread's affinity (Linux:
+    // /proc/PID/task/*/status Cpus_allowed_list), ascending; empty where it cannot be read
+    // (Windows: not read).
+    std::vector<int> allowed_cpus;
 };
 std::optional<process_usage> read_process_usage(long pid);
 

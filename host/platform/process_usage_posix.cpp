@@ -2,13 +2,46 @@
 
 #include <unistd.h>
 
+#include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <string>
 
 #include "platform/monotonic_clock.hpp"
 
 namespace ipcbench::platform {
+namespace {
+
+// "0-1,3" into {0, 1, 3}.
+void add_cpu_list(const std::string &list, std::set<int> &cpus) {
+    std::istringstream in(list);
+    std::string range;
+    while (std::getline(in, range, ',')) {
+        const auto dash = range.find('-');
+        try {
+            const int first = std::stoi(range.substr(0, dash));
+            const int last = dash == std::string::npos ? first : std::stoi(range.substr(dash + 1));
+            for (int c = first; c <= last && c < 4096; ++c) cpus.insert(c);
+        } catch (const std::exception &) {
+            return;  // not a list: nothing more from this thread
+        }
+    }
+}
+
+std::vector<int> allowed_cpus_of(const std::string &dir) {
+    std::set<int> cpus;
+    std::error_code ec;
+    for (const auto &task : std::filesystem::directory_iterator(dir + "/task", ec)) {
+        std::ifstream status(task.path() / "status");
+        std::string line;
+        while (std::getline(status, line))
+            if (line.rfind("Cpus_allowed_list:", 0) == 0) add_cpu_list(line.substr(18), cpus);
+    }
+    return {cpus.begin(), cpus.end()};
+}
+
+}  // namespace
 
 std::optional<process_usage> read_process_usage(long pid) {
     const std::string dir = "/proc/" + std::to_string(pid);
@@ -34,6 +67,7 @@ std::optional<process_usage> read_process_usage(long pid) {
     std::string line;
     while (std::getline(status, line))
         if (line.rfind("VmHWM:", 0) == 0) u.peak_rss_kib = std::stoll(line.substr(6));
+    u.allowed_cpus = allowed_cpus_of(dir);
     return u;
 }
 

@@ -1,6 +1,7 @@
 // Kits: workers in Go and Python meet ipchost's native worker on the same FIFO, socket or queue
 // (docs/worker-protocol.md). What a kit counts is checked against the other side, byte for byte;
 // a broken kit fails only the cases that use it, with its reason.
+#include <fmt/format.h>
 #include <catch2/catch.hpp>
 
 #include <filesystem>
@@ -10,6 +11,7 @@
 #include <string>
 #include <thread>
 
+#include "platform/cpu_affinity.hpp"
 #include "support/json_schema.hpp"
 #include "support/process_runner.hpp"
 #include "support/skip.hpp"
@@ -757,6 +759,32 @@ TEST_CASE("check --impl catches a kit that miscounts or ignores the version, by 
     CHECK(run.exit_code == 1);
     CHECK_THAT(run.out, Catch::Contains("FAIL socket.unix        intervals receive"));
     CHECK_THAT(run.out, Catch::Contains("PASS socket.unix        receive 100 B"));
+}
+
+TEST_CASE("check --impl catches a kit that pins itself elsewhere or reports CPU it did not use",
+          "[kits]") {
+    if (ipcbench::platform::usable_cpu_count() < 2)
+        IPCBENCH_SKIP("one usable CPU: no other CPU to pin to");
+    ipcbench::test::temp_dir dir;
+    write_kit(dir.path(), "loose", "wrong-cpu");
+    write_kit(dir.path(), "greedy", "cpu-inflated");
+    auto run = run_ipchost(
+        {"check", "--kit-dir", dir.path(), "--impl", "loose", "--plugin", "socket.unix"}, {}, 170);
+    INFO(run.out);
+    CHECK(run.exit_code == 1);
+    const int last = ipcbench::platform::usable_cpu_count() - 1;
+    CHECK_THAT(run.out, Catch::Contains("FAIL socket.unix        affinity send") &&
+                            Catch::Contains(fmt::format("--affinity asked CPU {} for the kit; its "
+                                                        "threads may run on CPUs 0 ",
+                                                        last)));
+    CHECK_THAT(run.out, Catch::Contains("PASS socket.unix        duration send"));
+    run = run_ipchost(
+        {"check", "--kit-dir", dir.path(), "--impl", "greedy", "--plugin", "socket.unix"}, {}, 170);
+    INFO(run.out);
+    CHECK(run.exit_code == 1);
+    CHECK_THAT(run.out, Catch::Contains("FAIL socket.unix        duration send") &&
+                            Catch::Contains("its whole process used"));
+    CHECK_THAT(run.out, Catch::Contains("PASS socket.unix        affinity send"));
 }
 
 TEST_CASE("check --impl go passes", "[kits]") {

@@ -10,6 +10,8 @@ that each check of ipchost (a run, ipchost check --impl) catches it:
   ignore-version  takes a welcome it did not offer, and messages before the welcome
   refuse-wrongly  refuses a message it cannot take with status -9 (unsupported), not -4
   late-count      a real Python worker whose streams publish no count while they run
+  wrong-cpu       a real Python worker that pins itself to the CPU after the one --affinity asks
+  cpu-inflated    a real Python worker that reports three times the CPU its loops used
 """
 
 import os
@@ -65,6 +67,16 @@ def main():
             messages = property(lambda self: self.__dict__.get("_m", 0) if self.finished else 0,
                                 lambda self, v: self.__dict__.__setitem__("_m", v))
         loops.Progress = Hidden
+    if mode == "wrong-cpu":
+        pin = os.sched_setaffinity
+        os.sched_setaffinity = lambda pid, cpus: pin(pid, {(min(cpus) + 1) % os.cpu_count()})
+    if mode == "cpu-inflated":
+        class Inflated(loops.Usage):
+            def stop(self):
+                u = super().stop()
+                u["cpu_user_s"] = 3 * u["cpu_user_s"] + 0.2
+                return u
+        loops.Usage = Inflated
     return session.Session(sock, name).serve()
 
 
