@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <cstdlib>
 #include <optional>
 #include <string>
 
@@ -474,6 +475,94 @@ check_result connect_timeout_check(const kit::kit_info &k) {
 
 }  // namespace
 
+// One transport option a kit must apply and report read back (docs/worker-protocol.md,
+// "Transports" and rule 8), and one it must refuse by name, where the contract has one.
+struct option_case {
+    const char *transport;
+    const char *key, *value;
+    bool at_least;  // the kernel may round up (socket buffers are doubled): >= value
+    const char *refused_key, *refused_value;
+};
+
+const option_case option_cases[] = {
+    {"pipe.fifo", "pipe_size", "131072", false, "splice", "vmsplice"},
+    {"socket.unix", "sndbuf", "262144", true, nullptr, nullptr},
+    {"socket.tcp", "nodelay", "0", false, "zerocopy", "1"},
+    {"udp.inet", "rcvbuf", "262144", true, nullptr, nullptr},
+    {"mq.sysv", "queue_bytes", "8192", false, nullptr, nullptr},
+    {"mq.posix", "maxmsg", "5", false, nullptr, nullptr},
+};
+
+// A short kit-to-kit case with one option: every setting reported comes from the kit.
+std::vector<report::case_result> run_with_option(const kit::kit_registry &kits,
+                                                 const kit::kit_info &k,
+                                                 const plugin::transport_info &t,
+                                                 const std::string &key, const std::string &value) {
+    data_case d{"option", measure_mode::throughput, 256, 2000, 1, 0, true, true};
+    auto c = settings_of(d, t, k.manifest.name);
+    c.options[key] = value;
+    return harness::run_case(t, c, nullptr, nullptr, &kits);
+}
+
+// What the kits reported for `key` (KEY, and KEY@SIDE where the two differed) against what was
+// asked; "" when each side read back the value asked (or more, where the kernel rounds up).
+std::string option_problem(const report::case_result &r, const option_case &o) {
+    int reported = 0;
+    for (const auto &[name, got] : r.options) {
+        if (name != o.key && name.rfind(std::string(o.key) + "@", 0) != 0) continue;
+        ++reported;
+        const bool ok = o.at_least ? std::strtoull(got.c_str(), nullptr, 10) >=
+                                         std::strtoull(o.value, nullptr, 10)
+                                   : got == o.value;
+        if (!ok)
+            return fmt::format(
+                "--opt {}={}: the kit reported {} = {}, where the setting read "
+                "back from the system is {}{}",
+                o.key, o.value, name, got, o.at_least ? "at least " : "", o.value);
+    }
+    if (!reported)
+        return fmt::format(
+            "--opt {}={}: the kit reported no '{}' setting (its transport's "
+            "section lists it; rule 8)",
+            o.key, o.value, o.key);
+    return "";
+}
+
+std::vector<check_result> option_checks(const kit::kit_registry &kits, const kit::kit_info &k,
+                                        const plugin::transport_info &t) {
+    std::vector<check_result> out;
+    for (const auto &o : option_cases) {
+        if (t.id != o.transport) continue;
+        check_result applied{t.id, "option applied", false, ""};
+        const auto results = run_with_option(kits, k, t, o.key, o.value);
+        const auto &r = results.front();
+        if (!r.ok()) {
+            applied.detail = fmt::format("--opt {}={}: {}", o.key, o.value, r.error);
+        } else {
+            applied.detail = option_problem(r, o);
+            applied.passed = applied.detail.empty();
+            if (applied.passed) applied.detail = fmt::format("{}={} read back", o.key, o.value);
+        }
+        out.push_back(applied);
+        if (!o.refused_key) continue;
+        check_result refused{t.id, "option refused", false, ""};
+        const auto no = run_with_option(kits, k, t, o.refused_key, o.refused_value).front();
+        if (no.ok())
+            refused.detail = fmt::format(
+                "--opt {}={} ran, where the kit's contract has no such "
+                "setting: it must refuse it, naming '{}'",
+                o.refused_key, o.refused_value, o.refused_key);
+        else if (no.error.find(o.refused_key) == std::string::npos)
+            refused.detail =
+                "the refusal does not name '" + std::string(o.refused_key) + "': " + no.error;
+        else
+            refused.passed = true;
+        if (refused.passed) refused.detail = no.error.substr(0, 160);
+        out.push_back(refused);
+    }
+    return out;
+}
+
 std::vector<check_result> run_kit_conformance(
     const kit::kit_registry &kits, const kit::kit_info &k,
     const std::vector<const plugin::transport_info *> &transports,
@@ -488,6 +577,7 @@ std::vector<check_result> run_kit_conformance(
     for (const auto *t : transports) {
         if (!k.offers(t->id)) continue;
         for (const auto &d : data_cases) add(run_data_case(kits, k, *t, d));
+        for (auto &r : option_checks(kits, k, *t)) add(std::move(r));
     }
     return all;
 }
