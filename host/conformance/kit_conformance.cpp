@@ -15,6 +15,7 @@
 #include "platform/cpu_affinity.hpp"
 #include "platform/monotonic_clock.hpp"
 #include "platform/stream_socket.hpp"
+#include "platform/system_info.hpp"
 
 namespace ipcbench::conformance {
 namespace {
@@ -42,7 +43,9 @@ struct data_case {
     double interval = 0;  // --interval: its lines add up to the totals
     // The kit's side is judged on its CPU (within what the kernel counted for its process) or,
     // pinned by --affinity, on where its threads may run, seen from outside.
-    enum class side_check { none, cpu_bounds, affinity } kit_side = side_check::none;
+    // corrupted_one: the native sender corrupts one message (payload_pattern.hpp) and the kit's
+    // --verify must find exactly that one.
+    enum class side_check { none, cpu_bounds, affinity, corrupted_one } kit_side = side_check::none;
 };
 
 using model::measure_mode;
@@ -67,6 +70,8 @@ const data_case data_cases[] = {
      traffic_direction::forward, 1, 0, data_case::side_check::affinity},
     {"affinity receive", measure_mode::throughput, 256, 0, 1, 0, false, false,
      traffic_direction::forward, 1, 0, data_case::side_check::affinity},
+    {"verify finds a byte", measure_mode::throughput, 256, 2000, 1, 0, false, false,
+     traffic_direction::forward, 1, 0, data_case::side_check::corrupted_one},
     {"kit to kit", measure_mode::throughput, 1000, 20000, 1, 0, true, true},
     {"kit to kit ping", measure_mode::latency, 64, 2000, 1, 0, true, true},
     {"reverse", measure_mode::throughput, 256, 5000, 1, 0, true, false, traffic_direction::reverse},
@@ -149,9 +154,22 @@ std::string affinity_problem(const model::process_figures &kit, int cpu) {
     return "";
 }
 
+// The message the native sender corrupts in a corrupted_one case (the 778th).
+constexpr std::uint64_t corrupted_message = 777;
+
 std::string kit_side_problem(const report::case_result &r, const data_case &d) {
     const auto &kit = d.kit_sends ? r.sender : r.receiver;
     switch (d.kit_side) {
+        case data_case::side_check::corrupted_one:
+            // Over UDP the one corrupted datagram may be lost: none is then fine.
+            if (r.integrity.corrupted > 1 ||
+                (r.integrity.corrupted == 0 &&
+                 r.integrity.messages_received == r.integrity.messages_sent))
+                return fmt::format(
+                    "--verify: message {} came with its last byte flipped; the kit "
+                    "counted {} corrupted messages, where one was",
+                    corrupted_message, r.integrity.corrupted);
+            return "";
         case data_case::side_check::cpu_bounds: return cpu_problem(kit);
         case data_case::side_check::affinity:
             return affinity_problem(kit, d.kit_sends ? r.settings.affinity.sender_cpu
@@ -192,7 +210,8 @@ std::string interval_problem(const report::case_result &r) {
 std::string throughput_problem(const report::case_result &r, const data_case &d, bool reliable) {
     const auto &i = r.integrity;
     const std::uint64_t expected = d.count * static_cast<std::uint64_t>(d.streams);
-    if (i.corrupted) return fmt::format("{} messages corrupted", i.corrupted);
+    if (i.corrupted && d.kit_side != data_case::side_check::corrupted_one)
+        return fmt::format("{} messages corrupted", i.corrupted);
     if (i.duplicated) return fmt::format("{} messages duplicated", i.duplicated);
     if (i.messages_received > i.messages_sent)
         return fmt::format("messages_received {} is more than messages_sent {}",
@@ -221,11 +240,31 @@ std::string latency_problem(const report::case_result &r, const data_case &d, bo
     return "";
 }
 
+// The native sender of a corrupted_one case corrupts one message, told by its environment.
+class corrupting_sender {
+public:
+    explicit corrupting_sender(bool on) : on_(on) {
+        if (on_)
+            platform::set_environment_variable("IPCBENCH_CHECK_CORRUPT_MESSAGE",
+                                               std::to_string(corrupted_message));
+    }
+    ~corrupting_sender() {
+        if (on_) platform::set_environment_variable("IPCBENCH_CHECK_CORRUPT_MESSAGE", "");
+    }
+    corrupting_sender(const corrupting_sender &) = delete;
+    corrupting_sender &operator=(const corrupting_sender &) = delete;
+
+private:
+    bool on_;
+};
+
 check_result run_data_case_once(const kit::kit_registry &kits, const kit::kit_info &k,
                                 const plugin::transport_info &t, const data_case &d) {
     check_result out{t.id, d.name, false, ""};
-    const auto results =
-        harness::run_case(t, settings_of(d, t, k.manifest.name), nullptr, nullptr, &kits);
+    const auto results = [&] {
+        corrupting_sender corrupting(d.kit_side == data_case::side_check::corrupted_one);
+        return harness::run_case(t, settings_of(d, t, k.manifest.name), nullptr, nullptr, &kits);
+    }();
     const auto &r = results.front();
     if (r.status == report::case_status::skipped) {  // a kernel limit, said by either side
         out.passed = true;

@@ -26,4 +26,8 @@ bool stderr_is_terminal();
 // environment (a Kubernetes Secret) stays in the process that reads it. nullopt when unset.
 std::optional<std::string> take_environment_variable(const std::string &name);
 
+// Sets `name` in this process's environment, which the processes it starts inherit; an empty
+// value removes it.
+void set_environment_variable(const std::string &name, const std::string &value);
+
 }  // namespace ipcbench::platform

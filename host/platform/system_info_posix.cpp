@@ -58,6 +58,13 @@ bool stderr_is_terminal() {
     return isatty(2) == 1;
 }
 
+void set_environment_variable(const std::string &name, const std::string &value) {
+    if (value.empty())
+        unsetenv(name.c_str());
+    else
+        setenv(name.c_str(), value.c_str(), 1);  // NOLINT(concurrency-mt-unsafe): set between runs
+}
+
 std::optional<std::string> take_environment_variable(const std::string &name) {
     char *value = std::getenv(name.c_str());
     if (value == nullptr) return std::nullopt;

@@ -86,6 +86,11 @@ bool stderr_is_terminal() {
     return _isatty(2) != 0;
 }
 
+void set_environment_variable(const std::string &name, const std::string &value) {
+    _putenv_s(name.c_str(), value.c_str());  // an empty value removes the variable
+    SetEnvironmentVariableA(name.c_str(), value.empty() ? nullptr : value.c_str());
+}
+
 std::optional<std::string> take_environment_variable(const std::string &name) {
     const char *value = std::getenv(name.c_str());
     if (value == nullptr) return std::nullopt;

@@ -2,6 +2,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <vector>
 
@@ -32,5 +33,18 @@ private:
     std::size_t offset_, length_;
     std::vector<unsigned char> table_;
 };
+
+// `ipchost check --impl` proves a kit's --verify by one corrupted message: its native sender,
+// started with IPCBENCH_CHECK_CORRUPT_MESSAGE=N in its environment (set by the check for that
+// case, never by a user's run), flips the last byte of timed message N when --verify is on.
+// No such message otherwise (UINT64_MAX).
+inline std::uint64_t message_to_corrupt(bool verify, std::size_t message_size,
+                                        std::size_t pattern_offset) {
+    const char *n =
+        verify && message_size > pattern_offset
+            ? std::getenv("IPCBENCH_CHECK_CORRUPT_MESSAGE")  // NOLINT(concurrency-mt-unsafe)
+            : nullptr;
+    return n && *n ? std::strtoull(n, nullptr, 10) : UINT64_MAX;
+}
 
 }  // namespace ipcbench::timed

@@ -29,6 +29,9 @@ stream_engine::stream_engine(std::vector<stream_task *> tasks, const job &j,
       pattern_(j.settings.size_bytes, model::receives(j.kind) || j.kind == job_kind::send
                                           ? pattern_offset(j)
                                           : header_bytes),
+      corrupt_(model::sends(j.kind)
+                   ? message_to_corrupt(j.settings.verify, size_, pattern_offset(j))
+                   : UINT64_MAX),
       paced_(j.settings.rate_per_s > 0 && j.kind != job_kind::ping && j.kind != job_kind::pong),
       batch_(j.stream && !paced_ && j.kind != job_kind::ping && j.kind != job_kind::pong
                  ? static_cast<std::uint32_t>(std::max(1, j.settings.batch))
@@ -96,6 +99,7 @@ void stream_engine::write_message(driven &d, std::uint32_t index, std::uint64_t 
     unsigned char *m = d.send.bytes.data() + std::size_t{index} * size_;
     write_header(m, header);
     if (j_.settings.verify) pattern_.write(m, header & sequence_mask);
+    if (header == corrupt_) m[size_ - 1] ^= 1;  // a timed message's header is its number
     if (paced_) write_u64(m + timestamp_offset, static_cast<std::uint64_t>(scheduled));
 }
 

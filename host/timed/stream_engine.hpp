@@ -111,6 +111,7 @@ protected:
     const model::job &j_;
     const std::size_t size_;
     const payload_pattern pattern_;
+    const std::uint64_t corrupt_;  // check --impl's corrupted message (payload_pattern.hpp)
     const bool paced_;
     // Messages per send: --batch on a stream transport's throughput sender (the messages go
     // back to back in one buffer), otherwise 1.

@@ -93,6 +93,7 @@ loop_result run_sender(plugin::transport_endpoint &out, const job &j, stream_pro
 
     timing::send_schedule schedule(c, path.batch());
     const std::uint64_t stride = timing::clock_stride(c.size_bytes);
+    const std::uint64_t corrupt = message_to_corrupt(c.verify, c.size_bytes, pattern_offset(j));
     auto usage_before = platform::sample_thread_usage();
     const std::int64_t start = now_ns();
     schedule.begin_window(start);
@@ -113,6 +114,7 @@ loop_result run_sender(plugin::transport_endpoint &out, const job &j, stream_pro
             [&](unsigned char *m, std::uint32_t i) {
                 write_header(m, seq + i);
                 if (write_payload) pattern.write(m, seq + i);
+                if (seq + i == corrupt) m[c.size_bytes - 1] ^= 1;
                 if (paced) write_u64(m + timestamp_offset, static_cast<std::uint64_t>(step.due_ns));
             },
             &n, IPCB_WAIT_FOREVER);

@@ -761,8 +761,10 @@ TEST_CASE("check --impl catches a kit that miscounts or ignores the version, by 
     CHECK_THAT(run.out, Catch::Contains("PASS socket.unix        receive 100 B"));
 }
 
-TEST_CASE("check --impl catches a kit that pins itself elsewhere or reports CPU it did not use",
-          "[kits]") {
+TEST_CASE(
+    "check --impl catches a kit that pins itself elsewhere or reports CPU it did not use or "
+    "verifies nothing",
+    "[kits]") {
     if (ipcbench::platform::usable_cpu_count() < 2)
         IPCBENCH_SKIP("one usable CPU: no other CPU to pin to");
     ipcbench::test::temp_dir dir;
@@ -785,6 +787,14 @@ TEST_CASE("check --impl catches a kit that pins itself elsewhere or reports CPU 
     CHECK_THAT(run.out, Catch::Contains("FAIL socket.unix        duration send") &&
                             Catch::Contains("its whole process used"));
     CHECK_THAT(run.out, Catch::Contains("PASS socket.unix        affinity send"));
+    write_kit(dir.path(), "blind", "blind");
+    run = run_ipchost(
+        {"check", "--kit-dir", dir.path(), "--impl", "blind", "--plugin", "socket.unix"}, {}, 170);
+    INFO(run.out);
+    CHECK(run.exit_code == 1);
+    CHECK_THAT(run.out, Catch::Contains("FAIL socket.unix        verify finds a byte") &&
+                            Catch::Contains("the kit counted 0 corrupted messages, where one was"));
+    CHECK_THAT(run.out, Catch::Contains("PASS socket.unix        receive 100 B"));
 }
 
 TEST_CASE("check --impl go passes", "[kits]") {

@@ -12,6 +12,7 @@ that each check of ipchost (a run, ipchost check --impl) catches it:
   late-count      a real Python worker whose streams publish no count while they run
   wrong-cpu       a real Python worker that pins itself to the CPU after the one --affinity asks
   cpu-inflated    a real Python worker that reports three times the CPU its loops used
+  blind           a real Python worker whose --verify finds every payload intact
 """
 
 import os
@@ -70,6 +71,9 @@ def main():
     if mode == "wrong-cpu":
         pin = os.sched_setaffinity
         os.sched_setaffinity = lambda pid, cpus: pin(pid, {(min(cpus) + 1) % os.cpu_count()})
+    if mode == "blind":
+        from ipcbench_kit import dataplane
+        dataplane.Pattern.matches = lambda self, buf, seq: True
     if mode == "cpu-inflated":
         class Inflated(loops.Usage):
             def stop(self):
