@@ -20,6 +20,7 @@
 #include "report/csv_report.hpp"
 #include "report/json_lines.hpp"
 #include "report/placement_warning.hpp"
+#include "report/repetition_summary.hpp"
 #include "report/result_columns.hpp"
 
 namespace ipcbench::cli {

@@ -283,9 +283,4 @@ using model::setup_figures;
 using model::stream_figures;
 using model::throughput_figures;
 using model::to_string;
-// Fills r's top-level figures from r.repetitions: medians of the repetitions' figures, latency
-// from their merged histograms, integrity summed; adds warnings for noisy figures (cv above
-// cv_warning), lost messages, and repetitions that failed.
-// (report/repetition_summary.cpp)
-void summarize_repetitions(case_result &r, double cv_warning);
 }  // namespace ipcbench::report

@@ -1,6 +1,6 @@
-#include <fmt/format.h>
+#include "report/repetition_summary.hpp"
 
-#include "model/case_result.hpp"
+#include <fmt/format.h>
 
 #include <algorithm>
 #include <set>

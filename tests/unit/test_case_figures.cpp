@@ -16,6 +16,7 @@
 #include "harness/scale_figures.hpp"
 #include "report/csv_report.hpp"
 #include "report/json_report.hpp"
+#include "report/repetition_summary.hpp"
 #include "report/table_report.hpp"
 
 using namespace ipcbench;

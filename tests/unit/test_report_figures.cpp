@@ -7,6 +7,7 @@
 #include "model/case_result.hpp"
 #include "report/csv_report.hpp"
 #include "report/placement_warning.hpp"
+#include "report/repetition_summary.hpp"
 #include "report/run_report.hpp"
 
 using namespace ipcbench::report;
