@@ -98,9 +98,13 @@ void fill_throughput(report::case_result &r, const loop_result &sent, const loop
     r.integrity.duplicated = received.duplicates;
     r.integrity.beyond_window = received.beyond_window;
     r.integrity.corrupted = received.corrupted;
-    r.sender = figures_from(sent, sent.messages_sent, static_cast<double>(sent.bytes_sent));
+    // Bytes are messages x size, here and nowhere else on the host: a worker's bytes_sent and
+    // bytes_received (protocol 1.0 fields) are not read, so a kit cannot make them disagree.
+    const double size = static_cast<double>(r.settings.size_bytes);
+    r.sender =
+        figures_from(sent, sent.messages_sent, static_cast<double>(sent.messages_sent) * size);
     r.receiver = figures_from(received, received.messages_received,
-                              static_cast<double>(received.bytes_received));
+                              static_cast<double>(received.messages_received) * size);
     for (std::size_t k = 0; k < received.streams.size(); ++k) {
         const loop_result &s = received.streams[k];
         const loop_result *sender = k < sent.streams.size() ? &sent.streams[k] : nullptr;
