@@ -262,6 +262,82 @@ struct case_result {
 std::map<std::string, double> comparable_figures(const case_result &r);
 bool higher_is_better(const std::string &figure);
 
+// The result file's other groups, by the same rule. A field may be a group itself (its own
+// field list: an object), an optional group (null when absent), or members written as one
+// nested object (`v.group(name, fields)`), so the file's layout stays what the schema says.
+template <class S, class V>
+auto figure_fields(S &s, V &&v)
+    -> std::enable_if_t<std::is_same_v<std::remove_const_t<S>, setup_figures>> {
+    v("connections", s.connections, true);
+    v("seconds", s.seconds, true);
+    v("per_second", s.per_second, true);
+    v.group("latency_ns", [&](auto &&g) {
+        g("p50", s.p50_ns, true);
+        g("p99", s.p99_ns, true);
+        g("max", s.max_ns, true);
+    });
+}
+
+template <class S, class V>
+auto figure_fields(S &s, V &&v)
+    -> std::enable_if_t<std::is_same_v<std::remove_const_t<S>, stats::stream_spread>> {
+    v("streams", s.n, true);
+    v.group("bytes_per_sec", [&](auto &&g) {
+        g("min", s.min, true);
+        g("p50", s.p50, true);
+        g("p99", s.p99, true);
+        g("max", s.max, true);
+    });
+    v("jain_fairness", s.jain, true);
+}
+
+template <class S, class V>
+auto figure_fields(S &s, V &&v)
+    -> std::enable_if_t<std::is_same_v<std::remove_const_t<S>, stream_figures>> {
+    v("messages", s.messages, false);
+    v("messages_per_sec", s.messages_per_sec, false);
+    v("bytes_per_sec", s.bytes_per_sec, false);
+    v("lost", s.lost, false);
+    v("placement", s.placement, false);
+}
+
+template <class S, class V>
+auto figure_fields(S &t, V &&v)
+    -> std::enable_if_t<std::is_same_v<std::remove_const_t<S>, repetition_totals>> {
+    v("duration_s", t.duration_s, true);
+    v("integrity", t.integrity, true);
+    v("latency_samples", t.latency_samples, true);
+}
+
+template <class S, class V>
+auto figure_fields(S &o, V &&v)
+    -> std::enable_if_t<std::is_same_v<std::remove_const_t<S>, printed_output>> {
+    v("bytes", o.bytes, true);
+    v("text", o.text, true);
+}
+
+template <class S, class V>
+auto figure_fields(S &i, V &&v)
+    -> std::enable_if_t<std::is_same_v<std::remove_const_t<S>, interval_figures>> {
+    v("end_s", i.end_s, false);
+    v("seconds", i.seconds, false);
+    v("messages", i.messages, false);
+    v("bytes", i.bytes, false);
+    v("lost", i.lost, false);
+}
+
+// A statistic over repetitions as written; a reader recomputes it from its samples.
+template <class S, class V>
+auto figure_fields(S &s, V &&v)
+    -> std::enable_if_t<std::is_same_v<std::remove_const_t<S>, stats::summary>> {
+    v("median", s.median, false);
+    v("mean", s.mean, false);
+    v("min", s.min, false);
+    v("max", s.max, false);
+    v("stddev", s.stddev, false);
+    v("cv", s.cv, false);
+}
+
 }  // namespace ipcbench::model
 
 // The reports render the model under these names (report/ was its first home).

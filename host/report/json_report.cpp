@@ -9,37 +9,86 @@
 namespace ipcbench::report {
 namespace {
 
+// The run's settings as the header writes them: the defaults every case started from.
+struct header_settings {
+    run_report &r;
+};
+
+}  // namespace
+}  // namespace ipcbench::report
+
+// The header's groups have field lists too (the result's groups are in model/case_result.hpp).
+namespace ipcbench::model {
+
+template <class S, class V>
+auto figure_fields(S &e, V &&v)
+    -> std::enable_if_t<std::is_same_v<std::remove_const_t<S>, platform::system_info>> {
+    v("os", e.os, false);
+    v("kernel", e.kernel, false);
+    v("machine", e.machine, false);
+    v("cpu_model", e.cpu_model, false);
+    v("cpu_governor", e.governor, false);
+    v("cores", e.cores, false);
+    v("hostname", e.hostname, false);
+    v("load_average_1m", e.load_average_1m, false);
+}
+
+template <class S, class V>
+auto figure_fields(S &h, V &&v)
+    -> std::enable_if_t<std::is_same_v<std::remove_const_t<S>, report::header_settings>> {
+    v("duration_s", h.r.defaults.duration_s, false);
+    v("warmup_s", h.r.defaults.warmup_s, false);
+    v("count", h.r.defaults.count, false);
+    v("repeat", h.r.repeat, false);
+    v("peer", h.r.peer, false);
+    v("from", h.r.from, false);
+}
+
+}  // namespace ipcbench::model
+
+namespace ipcbench::report {
+namespace {
+
 using nlohmann::json;
 
-// A figure group to JSON and back, by its one field list (model/case_result.hpp).
+// A figure group to JSON and back, by its one field list (model/case_result.hpp). A field is
+// a value, a group with its own field list (an object), or an optional group (null when absent).
+template <class T, class = void>
+struct has_fields : std::false_type {};
+template <class T>
+struct has_fields<
+    T, std::void_t<decltype(model::figure_fields(std::declval<T &>(), std::declval<void (*)()>()))>>
+    : std::true_type {};
+
+template <class T>
+struct is_optional : std::false_type {};
+template <class T>
+struct is_optional<std::optional<T>> : std::true_type {};
+
+template <class S>
+json figures_json(const S &figures);
+
+template <class T>
+json value_json(const T &field) {
+    if constexpr (has_fields<T>::value)
+        return figures_json(field);
+    else if constexpr (is_optional<T>::value)
+        return field ? value_json(*field) : json(nullptr);
+    else
+        return json(field);
+}
+
 struct figure_writer {
     json &out;
     template <class T>
     void operator()(const char *name, const T &field, bool) {
-        out[name] = field;
+        out[name] = value_json(field);
     }
-};
-
-// Type-checked: a result file is untrusted input. A field that is missing but not required
-// (added after 1.0) reads as its default.
-struct figure_reader {
-    const json &in;
-    const char *group;
-    template <class T>
-    void operator()(const char *name, T &field, bool required) {
-        const auto it = in.find(name);
-        if (it == in.end()) {
-            if (required)
-                throw std::runtime_error(std::string("result field '") + group + "." + name +
-                                         "' is missing");
-            return;
-        }
-        try {
-            field = it->get<T>();
-        } catch (const json::exception &) {
-            throw std::runtime_error(std::string("result field '") + group + "." + name +
-                                     "' has the wrong type (" + it->type_name() + ")");
-        }
+    template <class F>
+    void group(const char *name, F &&fields) {
+        json sub = json::object();
+        fields(figure_writer{sub});
+        out[name] = std::move(sub);
     }
 };
 
@@ -51,9 +100,55 @@ json figures_json(const S &figures) {
 }
 
 template <class S>
-S figures_from(const json &in, const char *group) {
-    if (!in.is_object())
-        throw std::runtime_error(std::string("result field '") + group + "' must be an object");
+S figures_from(const json &in, const std::string &group);
+
+// Type-checked: a result file is untrusted input. A field that is missing but not required
+// (added after 1.0) reads as its default.
+struct figure_reader {
+    const json &in;
+    std::string where;  // the group's name in the file, for errors
+
+    template <class T>
+    void read(const json &value, const std::string &name, T &field) {
+        if constexpr (has_fields<T>::value) {
+            field = figures_from<T>(value, name);
+        } else if constexpr (is_optional<T>::value) {
+            if (value.is_null())
+                field.reset();
+            else
+                read(value, name, field.emplace());
+        } else {
+            try {
+                field = value.get<T>();
+            } catch (const json::exception &) {
+                throw std::runtime_error("result field '" + name + "' has the wrong type (" +
+                                         value.type_name() + ")");
+            }
+        }
+    }
+    template <class T>
+    void operator()(const char *name, T &field, bool required) {
+        const auto it = in.find(name);
+        if (it == in.end()) {
+            if (required)
+                throw std::runtime_error("result field '" + where + "." + name + "' is missing");
+            return;
+        }
+        read(*it, where + "." + name, field);
+    }
+    template <class F>
+    void group(const char *name, F &&fields) {
+        const auto it = in.find(name);
+        const std::string inner = where + "." + name;
+        if (it == in.end() || !it->is_object())
+            throw std::runtime_error("result field '" + inner + "' must be an object");
+        fields(figure_reader{*it, inner});
+    }
+};
+
+template <class S>
+S figures_from(const json &in, const std::string &group) {
+    if (!in.is_object()) throw std::runtime_error("result field '" + group + "' must be an object");
     S figures;
     model::figure_fields(figures, figure_reader{in, group});
     return figures;
@@ -62,26 +157,15 @@ S figures_from(const json &in, const char *group) {
 // Only sides that printed: {"receiver": {"bytes": 4194304, "text": "first 4 KiB..."}}.
 json worker_output_json(const case_result &r) {
     json out = json::object();
-    for (const auto &[side, printed] : r.worker_output)
-        out[side] = {{"bytes", printed.bytes}, {"text", printed.text}};
+    for (const auto &[side, printed] : r.worker_output) out[side] = figures_json(printed);
     return out;
 }
 
-json placement_json(const std::optional<placement_figures> &p) {
-    return p ? figures_json(*p) : json(nullptr);
-}
-
-std::optional<placement_figures> placement_from(const json &j) {
+// An optional group: null or absent reads as none.
+template <class S>
+std::optional<S> optional_from(const json &j, const std::string &group) {
     if (j.is_null()) return std::nullopt;
-    return figures_from<placement_figures>(j, "placement");
-}
-
-json integrity_json(const integrity_figures &i) {
-    return figures_json(i);
-}
-
-integrity_figures integrity_from(const json &i) {
-    return figures_from<integrity_figures>(i, "integrity");
+    return figures_from<S>(j, group);
 }
 
 // What every result says of itself, measured or not.
@@ -110,7 +194,7 @@ json identity_json(const case_result &r) {
 }  // namespace
 
 json interval_to_json(const interval_figures &i) {
-    json v = i;
+    json v = figures_json(i);
     v["mb_per_sec"] = model::megabytes(model::per_second(static_cast<double>(i.bytes), i.seconds));
     return v;
 }
@@ -126,7 +210,7 @@ json result_json(const case_result &r, bool per_stream_list) {
     j["data_path"] = r.data_path;
     j["duration_s"] = r.duration_s;
     j["options"] = r.options;
-    j["placement"] = placement_json(r.placement);
+    j["placement"] = value_json(r.placement);
     j["throughput"] = nullptr;
     j["latency_ns"] = nullptr;
     if (r.throughput) {
@@ -136,33 +220,15 @@ json result_json(const case_result &r, bool per_stream_list) {
         t["mbit_per_sec"] = model::megabits(r.throughput->bytes_per_sec);
     }
     if (r.latency) j["latency_ns"] = figures_json(*r.latency);
-    j["integrity"] = integrity_json(r.integrity);
+    j["integrity"] = figures_json(r.integrity);
     j["sender"] = figures_json(r.sender);
     j["receiver"] = figures_json(r.receiver);
-    if (r.spread)
-        j["stream_spread"] = {{"streams", r.spread->n},
-                              {"bytes_per_sec",
-                               {{"min", r.spread->min},
-                                {"p50", r.spread->p50},
-                                {"p99", r.spread->p99},
-                                {"max", r.spread->max}}},
-                              {"jain_fairness", r.spread->jain}};
-    if (r.setup)
-        j["setup"] = {
-            {"connections", r.setup->connections},
-            {"seconds", r.setup->seconds},
-            {"per_second", r.setup->per_second},
-            {"latency_ns",
-             {{"p50", r.setup->p50_ns}, {"p99", r.setup->p99_ns}, {"max", r.setup->max_ns}}}};
+    if (r.spread) j["stream_spread"] = figures_json(*r.spread);
+    if (r.setup) j["setup"] = figures_json(*r.setup);
     json streams = json::array();
     // Thousands of rows only when asked (--per-stream); stream_spread summarises them.
     if (r.per_stream.size() <= per_stream_rows_by_default || per_stream_list)
-        for (const auto &s : r.per_stream)
-            streams.push_back({{"messages", s.messages},
-                               {"messages_per_sec", s.messages_per_sec},
-                               {"bytes_per_sec", s.bytes_per_sec},
-                               {"lost", s.lost},
-                               {"placement", placement_json(s.placement)}});
+        for (const auto &s : r.per_stream) streams.push_back(figures_json(s));
     j["per_stream"] = streams;
     json intervals = json::array();
     for (const auto &i : r.intervals) intervals.push_back(interval_to_json(i));
@@ -170,16 +236,13 @@ json result_json(const case_result &r, bool per_stream_list) {
     j["repetitions"] = r.repeat_count;
     if (r.totals) {
         j["median_repetition"] = r.median_repetition;
-        j["totals"] = {{"duration_s", r.totals->duration_s},
-                       {"integrity", integrity_json(r.totals->integrity)},
-                       {"latency_samples", r.totals->latency_samples}};
+        j["totals"] = figures_json(*r.totals);
     }
     json statistics = json::object();
     for (const auto &[name, entry] : r.statistics) {
         const auto &[s, samples] = entry;
-        statistics[name] = {{"median", s.median}, {"mean", s.mean},     {"min", s.min},
-                            {"max", s.max},       {"stddev", s.stddev}, {"cv", s.cv},
-                            {"samples", samples}};
+        statistics[name] = figures_json(s);
+        statistics[name]["samples"] = samples;
     }
     j["statistics"] = statistics;
     if (r.histogram.count()) j["histogram"] = r.histogram.to_json();
@@ -226,8 +289,8 @@ void identity_from(const json &j, case_result &r) {
         r.fleet = figures_from<fleet_place>(*fleet, "fleet");
     if (const auto printed_by = j.find("worker_output"); printed_by != j.end())
         for (const auto &[side, printed] : printed_by->items())
-            r.worker_output[side] = {printed.at("bytes").get<std::uint64_t>(),
-                                     printed.at("text").get<std::string>()};
+            r.worker_output[side] =
+                figures_from<model::printed_output>(printed, "worker_output." + side);
 }
 
 latency_figures latency_from(const json &l) {
@@ -241,33 +304,23 @@ void result_figures_from(const json &j, case_result &r) {
     r.data_path = j.value("data_path", "");
     r.duration_s = j.value("duration_s", 0.0);
     r.options = j.value("options", std::map<std::string, std::string>{});
-    r.placement = placement_from(j.value("placement", json(nullptr)));
+    r.placement =
+        optional_from<placement_figures>(j.value("placement", json(nullptr)), "placement");
     if (j.contains("throughput") && !j["throughput"].is_null())
         r.throughput = figures_from<throughput_figures>(j["throughput"], "throughput");
     if (j.contains("latency_ns") && !j["latency_ns"].is_null())
         r.latency = latency_from(j["latency_ns"]);
-    r.integrity = integrity_from(j.at("integrity"));
-    if (const auto s = j.find("stream_spread"); s != j.end()) {
-        const auto &b = s->at("bytes_per_sec");
-        r.spread = stats::stream_spread{s->at("streams"), b.at("min"), b.at("p50"),
-                                        b.at("p99"),      b.at("max"), s->at("jain_fairness")};
-    }
-    if (const auto s = j.find("setup"); s != j.end()) {
-        const auto &l = s->at("latency_ns");
-        r.setup = setup_figures{s->at("connections"), s->at("seconds"), s->at("per_second"),
-                                l.at("p50"),          l.at("p99"),      l.at("max")};
-    }
+    r.integrity = figures_from<integrity_figures>(j.at("integrity"), "integrity");
+    if (const auto s = j.find("stream_spread"); s != j.end())
+        r.spread = figures_from<stats::stream_spread>(*s, "stream_spread");
+    if (const auto s = j.find("setup"); s != j.end())
+        r.setup = figures_from<setup_figures>(*s, "setup");
     r.sender = figures_from<process_figures>(j.at("sender"), "sender");
     r.receiver = figures_from<process_figures>(j.at("receiver"), "receiver");
     for (const auto &s : j.value("per_stream", json::array()))
-        r.per_stream.push_back({s.value("messages", std::uint64_t{0}),
-                                s.value("messages_per_sec", 0.0), s.value("bytes_per_sec", 0.0),
-                                s.value("lost", std::uint64_t{0}),
-                                placement_from(s.value("placement", json(nullptr)))});
+        r.per_stream.push_back(figures_from<model::stream_figures>(s, "per_stream"));
     for (const auto &v : j.value("intervals", json::array()))
-        r.intervals.push_back(
-            {v.value("end_s", 0.0), v.value("seconds", 0.0), v.value("messages", std::uint64_t{0}),
-             v.value("bytes", std::uint64_t{0}), v.value("lost", std::uint64_t{0})});
+        r.intervals.push_back(figures_from<interval_figures>(v, "intervals"));
 }
 
 case_result result_from(const json &j) {
@@ -278,8 +331,7 @@ case_result result_from(const json &j) {
     result_figures_from(j, r);
     r.median_repetition = j.value("median_repetition", 0);
     if (const auto t = j.find("totals"); t != j.end())
-        r.totals = repetition_totals{t->at("duration_s"), integrity_from(t->at("integrity")),
-                                     t->at("latency_samples")};
+        r.totals = figures_from<repetition_totals>(*t, "totals");
     const json statistics = j.value("statistics", json::object());
     for (const auto &[name, s] : statistics.items()) {
         auto samples = s.value("samples", std::vector<double>{});
@@ -308,28 +360,16 @@ json to_json(const run_report &report) {
 }
 
 json header_json(const run_report &report) {
-    const auto &env = report.environment;
+    // The writer only reads the fields (one list for both ways needs a non-const view).
+    const header_settings fields{const_cast<run_report &>(report)};  // NOLINT
+    json settings = figures_json(fields);
+    settings["latency_histogram_relative_error"] = stats::latency_histogram::relative_error;
     return {{"schema_version", json_schema_version},
             {"ipcbench_version", IPCBENCH_VERSION},
             {"started_at", report.started_at},
             {"command_line", report.command_line},
-            {"environment",
-             {{"os", env.os},
-              {"kernel", env.kernel},
-              {"machine", env.machine},
-              {"cpu_model", env.cpu_model},
-              {"cpu_governor", env.governor},
-              {"cores", env.cores},
-              {"hostname", env.hostname},
-              {"load_average_1m", env.load_average_1m}}},
-            {"settings",
-             {{"duration_s", report.defaults.duration_s},
-              {"warmup_s", report.defaults.warmup_s},
-              {"count", report.defaults.count},
-              {"repeat", report.repeat},
-              {"peer", report.peer},
-              {"from", report.from},
-              {"latency_histogram_relative_error", stats::latency_histogram::relative_error}}}};
+            {"environment", figures_json(report.environment)},
+            {"settings", std::move(settings)}};
 }
 
 run_report run_report_from_json(const json &doc) {
@@ -341,22 +381,11 @@ run_report run_report_from_json(const json &doc) {
     run_report report;
     report.started_at = doc.value("started_at", "");
     report.command_line = doc.value("command_line", "");
-    const auto &env = doc.value("environment", json::object());
-    report.environment.os = env.value("os", "");
-    report.environment.kernel = env.value("kernel", "");
-    report.environment.machine = env.value("machine", "");
-    report.environment.cpu_model = env.value("cpu_model", "");
-    report.environment.governor = env.value("cpu_governor", "");
-    report.environment.cores = env.value("cores", 0u);
-    report.environment.hostname = env.value("hostname", "");
-    report.environment.load_average_1m = env.value("load_average_1m", -1.0);
-    const auto &settings = doc.value("settings", json::object());
-    report.defaults.duration_s = settings.value("duration_s", 0.0);
-    report.defaults.warmup_s = settings.value("warmup_s", 0.0);
-    report.defaults.count = settings.value("count", std::uint64_t{0});
-    report.repeat = settings.value("repeat", 1);
-    report.peer = settings.value("peer", "");
-    report.from = settings.value("from", "");
+    report.environment = figures_from<platform::system_info>(
+        doc.value("environment", json::object()), "environment");
+    header_settings fields{report};
+    const json settings = doc.value("settings", json::object());
+    model::figure_fields(fields, figure_reader{settings, "settings"});
     for (const auto &r : doc.at("results")) report.results.push_back(result_from(r));
     return report;
 }

@@ -131,10 +131,33 @@ TEST_CASE("every figure of a result reads back as written, and a mistyped one is
     r.receiver = {1.1, 1.2,  130,      140, 1.5,  1600, 17,  18,
                   {1}, 19.5, "native", "",  12.5, 7000, {0}, {}};
     r.placement = report::placement_figures{21, 0.25, 3, 4};
+    r.spread = ipcbench::stats::stream_spread{3, 1e6, 2e6, 3e6, 4e6, 0.875};
+    r.setup = report::setup_figures{64, 0.5, 128, 1000, 2000, 3000};
+    r.per_stream = {{100, 1e3, 1e6, 2, report::placement_figures{5, 0.5, 1, 0}},
+                    {90, 9e2, 9e5, 0, std::nullopt}};
+    r.intervals = {{0.1, 0.1, 50, 50 * 256, 1}, {0.2, 0.1, 40, 40 * 256, 0}};
+    r.repeat_count = 3;
+    r.median_repetition = 1;
+    r.totals = report::repetition_totals{1.5, {30, 27, 3, 0, 0, 0, 0}, 27};
+    r.statistics["bytes_per_sec"] = {ipcbench::stats::summarize({1, 2, 4}), {1, 2, 4}};
+    r.worker_output["receiver"] = {5000, "a plugin's words"};
+    run.environment.kernel = "6.1.0";
+    run.environment.governor = "performance";
+    run.environment.cores = 2;
+    run.environment.load_average_1m = 0.5;
+    run.repeat = 3;
+    run.peer = "10.0.0.2:7878";
     const json written = report::to_json(run);
     const auto back = report::run_report_from_json(json::parse(written.dump()));
     // Written again from what was read, every figure is where it was, under the same name.
     CHECK(report::to_json(back).at("results") == written.at("results"));
+    CHECK(report::to_json(back).at("environment") == written.at("environment"));
+    CHECK(report::to_json(back).at("settings") == written.at("settings"));
+    CHECK(written.at("results")[0].at("stream_spread").at("bytes_per_sec").at("p99") == 3e6);
+    CHECK(written.at("results")[0].at("setup").at("latency_ns").at("max") == 3000);
+    CHECK(written.at("results")[0].at("per_stream")[1].at("placement").is_null());
+    CHECK(written.at("environment").at("cpu_governor") == "performance");
+    CHECK(written.at("settings").at("peer") == "10.0.0.2:7878");
     const auto &b = back.results.at(0);
     CHECK(b.latency->kind == "one_way_from_schedule");
     CHECK(b.latency->p9999 == 6);
@@ -147,6 +170,16 @@ TEST_CASE("every figure of a result reads back as written, and a mistyped one is
     CHECK(b.sender.outside_allowed_cpus == std::vector<int>{1});
     CHECK(b.sender.kit.at("gc_cycles") == 3);
     CHECK(b.placement->same_cpu_share == 0.25);
+    CHECK(b.spread->jain == 0.875);
+    CHECK(b.setup->p99_ns == 2000);
+    CHECK(b.per_stream.at(0).placement->samples == 5);
+    CHECK_FALSE(b.per_stream.at(1).placement);
+    CHECK(b.intervals.at(1).bytes == 40 * 256);
+    CHECK(b.totals->integrity.lost == 3);
+    CHECK(b.statistics.at("bytes_per_sec").first.median == 2);
+    CHECK(b.worker_output.at("receiver").text == "a plugin's words");
+    CHECK(back.environment.kernel == "6.1.0");
+    CHECK(back.repeat == 3);
 
     json tampered = written;
     tampered["results"][0]["sender"]["cpu_percent"] = "lots";
@@ -156,6 +189,14 @@ TEST_CASE("every figure of a result reads back as written, and a mistyped one is
     tampered["results"][0]["integrity"].erase("lost");
     CHECK_THROWS_WITH(report::run_report_from_json(tampered),
                       Catch::Contains("'integrity.lost' is missing"));
+    tampered = written;
+    tampered["results"][0]["setup"]["latency_ns"]["p50"] = "fast";
+    CHECK_THROWS_WITH(report::run_report_from_json(tampered),
+                      Catch::Contains("'setup.latency_ns.p50' has the wrong type"));
+    tampered = written;
+    tampered["results"][0]["stream_spread"].erase("bytes_per_sec");
+    CHECK_THROWS_WITH(report::run_report_from_json(tampered),
+                      Catch::Contains("'stream_spread.bytes_per_sec' must be an object"));
     tampered = written;  // a figure added after 1.0 may be missing: it reads as 0
     tampered["results"][0]["integrity"].erase("beyond_window");
     CHECK(report::run_report_from_json(tampered).results.at(0).integrity.beyond_window == 0);
