@@ -9,9 +9,12 @@
  * Rules that keep this ABI stable (read before changing this file):
  *  - Pure C99, only <stddef.h> and <stdint.h>. No enum or bool members, no `long`, no packing
  *    pragmas: every member has a fixed width or is a pointer.
- *  - Every struct that may grow starts with `uint32_t struct_size`. Members are only ever appended,
- *    each new one marked "since 1.N". Whoever reads a struct written by the other side checks
- *    IPCB_HAS_FIELD before touching a member added after 1.0.
+ *  - New groups of calls are extensions (CLAP's way): an id ("ipcb.<name>/<rev>") and a struct of
+ *    their own, fetched with ipcb_transport.get_extension; a revision is a new id. The transport
+ *    table itself is complete as of 1.2 and does not grow: its 1.1 and 1.2 members stay where
+ *    they are (read after IPCB_HAS_FIELD), and nothing is appended to it.
+ *  - Every struct that may grow starts with `uint32_t struct_size`. Whoever reads a struct written
+ *    by the other side checks IPCB_HAS_FIELD before touching a member added after 1.0.
  *  - A plugin built against 1.M loads in any host 1.N: the host accepts a larger struct_size and
  *    ignores the unknown tail. A different major is rejected by the host, with a message that says
  *    to rebuild against the matching SDK.
@@ -483,7 +486,7 @@ typedef struct ipcb_transport {
      * completions (IPCB_E_CLOSED) are reaped by the next cq_wait, or dropped by cq_close. */
     void(IPCB_CALL *cq_close)(ipcb_completion_queue *queue);
 
-    /* 1.x: append new members here only, each marked "since 1.N". */
+    /* Complete: new calls are extensions (get_extension, below), never members here. */
 } ipcb_transport;
 
 /* ---------------------------------------------------------------------------------------------
