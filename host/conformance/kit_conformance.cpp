@@ -232,6 +232,8 @@ std::string throughput_problem(const report::case_result &r, const data_case &d,
 
 std::string latency_problem(const report::case_result &r, const data_case &d, bool reliable) {
     if (!r.latency) return "no latency figures";
+    for (const auto &w : r.warnings)  // rule 4 (harness::echo_problem)
+        if (w.rfind("the ponger (", 0) == 0) return w;
     if (r.integrity.corrupted) return fmt::format("{} pongs corrupted", r.integrity.corrupted);
     const std::uint64_t samples = r.latency->samples, lost = r.integrity.lost;
     if (reliable ? samples != d.count : samples + lost != d.count)

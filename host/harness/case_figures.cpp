@@ -1,5 +1,7 @@
 #include "harness/case_figures.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 
 #include "model/units.hpp"
@@ -124,6 +126,17 @@ void fill_throughput(report::case_result &r, const loop_result &sent, const loop
         r.histogram = *received.histogram;
         r.latency = latency_from(r.histogram, "one_way_from_schedule");
     }
+}
+
+std::string echo_problem(const loop_result &pinger, const loop_result &ponger,
+                         const std::string &ponger_name) {
+    const std::uint64_t pings = pinger.warmup_messages + pinger.pings_sent;
+    if (ponger.echoed == pings) return "";
+    return fmt::format(
+        "the ponger ({}) says it echoed {} messages where the pinger sent {} pings "
+        "({} warm-up, {} timed), each answered: `echoed` counts every ping it sent "
+        "back, warm-up ones included, end markers not",
+        ponger_name, ponger.echoed, pings, pinger.warmup_messages, pinger.pings_sent);
 }
 
 void fill_latency(report::case_result &r, const loop_result &pinger, const loop_result &ponger,

@@ -14,4 +14,10 @@ void fill_throughput(report::case_result &r, const model::loop_result &sent,
 void fill_latency(report::case_result &r, const model::loop_result &pinger,
                   const model::loop_result &ponger, const placement_sampler &placement);
 
+// On a reliable transport every ping, warm-up ones included, is echoed once and the end marker
+// is not (docs/worker-protocol.md, rule 4): the ponger's `echoed` is the pinger's warm-up round
+// trips plus its pings. What is wrong with a ponger that says otherwise, "" when nothing is.
+std::string echo_problem(const model::loop_result &pinger, const model::loop_result &ponger,
+                         const std::string &ponger_name);
+
 }  // namespace ipcbench::harness

@@ -34,10 +34,12 @@ struct case_plan {
     job_kind server_kind = job_kind::receive, client_kind = job_kind::send;
     bool client_sends = true;  // the client sends (pings): --affinity's first CPU is its
     kit::side_role server_role = kit::side_role::receiver, client_role = kit::side_role::sender;
+    bool reliable = true;  // the transport never drops: a ponger echoes every ping
 };
 
 case_plan plan_for(const plugin::transport_info &transport, const model::case_settings &c) {
     case_plan p;
+    p.reliable = transport.has(IPCB_CAP_RELIABLE);
     if (c.mode == measure_mode::latency) {
         p.server_dirs = transport.has(IPCB_CAP_DUPLEX)
                             ? std::vector<std::uint32_t>{IPCB_DIR_BOTH}
@@ -107,6 +109,12 @@ void fill_results(std::vector<report::case_result> &results, const case_plan &pl
             first.data_path = client.part(job_kind::ping).path;
             fill_latency(first, client.part(job_kind::ping), server.part(job_kind::pong),
                          placement);
+            if (plan.reliable)
+                if (auto problem =
+                        echo_problem(client.part(job_kind::ping), server.part(job_kind::pong),
+                                     first.settings.receiver_impl);
+                    !problem.empty())
+                    first.warnings.push_back(problem);
             return;
         case job_kind::bidir: {
             const auto &client_send = client.part(job_kind::send);

@@ -763,7 +763,7 @@ TEST_CASE("check --impl catches a kit that miscounts or ignores the version, by 
 
 TEST_CASE(
     "check --impl catches a kit that pins itself elsewhere or reports CPU it did not use or "
-    "verifies nothing",
+    "verifies nothing or miscounts its echoes",
     "[kits]") {
     if (ipcbench::platform::usable_cpu_count() < 2)
         IPCBENCH_SKIP("one usable CPU: no other CPU to pin to");
@@ -795,6 +795,14 @@ TEST_CASE(
     CHECK_THAT(run.out, Catch::Contains("FAIL socket.unix        verify finds a byte") &&
                             Catch::Contains("the kit counted 0 corrupted messages, where one was"));
     CHECK_THAT(run.out, Catch::Contains("PASS socket.unix        receive 100 B"));
+    write_kit(dir.path(), "marker", "echo-marker");
+    run = run_ipchost(
+        {"check", "--kit-dir", dir.path(), "--impl", "marker", "--plugin", "socket.unix"}, {}, 170);
+    INFO(run.out);
+    CHECK(run.exit_code == 1);
+    CHECK_THAT(run.out, Catch::Contains("FAIL socket.unix        pong") &&
+                            Catch::Contains("the ponger (marker) says it echoed"));
+    CHECK_THAT(run.out, Catch::Contains("PASS socket.unix        ping "));
 }
 
 TEST_CASE("check --impl go passes", "[kits]") {

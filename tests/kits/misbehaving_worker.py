@@ -13,6 +13,7 @@ that each check of ipchost (a run, ipchost check --impl) catches it:
   wrong-cpu       a real Python worker that pins itself to the CPU after the one --affinity asks
   cpu-inflated    a real Python worker that reports three times the CPU its loops used
   blind           a real Python worker whose --verify finds every payload intact
+  echo-marker     a real Python worker whose ponger counts the end marker in `echoed`
 """
 
 import os
@@ -71,6 +72,14 @@ def main():
     if mode == "wrong-cpu":
         pin = os.sched_setaffinity
         os.sched_setaffinity = lambda pid, cpus: pin(pid, {(min(cpus) + 1) % os.cpu_count()})
+    if mode == "echo-marker":
+        pong = loops.run_ponger
+
+        def counting_the_marker(*args):
+            result = pong(*args)
+            result["echoed"] += 1
+            return result
+        loops.run_ponger = counting_the_marker
     if mode == "blind":
         from ipcbench_kit import dataplane
         dataplane.Pattern.matches = lambda self, buf, seq: True
