@@ -40,41 +40,21 @@ struct cpu_placement {
 // derives each worker's job from it, the workers run it, the agent relays it and the reports
 // print it. Units are in the names. Serialised to and from the control channel by to_json /
 // from_json (case_settings_json.cpp), which checks every field: it may come from a network.
-struct case_settings {
-    std::string transport_id;  // plugin.variant
-    measure_mode mode = measure_mode::throughput;
-    traffic_direction direction = traffic_direction::forward;  // throughput only
-    std::uint64_t size_bytes = 0;                              // one message
-    double duration_s = 0.5;                                   // the timed phase
-    double warmup_s = 0.2;                                     // untimed traffic before it
-    std::uint64_t count = 0;  // > 0: exactly this many messages (round trips) per stream
-    double timeout_s = 0;     // watchdog for the whole case; 0 = derived from the schedule
-    int streams = 1;          // parallel streams, an endpoint (set) each
-    io_engine io = io_engine::automatic;  // as resolved for the transport (reported with results)
-    int threads = 0;        // event engines: threads per process multiplexing the streams; 0 = CPUs
-    double rate_per_s = 0;  // paced messages per second per stream; 0 = as fast as possible
-    int burst = 1;          // paced: messages sent back to back at each slot (--burst)
-    bool verify = false;    // check every payload byte
-    int batch = 1;          // throughput: messages per data-path call
-    zero_copy_policy zero_copy = zero_copy_policy::automatic;
-    double interval_s = 0;  // live interval reports; 0 = none
-    cpu_placement affinity;
-    std::map<std::string, std::string> options;  // the transport's own options (--opt)
-    // Who runs each side (--impl): "native" (ipchost's own worker) or a kit's name. The sender
-    // side is the sending (pinging) process, the receiver side the other.
-    std::string sender_impl = "native";
-    std::string receiver_impl = "native";
-};
+}  // namespace ipcbench::model
+
+#include "model/generated/model_structs.hpp"  // IWYU pragma: export (struct case_settings)
+
+namespace ipcbench::model {
 
 constexpr int max_streams = static_cast<int>(protocol::max_streams);
 constexpr int max_threads = static_cast<int>(protocol::max_threads);
 constexpr int max_batch = static_cast<int>(protocol::max_batch);
 
-// Every field with its name on the control channel and what it may hold: the field list
-// visit_fields(settings, visitor) is made from the protocol's definition
-// (protocol/worker-protocol.json, "case_settings"; model/generated/case_fields.hpp, included at
-// the end of this file). to_json and from_json walk it (case_settings.cpp), so a new setting is a
-// member above, a line in the definition, its parsing on the command line and its use.
+// Every field with its name on the control channel and what it may hold: the struct above and
+// the field list visit_fields(settings, visitor) are both made from the protocol's definition
+// (protocol/worker-protocol.json, "case_settings"; model/generated/model_structs.hpp and
+// case_fields.hpp). to_json and from_json walk the list (case_settings.cpp), so a new setting is
+// a line in the definition, its parsing on the command line and its use.
 
 // The names used on the command line, in JSON and in tables.
 const char *to_string(measure_mode m);

@@ -93,6 +93,8 @@ def cpp_member_type(d, f):
 
 
 def cpp_default(d, f):
+    if "cpp_default" in f:
+        return " = " + f["cpp_default"]
     t = f["type"]
     if t in ("count", "integer", "seconds", "number"):
         return " = 0"
@@ -148,7 +150,7 @@ def cpp_visit(type_name, fields, guard):
     return lines + ["    " + cpp_visit_call(f) for f in fields] + ["}"]
 
 
-def cpp_struct(d, name, kind, also, doc, fields):
+def cpp_struct(d, name, kind, also, doc, fields, member_structs=None):
     lines = cpp_comment(doc)
     lines.append("struct %s {" % name)
     if kind:
@@ -156,8 +158,16 @@ def cpp_struct(d, name, kind, also, doc, fields):
             lines.append("    message_kind kind = message_kind::%s;  // or %s" % (kind, ", ".join(also)))
         else:
             lines.append("    static constexpr message_kind kind = message_kind::%s;" % kind)
+    nested = set()
     for f in fields:
-        member = "    %s %s%s;" % (cpp_member_type(d, f), f.get("member", f["name"]), cpp_default(d, f))
+        name = f.get("member", f["name"])
+        if "." in name:  # a member of a struct member the definition names (member_structs)
+            outer = name.split(".")[0]
+            if outer not in nested:
+                nested.add(outer)
+                lines.append("    %s %s;" % (member_structs[outer], outer))
+            continue
+        member = "    %s %s%s;" % (cpp_member_type(d, f), name, cpp_default(d, f))
         note = f.get("doc", "")
         if f.get("since"):
             note = ("since %s: " % f["since"]) + note
@@ -220,6 +230,18 @@ def host_messages(d):
     for m in d["messages"]:
         out += cpp_visit(m["struct"], m["fields"], "detail::if_a")
     out += ["", "}  // namespace ipcbench::control", ""]
+    return "\n".join(out)
+
+
+def host_model_structs(d):
+    """host/model/generated/model_structs.hpp: the model's structs the definition declares."""
+    out = ["// " + NOTE, "// Included by model/case_settings.hpp where its struct belongs (after the enums and",
+           "// structs its members use).", "#pragma once", "", "#include <cstdint>", "#include <map>",
+           "#include <string>", "", "namespace ipcbench::model {", ""]
+    for o in d["objects"]:
+        if o.get("namespace") == "model" and o.get("host_struct"):
+            out += cpp_struct(d, o["name"], None, None, o["doc"], o["fields"], o.get("member_structs", {})) + [""]
+    out += ["}  // namespace ipcbench::model", ""]
     return "\n".join(out)
 
 
@@ -511,9 +533,39 @@ def schema(d):
     }, indent=1, ensure_ascii=False) + "\n"
 
 
+def result_schema(d):
+    """docs/result.schema.json, written by hand but for its $defs/case_settings, which is the
+    definition's case_settings (so a new setting needs no edit there): that block is replaced,
+    one property a line, and the rest of the file is kept as it is."""
+    path = os.path.join(ROOT, "docs/result.schema.json")
+    with open(path, encoding="utf-8") as f:
+        lines = f.read().split("\n")
+    start = lines.index('    "case_settings": {')
+    end = next(i for i in range(start + 1, len(lines)) if lines[i] in ('    },', '    }'))
+    o = next(o for o in d["objects"] if o["name"] == "case_settings")
+    s = schema_object(d, o["fields"], o["doc"])
+    req = ", ".join('"%s"' % r for r in s["required"])
+    block = ['    "case_settings": {',
+             '      "$comment": %s,' % json.dumps(
+                 "generated from protocol/worker-protocol.json (scripts/protocol/generate.py): the case "
+                 "exactly as it ran, under the names the control channel uses; reading a file back "
+                 "restores each one", ensure_ascii=False),
+             '      "type": "object",',
+             '      "required": [%s],' % req,
+             '      "additionalProperties": false,',
+             '      "properties": {']
+    props = list(s["properties"].items())
+    for i, (name, p) in enumerate(props):
+        block.append('        %s: %s%s' % (json.dumps(name), json.dumps(p, ensure_ascii=False),
+                                          "," if i + 1 < len(props) else ""))
+    block += ['      }', lines[end]]
+    return "\n".join(lines[:start] + block + lines[end + 1:])
+
+
 OUTPUTS = {
     "host/model/generated/protocol_definition.hpp": host_definition,
     "host/model/generated/case_fields.hpp": host_model_fields,
+    "host/model/generated/model_structs.hpp": host_model_structs,
     "host/control/generated/message_kinds.hpp": host_kinds,
     "host/control/generated/message_structs.hpp": host_messages,
     "kits/go/ipcbench/protocol_generated.go": kit_go,
@@ -521,6 +573,7 @@ OUTPUTS = {
     "kits/java/src/ipcbench/kit/ProtocolGenerated.java": kit_java,
     "kits/dotnet/src/ProtocolGenerated.cs": kit_csharp,
     "docs/worker-protocol/messages.schema.json": schema,
+    "docs/result.schema.json": result_schema,
 }
 
 
