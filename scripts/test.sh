@@ -7,7 +7,9 @@
 #   4. clang-tidy on host/ and plugins/, while
 #   5. the control-channel fuzzer runs for FUZZ_SECONDS (default 60)
 #   6. the Windows build (mingw-w64) and its tests under wine (scripts/windows/test.sh)
-# `scripts/test.sh --fast` runs stages 0 and 1 only. Build folders: build-test, build-asan, build-tsan,
+# `scripts/test.sh --fast` runs stages 0 and 1 only, and in stage 1 the plain suite alone: not
+# the `long` tier (ctest label: the kits' end-to-end runs, two-host namespaces, deployment,
+# packaging), which the full run includes once, in stage 1. Build folders: build-test, build-asan, build-tsan,
 # build-fuzz, build-tidy, build-windows (kept between runs, so a second run only rebuilds what
 # changed), and build-go-cache: the one Go build cache they share.
 set -euo pipefail
@@ -48,8 +50,10 @@ build_tree() {  # build_tree <build dir> [cmake args...]
 # One test more than cores: a test spends part of its time waiting on processes it started and
 # sockets it reads, and a test checks behaviour, never speed, so the extra load is one more
 # check that none depends on an idle machine (-j4 against -j2 took the ASan suite 458 -> 417 s).
-run_tests() {  # run_tests <build dir> <ctest -E regex or "">
-  (cd "$1" && ctest --output-on-failure --no-tests=error -j"$((jobs + 1))" --timeout 300 ${2:+-E "$2"})
+run_tests() {  # run_tests <build dir> <ctest -E regex or ""> [more ctest arguments]
+  local dir="$1" exclude="$2"
+  shift 2
+  (cd "$dir" && ctest --output-on-failure --no-tests=error -j"$((jobs + 1))" --timeout 300 ${exclude:+-E "$exclude"} "$@")
 }
 
 # The fault suite needs a crash to be a crash: the sanitizers must not turn SIGSEGV into their
@@ -71,7 +75,10 @@ plain="${IPCBENCH_TEST_BUILD_DIR:-$root/build-test}"
 stage format "$root/scripts/format.sh"
 # Release, as scripts/run.sh and the package build: what users run is what is tested (and -g
 # would make the build 1.6 times as long).
-plain_suite() { build_tree "$plain" -DCMAKE_BUILD_TYPE=Release -DIPCBENCH_WERROR=ON && run_tests "$plain" ""; }
+plain_suite() {
+  build_tree "$plain" -DCMAKE_BUILD_TYPE=Release -DIPCBENCH_WERROR=ON &&
+    if [ "$fast" = 1 ]; then run_tests "$plain" "" -LE long; else run_tests "$plain" ""; fi
+}
 # Under ASan the kit tests stay (the orchestrator's kit code is what they drive) but for the two
 # full `check --impl go|python` runs, whose host code the misbehaving-kit check drives too, and
 # the Python kit's byte-for-byte run, whose host side is the Go kit's (one worker protocol).
