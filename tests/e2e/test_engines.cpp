@@ -108,6 +108,20 @@ void check_verify(const std::string &io) {
     }
 }
 
+// --reverse: the server (the creator) sends, every message counted once, on every engine.
+void check_reverse(const std::string &io) {
+    const auto results =
+        run_on(io, {"--plugin", "socket.tcp", "--streams", "2", "--count", "11", "--size", "3000",
+                    "--mode", "throughput", "--reverse", "--warmup", "0", "--verify"});
+    REQUIRE(results.size() == 1);
+    const auto &r = results[0];
+    CHECK(r.at("direction") == "reverse");
+    CHECK(u(r.at("integrity").at("messages_sent")) == 22);
+    CHECK(u(r.at("integrity").at("messages_received")) == 22);
+    CHECK(u(r.at("integrity").at("corrupted")) == 0);
+    for (const auto &s : r.at("per_stream")) CHECK(u(s.at("messages")) == 11);
+}
+
 // Both directions at once: each half counts its own messages.
 void check_bidir(const std::string &io) {
     const auto results =
@@ -234,6 +248,7 @@ void check_cpu_window(const std::string &io) {
 
 ENGINE_CASES("counts are exact, their last batch cut short, cut messages reassembled", check_counts)
 ENGINE_CASES("both directions at once count their own halves", check_bidir)
+ENGINE_CASES("reverse: the creating side sends and every message is counted once", check_reverse)
 ENGINE_CASES("verify finds the one corrupted message of each stream", check_verify)
 ENGINE_CASES("a paced sender sends the slots of its window, each arrival timed", check_pacing)
 ENGINE_CASES("bursts go back to back at their slot", check_bursts)
