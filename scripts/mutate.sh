@@ -68,6 +68,8 @@ mutations=(
   "host/timed/stream_set.cpp|            messages - last_messages_, (messages - last_messages_) * size_,|            messages, (messages - last_messages_) * size_,|interval reports add up.*threads"
   "host/timed/readiness_engine.cpp|            d.task->progress.messages.store(d.tally.received, std::memory_order_relaxed);||interval reports add up.*epoll"
   "host/timed/completion_engine.cpp|d.recv.arrived(c.len,|d.recv.arrived(room,|reassembled.*uring"
+  "host/platform/stream_socket.cpp|            if (n < 0 && e == native::e_interrupted) continue;||send_all: a signal"
+  "host/platform/private_file_posix.cpp|        if (n < 0 && errno == EINTR) continue;||private files: a signal"
   # The agent and local trust (issue 24).
   "host/remote/agent_policy.cpp|        if (host != policy.local_host)|        if (false)|creators listen only where"
   "host/remote/agent_policy.cpp|        if (allowed) continue;|        continue;|creators listen only where"

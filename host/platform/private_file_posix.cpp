@@ -1,5 +1,7 @@
 #include "platform/private_file.hpp"
 
+#include "platform/os_calls.hpp"
+
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -26,6 +28,21 @@ std::filesystem::path private_folder(const std::filesystem::path &path) {
     return path;
 }
 
+// All of content, however many writes it takes: a signal (EINTR) or a short write is retried; any
+// other failure (ENOSPC: the disk is full) leaves errno set and returns false.
+bool write_all(int fd, const std::string &content) {
+    for (std::size_t done = 0; done < content.size();) {
+        const ssize_t n = IPCBENCH_OS_CALL(write)(fd, content.data() + done, content.size() - done);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) {
+            if (n == 0) errno = EIO;  // a regular file never takes nothing: not a success
+            return false;
+        }
+        done += static_cast<std::size_t>(n);
+    }
+    return true;
+}
+
 }  // namespace
 
 void write_private_file(const std::filesystem::path &path, const std::string &content) {
@@ -34,11 +51,7 @@ void write_private_file(const std::filesystem::path &path, const std::string &co
     struct stat st {};
     bool ok = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid() &&
               fchmod(fd, 0600) == 0 && ftruncate(fd, 0) == 0;
-    for (std::size_t done = 0; ok && done < content.size();) {
-        const ssize_t n = write(fd, content.data() + done, content.size() - done);
-        ok = n > 0;
-        if (ok) done += static_cast<std::size_t>(n);
-    }
+    ok = ok && write_all(fd, content);
     const int saved = errno;
     close(fd);
     errno = saved;
@@ -48,12 +61,7 @@ void write_private_file(const std::filesystem::path &path, const std::string &co
 void create_new_file(const std::filesystem::path &path, const std::string &content) {
     const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
     if (fd < 0) throw failure("cannot create", path);
-    bool ok = true;
-    for (std::size_t done = 0; ok && done < content.size();) {
-        const ssize_t n = write(fd, content.data() + done, content.size() - done);
-        ok = n > 0;
-        if (ok) done += static_cast<std::size_t>(n);
-    }
+    bool ok = write_all(fd, content);
     const int saved = errno;
     ok = close(fd) == 0 && ok;
     errno = saved;

@@ -1,5 +1,6 @@
 #include "platform/stream_socket.hpp"
 
+#include "platform/os_calls.hpp"
 #include "platform/socket_api.hpp"
 
 #include <algorithm>
@@ -149,7 +150,8 @@ bool send_all(socket_handle s, const void *data, std::size_t size, int stall_tim
     while (sent < size) {
         if (stall_timeout_ms < 0) {
             const int chunk = static_cast<int>(std::min<std::size_t>(size - sent, 1 << 30));
-            const auto n = ::send(native_of(s), p + sent, chunk, native::send_flags);
+            const auto n =
+                IPCBENCH_OS_CALL(send)(native_of(s), p + sent, chunk, native::send_flags);
             if (n > 0) {
                 sent += static_cast<std::size_t>(n);
                 continue;
@@ -186,7 +188,8 @@ io_result send_some(socket_handle s, const void *data, std::size_t size) {
     const int flags = native::send_flags | MSG_DONTWAIT;
 #endif
     for (;;) {
-        const auto n = ::send(native_of(s), static_cast<const char *>(data), chunk, flags);
+        const auto n =
+            IPCBENCH_OS_CALL(send)(native_of(s), static_cast<const char *>(data), chunk, flags);
         if (n >= 0) return {io_status::done, static_cast<std::size_t>(n)};
         const int e = native::last_error();
         if (e == native::e_interrupted) continue;
@@ -204,7 +207,7 @@ io_result receive_some(socket_handle s, void *buffer, std::size_t size, bool wai
             const auto ready = wait_readable({s}, 0);
             if (!ready.any()) return {io_status::would_block, 0};
         }
-        const auto n = ::recv(native_of(s), static_cast<char *>(buffer), chunk, 0);
+        const auto n = IPCBENCH_OS_CALL(recv)(native_of(s), static_cast<char *>(buffer), chunk, 0);
         if (n > 0) return {io_status::done, static_cast<std::size_t>(n)};
         if (n == 0) return {io_status::closed, 0};
         const int e = native::last_error();

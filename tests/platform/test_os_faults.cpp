@@ -1,0 +1,189 @@
+// platform/'s wrappers against the system calls' failures, without processes, signals or a full
+// disk: this file compiles platform/stream_socket.cpp and platform/private_file_posix.cpp again
+// with IPCBENCH_OS_CALL (platform/os_calls.hpp) naming the scripted calls below, as fmt tests its
+// POSIX wrappers. Each test scripts what send, recv or write return, in order, and checks what
+// the wrapper made of it: the bytes that went out whole and in order, the status, the error text.
+#include <catch2/catch.hpp>
+
+#include <sys/socket.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <deque>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+namespace fake {
+
+// One scripted result: `bytes` >= 0 takes (or gives) at most that many bytes; -1 fails with
+// `error`. An empty script calls the real function.
+struct step {
+    long bytes;
+    int error = 0;
+};
+std::deque<step> sends, recvs, writes;
+std::string sent, written;        // what the fakes took, in order
+std::string incoming;             // what recv hands out
+std::size_t largest_request = 0;  // the most bytes one call asked for
+
+long take(std::deque<step> &script, std::size_t asked) {
+    const step s = script.front();
+    script.pop_front();
+    largest_request = std::max(largest_request, asked);
+    if (s.bytes < 0) {
+        errno = s.error;
+        return -1;
+    }
+    return static_cast<long>(std::min<std::size_t>(asked, static_cast<std::size_t>(s.bytes)));
+}
+
+ssize_t send(int fd, const void *data, size_t size, int flags) {
+    if (sends.empty()) return ::send(fd, data, size, flags);
+    const long n = take(sends, size);
+    if (n > 0) sent.append(static_cast<const char *>(data), static_cast<std::size_t>(n));
+    return n;
+}
+
+ssize_t recv(int fd, void *buffer, size_t size, int flags) {
+    if (recvs.empty()) return ::recv(fd, buffer, size, flags);
+    const long n = std::min<long>(take(recvs, size), static_cast<long>(incoming.size()));
+    if (n > 0) {
+        std::memcpy(buffer, incoming.data(), static_cast<std::size_t>(n));
+        incoming.erase(0, static_cast<std::size_t>(n));
+    }
+    return n;
+}
+
+ssize_t write(int fd, const void *data, size_t size) {
+    if (writes.empty()) return ::write(fd, data, size);
+    const long n = take(writes, size);
+    if (n > 0) {
+        written.append(static_cast<const char *>(data), static_cast<std::size_t>(n));
+        return ::write(fd, data, static_cast<std::size_t>(n));  // the file gets what was taken
+    }
+    return n;
+}
+
+void reset() {
+    sends.clear();
+    recvs.clear();
+    writes.clear();
+    sent.clear();
+    written.clear();
+    incoming.clear();
+    largest_request = 0;
+}
+
+}  // namespace fake
+
+#define IPCBENCH_OS_CALL(call) fake::call
+#include "../../host/platform/private_file_posix.cpp"
+#include "../../host/platform/stream_socket.cpp"
+
+using namespace ipcbench::platform;
+
+TEST_CASE("send_all: a signal and short writes are retried, the bytes go out whole and in order",
+          "[platform]") {
+    fake::reset();
+    fake::sends = {{-1, EINTR}, {3}, {-1, EINTR}, {1}, {100}};
+    const std::string message = "0123456789abcdef";
+    CHECK(send_all(7, message.data(), message.size()));
+    CHECK(fake::sent == message);
+    CHECK(fake::sends.empty());
+}
+
+TEST_CASE("send_all: a peer gone mid-message is false, any other error names the call and why",
+          "[platform]") {
+    fake::reset();
+    fake::sends = {{4}, {-1, EPIPE}};
+    CHECK_FALSE(send_all(7, "0123456789", 10));
+    CHECK(fake::sent == "0123");
+    fake::reset();
+    fake::sends = {{-1, ECONNRESET}};
+    CHECK_FALSE(send_all(7, "x", 1));
+    fake::reset();
+    fake::sends = {{2}, {-1, ENOBUFS}};
+    CHECK_THROWS_WITH(send_all(7, "0123", 4),
+                      Catch::Contains("send: ") && Catch::Contains(std::strerror(ENOBUFS)));
+}
+
+TEST_CASE("send_some: EAGAIN is would_block, EINTR is retried, a short write is what it took",
+          "[platform]") {
+    fake::reset();
+    fake::sends = {{-1, EAGAIN}};
+    CHECK(send_some(7, "abc", 3).status == io_status::would_block);
+    fake::sends = {{-1, EINTR}, {2}};
+    const io_result r = send_some(7, "abc", 3);
+    CHECK(r.status == io_status::done);
+    CHECK(r.bytes == 2);
+    CHECK(fake::sent == "ab");
+    fake::sends = {{-1, EPIPE}};
+    CHECK(send_some(7, "abc", 3).status == io_status::closed);
+    fake::sends = {{-1, EACCES}};
+    CHECK_THROWS_WITH(send_some(7, "abc", 3), Catch::Contains(std::strerror(EACCES)));
+}
+
+TEST_CASE(
+    "receive_some: EINTR is retried, end of stream and a reset are closed, EAGAIN waits no "
+    "more",
+    "[platform]") {
+    fake::reset();
+    fake::incoming = "hello";
+    fake::recvs = {{-1, EINTR}, {2}};
+    char buffer[16] = {};
+    io_result r = receive_some(7, buffer, sizeof buffer, true);
+    CHECK(r.status == io_status::done);
+    CHECK(std::string(buffer, r.bytes) == "he");
+    fake::recvs = {{0}};  // 0 bytes: the peer ended the stream
+    fake::incoming.clear();
+    CHECK(receive_some(7, buffer, sizeof buffer, true).status == io_status::closed);
+    fake::recvs = {{-1, ECONNRESET}};
+    CHECK(receive_some(7, buffer, sizeof buffer, true).status == io_status::closed);
+    fake::recvs = {{-1, EAGAIN}};
+    CHECK(receive_some(7, buffer, sizeof buffer, true).status == io_status::would_block);
+    fake::recvs = {{-1, EBADF}};
+    CHECK_THROWS_WITH(receive_some(7, buffer, sizeof buffer, true),
+                      Catch::Contains("recv: ") && Catch::Contains(std::strerror(EBADF)));
+}
+
+namespace {
+
+std::string file_content(const std::filesystem::path &p) {
+    std::ifstream in(p, std::ios::binary);
+    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+}  // namespace
+
+TEST_CASE(
+    "private files: a signal and short writes are retried, a full disk is named, nothing "
+    "half-written passes for whole",
+    "[platform]") {
+    const auto dir = std::filesystem::temp_directory_path() /
+                     ("ipcbench-os-faults-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir);
+    const std::string content(10000, 'x');
+    fake::reset();
+    fake::writes = {{-1, EINTR}, {4000}, {-1, EINTR}, {1}, {100000}};
+    write_private_file(dir / "token", content);
+    CHECK(file_content(dir / "token") == content);
+    CHECK(fake::writes.empty());
+
+    fake::reset();
+    fake::writes = {{-1, EINTR}, {10}, {100000}};
+    create_new_file(dir / "new", content);
+    CHECK(file_content(dir / "new") == content);
+
+    fake::reset();
+    fake::writes = {{4096}, {-1, ENOSPC}};
+    CHECK_THROWS_WITH(write_private_file(dir / "full", content),
+                      Catch::Contains("cannot write a private file") &&
+                          Catch::Contains(std::strerror(ENOSPC)) && Catch::Contains("full"));
+    fake::reset();
+    fake::writes = {{0}};  // a write that takes nothing is not a success either
+    CHECK_THROWS_WITH(create_new_file(dir / "none", content), Catch::Contains("cannot write"));
+    std::filesystem::remove_all(dir);
+}
