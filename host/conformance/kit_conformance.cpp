@@ -113,20 +113,21 @@ model::case_settings settings_of(const data_case &d, const plugin::transport_inf
     return c;
 }
 
-// The kit's CPU against what the kernel counted for its whole process over the run: no more
-// than its process used (10 ms ticks and the span's ends: 15 points of a core, or a quarter),
-// and not nothing when its process was busy.
+// The kit's CPU against what the kernel counted for its whole process between the run request
+// and its result (a span longer than the kit's timed window): never more than its process used
+// (the kernel counts in 10 ms ticks: two ticks and a tenth of slack), and not nothing when its
+// process was busy. Seconds, not percentages: the two figures cover different spans.
 std::string cpu_problem(const model::process_figures &kit) {
-    const double own = kit.cpu_percent, outside = kit.outside_cpu_percent;
-    if (outside <= 0) return "";  // not measured from outside (an agent's side)
-    if (own > outside + std::max(15.0, 0.25 * outside))
+    const double own = kit.cpu_user_s + kit.cpu_sys_s, outside = kit.outside_cpu_s;
+    if (outside <= 0 && kit.outside_cpu_percent <= 0) return "";  // not measured (an agent's side)
+    if (own > outside * 1.1 + 0.02)
         return fmt::format(
-            "it reported {:.0f}% CPU for its loops, its whole process used {:.0f}% "
-            "(the kernel's count): a kit reports its own threads' CPU time",
+            "it reported {:.3f} s of CPU for its loops, its whole process used "
+            "{:.3f} s (the kernel's count): a kit reports its own threads' CPU time",
             own, outside);
-    if (outside >= 30 && own <= 0)
+    if (outside >= 0.1 && own <= 0)
         return fmt::format(
-            "it reported no CPU while its process used {:.0f}% (the kernel's "
+            "it reported no CPU while its process used {:.3f} s (the kernel's "
             "count): a kit reports its loops' CPU time (getrusage RUSAGE_THREAD "
             "or its runtime's equivalent)",
             outside);

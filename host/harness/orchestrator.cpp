@@ -196,7 +196,8 @@ void record_side(model::process_figures &figures, const side_view &view,
     figures.agent_sessions = view.agent_sessions;
     if (!view.before || !view.after || view.after->at_ns <= view.before->at_ns) return;
     const double wall_s = static_cast<double>(view.after->at_ns - view.before->at_ns) / 1e9;
-    figures.outside_cpu_percent = (view.after->cpu_s - view.before->cpu_s) / wall_s * 100;
+    figures.outside_cpu_s = view.after->cpu_s - view.before->cpu_s;
+    figures.outside_cpu_percent = figures.outside_cpu_s / wall_s * 100;
     figures.outside_max_rss_kib = view.after->peak_rss_kib;
     figures.outside_allowed_cpus = view.after->allowed_cpus;
     // /proc counts CPU in 10 ms ticks: a gap is news only past 10 points of a core and 10 %.

@@ -46,6 +46,9 @@ struct process_figures {
     // A side run by an `ipchost serve` agent: the most sessions (clients) it ran at once while
     // this was measured, this one included (ipchost serve --max-sessions); 0 on this host.
     int agent_sessions = 0;
+    // outside_cpu_percent's CPU in seconds: what a kit's own cpu_user_s + cpu_sys_s stays within
+    // (the two percentages cover different spans).
+    double outside_cpu_s = 0;
 };
 
 // Where a row of `ipchost fleet` was measured: the two agents (the source runs the client
@@ -154,6 +157,7 @@ auto figure_fields(S &p, V &&v)
     v("outside_cpu_percent", p.outside_cpu_percent, false);
     v("outside_max_rss_kib", p.outside_max_rss_kib, false);
     v("outside_allowed_cpus", p.outside_allowed_cpus, false);
+    v("outside_cpu_s", p.outside_cpu_s, false);
     v("kit", p.kit, false);
     v("agent_sessions", p.agent_sessions, false);
 }
