@@ -152,7 +152,10 @@ po::options_description output_options(typed_options &t, command_line &cmd) {
         "up either way)");
     add("fail-on-regression", po::value(&t.regression)->value_name("PERCENT"),
         "compare: exit 1 when a figure got significantly worse by more than PERCENT, naming "
-        "each such row");
+        "each such row; also when nothing matched, or a case is in one file only");
+    add("allow-missing",
+        "compare: with --fail-on-regression, cases in one file only are listed but do not fail "
+        "the gate");
     return d;
 }
 
@@ -466,6 +469,7 @@ void apply_output_options(const po::variables_map &vm, const typed_options &t, c
         throw usage_error("--format '" + t.format + "': expected " + report::run_format_names());
     if (!t.regression.empty())
         cmd.fail_on_regression = parse_positive("--fail-on-regression", t.regression, "percent");
+    cmd.allow_missing = vm.count("allow-missing") > 0;
 }
 
 // Options that belong to some commands only ("" is a run): given elsewhere they would be
@@ -494,6 +498,7 @@ void check_option_scope(const po::variables_map &vm, const command_line &cmd) {
         {"concurrency", {"fleet"}},
         {"gap", {"fleet"}},
         {"fail-on-regression", {"compare"}},
+        {"allow-missing", {"compare"}},
         {"lang", {"new-plugin"}},
         {"dir", {"new-plugin"}},
         {"peer", {""}},

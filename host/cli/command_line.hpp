@@ -60,6 +60,7 @@ struct command_line {
     int repeat = 1;
     double cv_warning = 0.10;
     double fail_on_regression = -1;  // compare: percent; < 0 = never fail
+    bool allow_missing = false;      // compare: cases on one side only do not fail the gate
     std::uint64_t memory_budget = model::default_memory_budget;  // --memory-budget of a run
 
     report::output_format format = report::output_format::table;

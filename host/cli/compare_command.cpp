@@ -31,7 +31,50 @@ std::string case_key(const report::case_result &r) {
                     c.streams > 1 ? fmt::format(" x{}", c.streams) : "",
                     c.rate_per_s > 0 ? fmt::format(" @{:g}/s", c.rate_per_s) : "") +
         // A fleet's rows compare pair by pair.
-        (r.fleet ? fmt::format(" {} -> {}", r.fleet->source, r.fleet->destination) : ""));
+        (r.fleet ? fmt::format(" {} -> {}", r.fleet->source, r.fleet->destination) : "") +
+        // Who ran each side (a kit and its API: go, dotnet:sync, mono): another implementation
+        // is another case, never a row to compare with native's.
+        (c.sender_impl != "native" || c.receiver_impl != "native"
+             ? fmt::format(" [{} -> {}]", c.sender_impl, c.receiver_impl)
+             : ""));
+}
+
+// A figure as the run's table shows it: its name with the unit, and the factor from the file's
+// base unit (B/s to MB/s, ns to µs).
+struct figure_view {
+    std::string label;
+    double scale;
+};
+
+figure_view view_of(const std::string &figure) {
+    if (figure == "bytes_per_sec") return {"MB/s", 1e-6};
+    if (figure == "messages_per_sec") return {"msg/s", 1};
+    if (figure.rfind("latency_", 0) == 0 && figure.size() > 11)  // latency_p50_ns -> p50 µs
+        return {figure.substr(8, figure.size() - 11) + " µs", 1e-3};
+    if (figure.size() > 8 && figure.compare(figure.size() - 8, 8, "_percent") == 0)
+        return {figure.substr(0, figure.size() - 8) + " %", 1};  // sender_cpu %
+    if (figure.size() > 15 && figure.compare(figure.size() - 15, 15, "_us_per_message") == 0)
+        return {figure.substr(0, figure.size() - 15) + " µs/msg", 1};
+    return {figure, 1};
+}
+
+// What differs between the two machines (or one machine at two times) that moves figures:
+// stated above the verdicts, so a regression on a busier machine is read as such.
+std::vector<std::string> condition_differences(const platform::system_info &a,
+                                               const platform::system_info &b) {
+    std::vector<std::string> out;
+    auto text = [&](const char *what, const std::string &x, const std::string &y) {
+        if (x != y) out.push_back(text::terminal_text(fmt::format("{} '{}' -> '{}'", what, x, y)));
+    };
+    text("CPU", a.cpu_model, b.cpu_model);
+    text("kernel", a.kernel, b.kernel);
+    text("frequency governor", a.governor, b.governor);
+    text("host", a.hostname, b.hostname);
+    if (a.cores != b.cores) out.push_back(fmt::format("cores {} -> {}", a.cores, b.cores));
+    const double la = a.load_average_1m, lb = b.load_average_1m;
+    if (la >= 0 && lb >= 0 && std::fabs(la - lb) > std::max(0.5, 0.25 * std::max(la, lb)))
+        out.push_back(fmt::format("load average {:.2f} -> {:.2f} (on {} cores)", la, lb, b.cores));
+    return out;
 }
 
 std::vector<double> samples_of(const report::case_result &r, const std::string &figure,
@@ -79,10 +122,12 @@ struct comparison {
     nlohmann::json rows = nlohmann::json::array();
     nlohmann::json differences = nlohmann::json::object();
     std::vector<std::string> regressions;
-    std::string text = fmt::format("{:<36} {:<28} {:>12} {:>12} {:>7} {:>8}  {}\n", "case",
+    std::size_t cases = 0, better = 0, worse = 0, unchanged = 0;
+    std::string text = fmt::format("{:<44} {:<22} {:>12} {:>12} {:>7} {:>8}  {}\n", "case",
                                    "figure", "base", "new", "ratio", "p", "verdict");
 
     void add(const report::case_result &b, const report::case_result &r) {
+        ++cases;
         const std::string key = case_key(r);
         if (const auto differ = settings_differences(b, r); !differ.empty()) {
             differences[key] = differ;
@@ -107,6 +152,7 @@ struct comparison {
         const bool better_if_higher = report::higher_is_better(figure);
         const bool improved = better_if_higher ? ratio > 1 : ratio < 1;
         const std::string verdict = verdict_for(figure, enough, p, improved);
+        ++(enough && p < alpha ? (improved ? better : worse) : unchanged);
         const double change = (improved ? 1 : -1) * std::fabs(ratio - 1) * 100;
         if (enough && p < alpha && !improved && cmd.fail_on_regression >= 0 &&
             std::fabs(ratio - 1) * 100 > cmd.fail_on_regression)
@@ -123,10 +169,44 @@ struct comparison {
                         {"new_samples", ys.size()},
                         {"change_percent", change},
                         {"verdict", verdict}});
-        text += fmt::format("{:<36} {:<28} {:>12.4g} {:>12.4g} {:>7.3f} {:>8.4f}  {}\n", key,
-                            figure, base_median, new_median, ratio, p, verdict);
+        const figure_view view = view_of(figure);
+        text += fmt::format("{:<44} {:<22} {:>12.6g} {:>12.6g} {:>7.3f} {:>8.4f}  {}\n", key,
+                            view.label, base_median * view.scale, new_median * view.scale, ratio, p,
+                            verdict);
     }
 };
+
+// The gate cannot pass on nothing: with --fail-on-regression, no case compared, or cases on
+// one side only (a renamed transport, a changed size list), fail unless --allow-missing.
+int report_missing(const command_line &cmd, std::size_t compared,
+                   const std::vector<std::string> &missing,
+                   const std::vector<std::string> &unmatched) {
+    if (cmd.fail_on_regression < 0) return 0;
+    if (compared == 0) {
+        fmt::print(stderr,
+                   "ipchost compare: no case of the new run matches one of the base run: nothing "
+                   "was compared (--fail-on-regression fails on that; compare runs of the same "
+                   "cases)\n");
+        return 1;
+    }
+    if (cmd.allow_missing || (missing.empty() && unmatched.empty())) return 0;
+    fmt::print(stderr,
+               "ipchost compare: {} base {} missing from the new run and {} new {} no base "
+               "(--fail-on-regression; add --allow-missing to gate on what matches):\n",
+               missing.size(), missing.size() == 1 ? "case is" : "cases are", unmatched.size(),
+               unmatched.size() == 1 ? "case has" : "cases have");
+    for (const auto &m : missing) fmt::print(stderr, "  missing: {}\n", m);
+    for (const auto &u : unmatched) fmt::print(stderr, "  new: {}\n", u);
+    return 1;
+}
+
+std::string summary_line(const comparison &c, std::size_t missing, std::size_t unmatched) {
+    return fmt::format(
+        "compared {} {} ({} figures): {} better, {} worse, {} unchanged or not significant; {} "
+        "base {} missing from the new run, {} new without a base\n",
+        c.cases, c.cases == 1 ? "case" : "cases", c.better + c.worse + c.unchanged, c.better,
+        c.worse, c.unchanged, missing, missing == 1 ? "case" : "cases", unmatched);
+}
 
 }  // namespace
 
@@ -138,23 +218,39 @@ int compare_command(const command_line &cmd) {
         if (r.ok()) base_cases[case_key(r)] = &r;
 
     comparison c(cmd);
-    std::vector<std::string> unmatched;
+    std::vector<std::string> unmatched, missing;
     for (const auto &r : next.results) {
         if (!r.ok()) continue;
         auto match = base_cases.find(case_key(r));
-        if (match == base_cases.end())
+        if (match == base_cases.end()) {
             unmatched.push_back(case_key(r));
-        else
+        } else {
             c.add(*match->second, r);
+            base_cases.erase(match);
+        }
     }
-    std::string text = c.text;
+    for (const auto &[key, r] : base_cases) missing.push_back(key);
+    const auto conditions = condition_differences(base.environment, next.environment);
+    std::string text = summary_line(c, missing.size(), unmatched.size());
+    for (const auto &line : conditions) text += "conditions differ: " + line + "\n";
+    text += c.text;
+    for (const auto &m : missing) text += "missing from the new run: " + m + "\n";
     for (const auto &u : unmatched) text += "not in the base run: " + u + "\n";
     if (cmd.format == report::output_format::json) {
         nlohmann::json doc = {{"base", cmd.inputs[0]},
                               {"new", cmd.inputs[1]},
                               {"alpha", alpha},
+                              {"summary",
+                               {{"compared", c.cases},
+                                {"better", c.better},
+                                {"worse", c.worse},
+                                {"unchanged", c.unchanged},
+                                {"missing", missing.size()},
+                                {"new", unmatched.size()}}},
+                              {"conditions_differ", conditions},
                               {"comparisons", c.rows},
                               {"settings_differ", c.differences},
+                              {"missing", missing},
                               {"unmatched", unmatched}};
         text = doc.dump(2) + "\n";
     }
@@ -162,7 +258,8 @@ int compare_command(const command_line &cmd) {
         fmt::print("{}", text);
     else
         std::ofstream(cmd.output) << text;
-    return report_regressions(c.regressions, cmd.fail_on_regression);
+    const int gaps = report_missing(cmd, c.cases, missing, unmatched);
+    return std::max(gaps, report_regressions(c.regressions, cmd.fail_on_regression));
 }
 
 }  // namespace ipcbench::cli

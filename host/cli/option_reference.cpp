@@ -66,10 +66,15 @@ const std::vector<subcommand_doc> &subcommand_docs() {
          "transport, or with --impl a kit's worker against ipchost's own on each transport the kit "
          "offers; `check` comes first, before its options; one line per check, then 'N passed, N "
          "failed'; exit code 0 only if all pass."},
-        {"compare", "BASE.json NEW.json [--fail-on-regression PERCENT]",
-         "per matching case, the ratio of each figure and a verdict from a Mann-Whitney U test "
-         "over the repetitions (use --repeat when measuring); with --fail-on-regression, exit 1 "
-         "naming each row that got significantly worse by more than PERCENT."},
+        {"compare", "BASE.json NEW.json [--fail-on-regression PERCENT] [--allow-missing]",
+         "a summary line (cases compared, better, worse, unchanged, missing), what differs between "
+         "the two machines' conditions, then per matching case (transport, mode, direction, size, "
+         "streams, rate and who ran each side: native or a kit and its API) the ratio of each "
+         "figure in the table's units and a verdict from a Mann-Whitney U test over the "
+         "repetitions (use --repeat when measuring); cases in one file only are listed. With "
+         "--fail-on-regression, exit 1 naming each row that got significantly worse by more than "
+         "PERCENT, and when nothing matched or a case is in one file only (unless "
+         "--allow-missing)."},
         {"report", "RESULTS.json [--output report.html] [--format FORMAT]",
          "one self-contained HTML page with SVG charts (or the results in another format)."},
         {"serve",

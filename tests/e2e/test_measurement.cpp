@@ -2,9 +2,12 @@
 // directions, repetitions, and the output formats agreeing with each other.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
 #include <tuple>
 
@@ -423,8 +426,12 @@ TEST_CASE("compare: a run against itself shows no difference, a slower one is fl
 
     auto same = run_ipchost({"compare", base, base});
     REQUIRE(same.exit_code == 0);
-    CHECK_THAT(same.out,
-               Catch::Contains("bytes_per_sec") && Catch::Contains("no significant difference"));
+    // A summary line first, then the figures in the table's units (1.02 GB/s is 1020 MB/s).
+    CHECK_THAT(same.out, Catch::StartsWith("compared 1 case (") &&
+                             Catch::Contains("0 better, 0 worse") &&
+                             Catch::Contains("0 base cases missing from the new run, 0 new"));
+    CHECK_THAT(same.out, Catch::Contains("MB/s") && Catch::Contains("1020") &&
+                             Catch::Contains("no significant difference"));
     auto worse = run_ipchost({"compare", base, slower, "--format", "json"});
     REQUIRE(worse.exit_code == 0);
     bool flagged = false;
@@ -445,6 +452,78 @@ TEST_CASE("compare: a run against itself shows no difference, a slower one is fl
     CHECK(allowed.exit_code == 0);
     auto same_gate = run_ipchost({"compare", base, base, "--fail-on-regression", "1"});
     CHECK(same_gate.exit_code == 0);
+}
+
+TEST_CASE("compare matches rows by who ran them and fails its gate on cases in one file only",
+          "[measurement]") {
+    ipcbench::test::temp_dir tmp;
+    const std::string native = tmp.path() + "/native.json";
+    auto run =
+        run_ipchost({"--plugin", "pipe.fifo", "--mode", "throughput", "--size", "1K", "--duration",
+                     "0.1", "--warmup", "0", "--format", "json", "--output", native});
+    REQUIRE(run.exit_code == 0);
+    std::ifstream in(native);
+    const json doc = json::parse(in);
+    REQUIRE(doc.at("results").size() == 1);
+    // The same case run by a kit: another row, never compared with native's.
+    json both = doc;
+    json kit_row = doc.at("results")[0];
+    kit_row["settings"]["receiver_impl"] = "go";
+    kit_row["throughput"]["bytes_per_sec"] = 1.0;  // a kit row matched with native's would show it
+    both["results"].push_back(kit_row);
+    const std::string with_kit = tmp.path() + "/with_kit.json";
+    std::ofstream(with_kit) << both.dump();
+
+    auto self = run_ipchost({"compare", with_kit, with_kit, "--format", "json"});
+    REQUIRE(self.exit_code == 0);
+    const json c = json::parse(self.out);
+    CHECK(c.at("summary").at("compared") == 2);
+    std::set<std::string> cases;
+    for (const auto &row : c.at("comparisons")) {
+        cases.insert(row.at("case").get<std::string>());
+        CHECK(row.at("ratio") == Approx(1.0));  // each row against itself, not native vs go
+    }
+    CHECK(cases.size() == 2);
+    CHECK(std::any_of(cases.begin(), cases.end(), [](const std::string &k) {
+        return k.find("[native -> go]") != std::string::npos;
+    }));
+    CHECK(c.at("settings_differ").empty());
+
+    // The kit's row has no base: listed, and the gate fails unless --allow-missing.
+    auto gate = run_ipchost({"compare", native, with_kit, "--fail-on-regression", "5"});
+    CHECK(gate.exit_code == 1);
+    CHECK_THAT(gate.out, Catch::Contains("1 new without a base") &&
+                             Catch::Contains("not in the base run: pipe.fifo"));
+    CHECK_THAT(gate.err, Catch::Contains("1 new case has no base") &&
+                             Catch::Contains("new: pipe.fifo") &&
+                             Catch::Contains("[native -> go]"));
+    auto allowed =
+        run_ipchost({"compare", native, with_kit, "--fail-on-regression", "5", "--allow-missing"});
+    CHECK(allowed.exit_code == 0);
+    // A base case gone from the new run (a renamed transport) fails the gate too...
+    auto gone = run_ipchost({"compare", with_kit, native, "--fail-on-regression", "5"});
+    CHECK(gone.exit_code == 1);
+    CHECK_THAT(gone.err, Catch::Contains("1 base case is missing from the new run"));
+    // ...and a gate over nothing fails whatever --allow-missing says.
+    json renamed = doc;
+    renamed["results"][0]["transport"] = "pipe.renamed";
+    renamed["results"][0]["settings"]["transport"] = "pipe.renamed";
+    const std::string other = tmp.path() + "/renamed.json";
+    std::ofstream(other) << renamed.dump();
+    auto nothing =
+        run_ipchost({"compare", native, other, "--fail-on-regression", "5", "--allow-missing"});
+    CHECK(nothing.exit_code == 1);
+    CHECK_THAT(nothing.err, Catch::Contains("nothing was compared"));
+    // Machine conditions that differ are said above the verdicts.
+    json busier = doc;
+    busier["environment"]["load_average_1m"] = 5.54;
+    json quiet = doc;
+    quiet["environment"]["load_average_1m"] = 0.5;
+    const std::string a = tmp.path() + "/quiet.json", b = tmp.path() + "/busy.json";
+    std::ofstream(a) << quiet.dump();
+    std::ofstream(b) << busier.dump();
+    auto loaded = run_ipchost({"compare", a, b});
+    CHECK_THAT(loaded.out, Catch::Contains("conditions differ: load average 0.50 -> 5.54"));
 }
 
 TEST_CASE(
