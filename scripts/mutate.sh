@@ -66,10 +66,6 @@ mutations=(
   "host/timed/timing_rules.hpp|        return pong_verdict::stale;|        return pong_verdict::mismatched;|a pong is matched, stale"
   "host/timed/message_reassembly.hpp|            if (held_ < kept_) std::memcpy(bytes_.data() + held_, p, std::min(kept_ - held_, n));||reassembly: every cut"
   "host/timed/stream_set.cpp|            messages - last_messages_, (messages - last_messages_) * size_,|            messages, (messages - last_messages_) * size_,|interval reports add up.*threads"
-  "host/timed/readiness_engine.cpp|            d.task->progress.messages.store(d.tally.received, std::memory_order_relaxed);||interval reports add up.*epoll"
-  "host/timed/completion_engine.cpp|d.recv.arrived(c.len,|d.recv.arrived(room,|reassembled.*uring"
-  "host/platform/stream_socket.cpp|            if (n < 0 && e == native::e_interrupted) continue;||send_all: a signal"
-  "host/platform/private_file_posix.cpp|        if (n < 0 && errno == EINTR) continue;||private files: a signal"
   # The agent and local trust (issue 24).
   "host/remote/agent_policy.cpp|        if (host != policy.local_host)|        if (false)|creators listen only where"
   "host/remote/agent_policy.cpp|        if (allowed) continue;|        continue;|creators listen only where"
@@ -96,6 +92,10 @@ mutations=(
   "host/report/fleet_heatmap.cpp|                if (!labels->empty()) m.agent_labels[*agent] = labels_text(*labels);||heatmap in Chromium|marks the pairs and agents"
   "host/harness/orchestrator.cpp|    if (out.second.implementation != \"native\") out.second.start_cpu = client_cpu;||sized for one CPU"
   "host/remote/agent_client.cpp|        platform::shutdown_sending(fd);||waits for the agent's end of it"
+  "host/timed/readiness_engine.cpp|            d.task->progress.messages.store(d.tally.received, std::memory_order_relaxed);||interval reports add up.*epoll"
+  "host/timed/completion_engine.cpp|d.recv.arrived(c.len,|d.recv.arrived(room,|reassembled.*uring"
+  "host/platform/stream_socket.cpp|            if (n < 0 && e == native::e_interrupted) continue;||send_all: a signal"
+  "host/platform/private_file_posix.cpp|        if (n < 0 && errno == EINTR) continue;||private files: a signal"
 )
 
 echo "mutate: copying the tracked tree to $work"
