@@ -162,9 +162,16 @@ TEST_CASE(
     "private files: a signal and short writes are retried, a full disk is named, nothing "
     "half-written passes for whole",
     "[platform]") {
-    const auto dir = std::filesystem::temp_directory_path() /
-                     ("ipcbench-os-faults-" + std::to_string(::getpid()));
-    std::filesystem::create_directories(dir);
+    struct scratch {  // removed however the test ends
+        std::filesystem::path path = std::filesystem::temp_directory_path() /
+                                     ("ipcbench-os-faults-" + std::to_string(::getpid()));
+        scratch() { std::filesystem::create_directories(path); }
+        ~scratch() {
+            std::error_code ignored;
+            std::filesystem::remove_all(path, ignored);
+        }
+    } folder;
+    const auto &dir = folder.path;
     const std::string content(10000, 'x');
     fake::reset();
     fake::writes = {{-1, EINTR}, {4000}, {-1, EINTR}, {1}, {100000}};
@@ -185,5 +192,4 @@ TEST_CASE(
     fake::reset();
     fake::writes = {{0}};  // a write that takes nothing is not a success either
     CHECK_THROWS_WITH(create_new_file(dir / "none", content), Catch::Contains("cannot write"));
-    std::filesystem::remove_all(dir);
 }
