@@ -63,7 +63,7 @@ mutations=(
   "host/timed/stream_engine.cpp|    window_end_ = now + model::to_ns(j_.settings.duration_s);|    window_end_ = now + model::to_ns(j_.settings.duration_s); return;|CPU is counted over the timed window.*epoll"
   "host/timed/timing_rules.hpp|        const std::uint64_t slot = seq - seq % burst_;|        const std::uint64_t slot = seq;|bursts go back to back.*epoll"
   "host/timed/stream_engine.cpp|            extend_batch(d, step.count, now);|            extend_batch(d, batch_, now);|counts are exact.*epoll"
-  "host/timed/timing_rules.hpp|        return pong_verdict::stale;|        return pong_verdict::mismatched;|a pong is matched, stale"
+  "host/timed/timing_rules.hpp|        return pong_verdict::stale;|        return pong_verdict::mismatched;|vectors: the latency side"
   "host/timed/message_reassembly.hpp|            if (held_ < kept_) std::memcpy(bytes_.data() + held_, p, std::min(kept_ - held_, n));||reassembly: every cut"
   "host/timed/stream_set.cpp|            messages - last_messages_, (messages - last_messages_) * size_,|            messages, (messages - last_messages_) * size_,|interval reports add up.*threads"
   # The agent and local trust (issue 24).
