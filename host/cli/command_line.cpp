@@ -14,6 +14,7 @@
 #include "remote/agent_protocol.hpp"
 #include "remote/tcp_endpoint.hpp"
 #include "report/result_columns.hpp"
+#include "text/suggestion.hpp"
 
 namespace ipcbench::cli {
 
@@ -451,9 +452,13 @@ void apply_output_options(const po::variables_map &vm, const typed_options &t, c
         return;
     }
     for (const auto &key : split_list(t.columns)) {
-        if (report::find_column(key) == nullptr)
-            throw usage_error("--columns '" + key + "': no such column; the columns are " +
+        if (report::find_column(key) == nullptr) {
+            std::vector<std::string> keys;
+            for (const auto &c : report::result_columns()) keys.emplace_back(c.key);
+            throw usage_error("--columns '" + key + "': no such column" +
+                              text::did_you_mean(key, keys) + "; the columns are " +
                               report::column_keys());
+        }
         cmd.layout.columns.push_back(key);
     }
     if (cmd.layout.wide && !cmd.layout.columns.empty())
@@ -760,6 +765,11 @@ command_line parse_command_line(int argc, const char *const argv[]) {
     try {
         po::store(po::command_line_parser(args).options(all).positional(positional).run(), vm);
         po::notify(vm);
+    } catch (const po::unknown_option &e) {
+        std::vector<std::string> names;
+        for (const auto &option : all.options()) names.push_back("--" + option->long_name());
+        throw usage_error(std::string(e.what()) + text::did_you_mean(e.get_option_name(), names) +
+                          "; see ipchost --help");
     } catch (const po::error &e) {
         throw usage_error(std::string(e.what()) + "; see ipchost --help");
     }

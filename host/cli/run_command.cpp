@@ -22,6 +22,7 @@
 #include "report/placement_warning.hpp"
 #include "report/repetition_summary.hpp"
 #include "report/result_columns.hpp"
+#include "text/suggestion.hpp"
 
 namespace ipcbench::cli {
 namespace {
@@ -202,6 +203,16 @@ std::string describe_folders(const std::vector<std::filesystem::path> &folders) 
     return out;
 }
 
+// Every name --impl takes: native, each kit and each kit:API.
+std::vector<std::string> kit_names(const kit::kit_registry &kits) {
+    std::vector<std::string> names = {"native"};
+    for (const auto &k : kits.kits()) {
+        names.push_back(k.manifest.name);
+        for (const auto &api : k.manifest.apis) names.push_back(k.manifest.name + ":" + api.name);
+    }
+    return names;
+}
+
 std::unique_ptr<kit::kit_registry> kits_for(const command_line &cmd) {
     if (!cmd.uses_kits()) return nullptr;
     auto kits = std::make_unique<kit::kit_registry>();
@@ -209,7 +220,8 @@ std::unique_ptr<kit::kit_registry> kits_for(const command_line &cmd) {
     for (const auto &pair : cmd.implementations)
         for (const auto &name : {pair.first, pair.second})
             if (name != "native" && kits->find(name) == nullptr)
-                throw usage_error("--impl " + name + ": no kit of that name in " +
+                throw usage_error("--impl " + name + ": no kit of that name" +
+                                  text::did_you_mean(name, kit_names(*kits)) + " in " +
                                   describe_folders(kit::kit_search_path(cmd.kit_dirs)) +
                                   " (ipchost --list shows the kits; --kit-dir DIR adds a "
                                   "folder)");

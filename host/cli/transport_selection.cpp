@@ -4,6 +4,7 @@
 
 #include "cli/usage_error.hpp"
 #include "plugin/option_validation.hpp"
+#include "text/suggestion.hpp"
 
 namespace ipcbench::cli {
 
@@ -22,9 +23,15 @@ std::vector<const plugin::transport_info *> select_transports(
         auto matches = registry.select(spec);
         if (matches.empty()) {
             std::string known;
-            for (const auto &t : registry.transports()) known += (known.empty() ? "" : ", ") + t.id;
-            throw usage_error("--plugin '" + spec + "': no such plugin or transport; found: " +
-                              (known.empty() ? "none" : known));
+            std::vector<std::string> ids;
+            for (const auto &t : registry.transports()) {
+                known += (known.empty() ? "" : ", ") + t.id;
+                ids.push_back(t.id);
+                ids.push_back(t.id.substr(0, t.id.find('.')));  // the plugin's name too
+            }
+            throw usage_error("--plugin '" + spec + "': no such plugin or transport" +
+                              text::did_you_mean(spec, ids) +
+                              "; found: " + (known.empty() ? "none" : known));
         }
         for (const auto *t : matches)
             if (std::find(selected.begin(), selected.end(), t) == selected.end())

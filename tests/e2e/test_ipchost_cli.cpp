@@ -145,6 +145,12 @@ TEST_CASE("bad input: one line naming the problem, exit code 2", "[e2e][cli]") {
         {{"--batch", "0"}, "--batch"},
         {{"--zero-copy", "maybe"}, "--zero-copy 'maybe': expected auto, on or off"},
         {{"--batch", "4", "--rate", "1000"}, "--batch and --rate"},
+        // A typo gets the name it was probably meant to be.
+        {{"--sise", "64"}, "unrecognised option '--sise' (did you mean '--size'?)"},
+        {{"--plugin", "pipe.fifoo"}, "no such plugin or transport (did you mean 'pipe.fifo'?)"},
+        {{"--plugin", "sockt"}, "(did you mean 'socket'?)"},
+        {{"--columns", "transprt"}, "no such column (did you mean 'transport'?)"},
+        {{"--impl", "receiver=nativ"}, "no kit of that name (did you mean 'native'?)"},
     };
     for (const auto &c : cases) {
         auto run = run_ipchost(c.args);

@@ -3,6 +3,7 @@
 #include "cli/command_line.hpp"
 #include "cli/usage_error.hpp"
 #include "cli/value_parsing.hpp"
+#include "text/suggestion.hpp"
 
 using namespace ipcbench::cli;
 
@@ -61,4 +62,15 @@ TEST_CASE("the command line is validated as a whole", "[cli]") {
                       Catch::Contains("table, json, csv, markdown or jsonl"));
     const char *opt[] = {"ipchost", "--opt", "novalue"};
     CHECK_THROWS_WITH(parse_command_line(3, opt), Catch::Contains("KEY=VALUE"));
+}
+
+TEST_CASE("did you mean: the nearest known name within a typo's reach, none beyond it", "[cli]") {
+    using ipcbench::text::did_you_mean;
+    const std::vector<std::string> known = {"--size", "--streams", "--duration", "--warmup"};
+    CHECK(did_you_mean("--sise", known) == " (did you mean '--size'?)");
+    CHECK(did_you_mean("--STREAMS", known).empty());  // case only: nothing to correct
+    CHECK(did_you_mean("--durtaion", known) == " (did you mean '--duration'?)");
+    CHECK(did_you_mean("--frobnicate", known).empty());  // far from every name
+    CHECK(did_you_mean("", known).empty());
+    CHECK(did_you_mean("pipe.fifoo", {"pipe.fifo", "pipe.anon"}) == " (did you mean 'pipe.fifo'?)");
 }
