@@ -801,6 +801,9 @@ command_line parse_command_line(int argc, const char *const argv[]) {
             cmd.help_text = render_words(groups);
         else
             cmd.help_text = render_help_text(groups);
+        for (const auto &doc : subcommand_docs())  // `ipchost compare --help`: compare's own
+            if (cmd.help_format == "text" && cmd.subcommand == doc.name)
+                cmd.help_text = render_subcommand_help(doc, groups);
         return cmd;
     }
     check_inputs(cmd);

@@ -65,7 +65,10 @@ const std::vector<subcommand_doc> &subcommand_docs() {
          "close, option and address errors, zero-copy and batches, leaks) against each "
          "transport, or with --impl a kit's worker against ipchost's own on each transport the kit "
          "offers; `check` comes first, before its options; one line per check, then 'N passed, N "
-         "failed'; exit code 0 only if all pass."},
+         "failed'; exit code 0 only if all pass.",
+         "ipchost check                              # every transport found, every check\n"
+         "ipchost check --plugin pipe.fifo           # one transport\n"
+         "ipchost check --impl go                    # the Go kit against ipchost's own worker\n"},
         {"compare", "BASE.json NEW.json [--fail-on-regression PERCENT] [--allow-missing]",
          "a summary line (cases compared, better, worse, unchanged, missing), what differs between "
          "the two machines' conditions, then per matching case (transport, mode, direction, size, "
@@ -74,9 +77,14 @@ const std::vector<subcommand_doc> &subcommand_docs() {
          "repetitions (use --repeat when measuring); cases in one file only are listed. With "
          "--fail-on-regression, exit 1 naming each row that got significantly worse by more than "
          "PERCENT, and when nothing matched or a case is in one file only (unless "
-         "--allow-missing)."},
+         "--allow-missing).",
+         "ipchost --repeat 5 --format json --output base.json   # measure, with repetitions\n"
+         "ipchost compare base.json new.json              # the two runs, case by case\n"
+         "ipchost compare base.json new.json --fail-on-regression 5   # a CI gate\n"},
         {"report", "RESULTS.json [--output report.html] [--format FORMAT]",
-         "one self-contained HTML page with SVG charts (or the results in another format)."},
+         "one self-contained HTML page with SVG charts (or the results in another format).",
+         "ipchost report results.json --output report.html   # the HTML page\n"
+         "ipchost report results.json --format csv     # the same results as CSV\n"},
         {"serve",
          "[--bind ADDR:PORT] [--token TOKEN | --token-file FILE | --insecure] [--once] "
          "[--allow-root] [--idle-timeout SECONDS] [--allow-ports FIRST-LAST] "
@@ -86,18 +94,23 @@ const std::vector<subcommand_doc> &subcommand_docs() {
          "an agent for runs from another host (ipchost --peer ADDR:PORT ...); it runs only "
          "cross-host transports from its own plugin folders, listens only on the address a "
          "client reached it by, connects only back to the client, and takes from the wire only "
-         "options that name no address, port, path or device."},
+         "options that name no address, port, path or device.",
+         "ipchost serve --bind 0.0.0.0:7878 --token-file agent.token   # an agent\n"
+         "ipchost --peer 10.0.0.2:7878 --token-file agent.token --plugin socket.tcp   # use it\n"},
         {"fleet",
          "--agent HOST:PORT... | --agents FILE [--token-file FILE] [--pairs mesh|star=AGENT | "
          "--sample K --seed S] [--concurrency C] [--gap SECONDS] [case options]",
          "runs the cases between every pair of `ipchost serve` agents (agent to agent, none of "
          "it on this host) in rounds where no agent is in two pairs; every row names its source "
          "and destination agent, their labels and its round; an agent that fails fails only its "
-         "rows."},
+         "rows.",
+         "ipchost fleet --agents agents.txt --token-file agent.token --plugin socket.tcp\n"
+         "ipchost fleet --agent a:7878 --agent b:7878 --agent c:7878 --pairs star=a\n"},
         {"new-plugin", "NAME [--lang c|cpp] [--dir DIR]",
          "writes a ready plugin project from the installed SDK template (default ./NAME): it "
          "builds with find_package(ipcbench), loads with --plugin-dir and passes ipchost check; "
-         "its README says the next commands."},
+         "its README says the next commands.",
+         "ipchost new-plugin myring --lang c   # a project in ./myring\n"},
     };
     return docs;
 }
@@ -110,6 +123,18 @@ const char *reference_notes() {
            "Exit codes: 0 all cases measured, 1 a case failed, 2 bad usage, 130 interrupted.\n";
 }
 
+const char *run_examples() {
+    return "ipchost                                          # every transport found, default "
+           "sizes\n"
+           "ipchost --plugin pipe --size 64,4K,1M            # one plugin's transports, three "
+           "sizes\n"
+           "ipchost --plugin socket.tcp --mode latency --repeat 5   # ping-pong, repeated\n"
+           "ipchost --plugin socket.unix --impl receiver=native,go,python   # a reader per "
+           "language\n"
+           "ipchost --plugin udp.inet --rate 100000 --interval 1    # paced, a line a second\n"
+           "ipchost --list                                   # what is installed and why not\n";
+}
+
 std::string render_help_text(const std::vector<option_group> &groups) {
     po::options_description all(std::string("Usage: ipchost [options]\n\n") + summary +
                                 "\n\nOptions");
@@ -118,7 +143,30 @@ std::string render_help_text(const std::vector<option_group> &groups) {
     out << all << "\n";
     for (const auto &s : subcommand_docs())
         out << "ipchost " << s.name << " " << s.synopsis << ": " << s.text << "\n";
+    out << "\nExamples (ipchost SUBCOMMAND --help shows a subcommand's own):\n";
+    std::istringstream examples(run_examples());
+    for (std::string line; std::getline(examples, line);) out << "  " << line << "\n";
     out << "\n" << reference_notes();
+    return out.str();
+}
+
+std::string render_subcommand_help(const subcommand_doc &doc,
+                                   const std::vector<option_group> &groups) {
+    std::ostringstream out;
+    out << "Usage: ipchost " << doc.name << " " << doc.synopsis << "\n\n" << doc.text << "\n";
+    // The options its synopsis names, described as in the whole table.
+    const std::string synopsis = doc.synopsis;
+    po::options_description own("Options");
+    for (const auto &g : groups)
+        for (const auto &o : g.options->options())
+            if (synopsis.find("--" + o->long_name() + " ") != std::string::npos ||
+                synopsis.find("--" + o->long_name() + "]") != std::string::npos)
+                own.add(o);
+    if (!own.options().empty()) out << "\n" << own;
+    out << "\nExamples:\n";
+    std::istringstream examples(doc.examples);
+    for (std::string line; std::getline(examples, line);) out << "  " << line << "\n";
+    out << "\nipchost --help lists every option and subcommand.\n";
     return out.str();
 }
 
@@ -172,6 +220,14 @@ std::string render_man_page(const std::vector<option_group> &groups) {
     for (const auto &s : subcommand_docs())
         out += fmt::format(".TP\n\\fBipchost {}\\fR {}\n{}\n", escape_roff(s.name),
                            escape_roff(s.synopsis), escape_roff(s.text));
+    out += ".SH EXAMPLES\n";
+    std::istringstream examples(std::string(run_examples()) + [] {
+        std::string all;
+        for (const auto &d : subcommand_docs()) all += d.examples;
+        return all;
+    }());
+    for (std::string line; std::getline(examples, line);)
+        out += fmt::format(".nf\n{}\n.fi\n", escape_roff(line));
     out += ".SH NOTES\n";
     std::istringstream notes(reference_notes());
     for (std::string line; std::getline(notes, line);) out += escape_roff(line) + "\n.PP\n";

@@ -20,6 +20,7 @@ struct subcommand_doc {
     const char *name;      // "compare"
     const char *synopsis;  // "BASE.json NEW.json [--fail-on-regression PERCENT]"
     const char *text;      // one paragraph
+    const char *examples;  // command lines, one a line, each with a `# what it does` comment
 };
 
 const std::vector<subcommand_doc> &subcommand_docs();
@@ -27,8 +28,15 @@ const std::vector<subcommand_doc> &subcommand_docs();
 // Notes after the options: plugin folders, size lists, exit codes.
 const char *reference_notes();
 
+// Command lines for the --help's and the man page's EXAMPLES, one a line with its comment.
+const char *run_examples();
+
 // --help as printed on a terminal.
 std::string render_help_text(const std::vector<option_group> &groups);
+// `ipchost SUBCOMMAND --help`: that subcommand's synopsis, what it does, the options its synopsis
+// names (from the same table) and its examples.
+std::string render_subcommand_help(const subcommand_doc &doc,
+                                   const std::vector<option_group> &groups);
 // The README section between its "options:begin" and "options:end" markers.
 std::string render_markdown(const std::vector<option_group> &groups);
 // ipchost(1), roff with the man macros.

@@ -1,6 +1,8 @@
 // One option table behind --help, the man page, the README section and shell completion; and
 // the listing commands a user and a completion script read.
 #include <catch2/catch.hpp>
+
+#include <algorithm>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -90,6 +92,29 @@ TEST_CASE("the --help text and the man page list every option of the table", "[c
     const auto bad = run_ipchost({"--help", "--format", "pdf"});
     CHECK(bad.exit_code == 2);
     CHECK_THAT(bad.err, Catch::Contains("expected text, man"));
+}
+
+TEST_CASE("a subcommand's --help is its own: synopsis, its options, examples; --help has examples",
+          "[cli]") {
+    const auto compare = run_ipchost({"compare", "--help"});
+    REQUIRE(compare.exit_code == 0);
+    CHECK_THAT(compare.out, Catch::StartsWith("Usage: ipchost compare BASE.json NEW.json"));
+    CHECK_THAT(compare.out, Catch::Contains("--fail-on-regression PERCENT") &&
+                                Catch::Contains("--allow-missing") &&
+                                Catch::Contains("Examples:") &&
+                                Catch::Contains("ipchost compare base.json new.json"));
+    CHECK_THAT(compare.out, !Catch::Contains("--streams"));  // not the whole table
+    CHECK(std::count(compare.out.begin(), compare.out.end(), '\n') < 40);
+    const auto check = run_ipchost({"check", "--help"});
+    CHECK_THAT(check.out, Catch::StartsWith("Usage: ipchost check") && Catch::Contains("--impl") &&
+                              Catch::Contains("--kit-dir") &&
+                              Catch::Contains("ipchost check --impl go"));
+    const auto help = run_ipchost({"--help"});
+    CHECK_THAT(help.out, Catch::Contains("Examples (ipchost SUBCOMMAND --help") &&
+                             Catch::Contains("ipchost --plugin pipe --size 64,4K,1M"));
+    const auto man = run_ipchost({"--help", "--format", "man"});
+    CHECK_THAT(man.out, Catch::Contains(".SH EXAMPLES") &&
+                            Catch::Contains("ipchost compare base.json new.json"));
 }
 
 TEST_CASE("the man page the build wrote is clean roff: groff finds nothing to warn about",
