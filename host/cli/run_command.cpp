@@ -114,6 +114,17 @@ void print_interval(const std::string &what, model::traffic_direction half, bool
     std::fflush(stdout);
 }
 
+// What a finished case's progress line shows: its headline figure, or why it has none.
+std::string key_figure(const report::case_result &r) {
+    if (!r.ok()) return std::string(report::to_string(r.status));
+    if (r.latency && !r.throughput)
+        return fmt::format("p50 {:.1f} µs", static_cast<double>(r.latency->p50) / 1e3);
+    if (r.throughput)
+        return fmt::format("{:.1f} MB/s{}", model::megabytes(r.throughput->bytes_per_sec),
+                           r.bidir() ? fmt::format(" ({})", model::to_string(r.direction)) : "");
+    return "done";
+}
+
 // Runs every case of the command line and collects the results.
 class case_runner {
 public:
@@ -122,7 +133,7 @@ public:
         : cmd_(cmd),
           kits_(kits),
           total_(total),
-          progress_(total, !cmd.quiet && platform::stderr_is_terminal()),
+          progress_(total, !cmd.quiet, platform::stderr_is_terminal()),
           live_intervals_(cmd.case_defaults.interval_s > 0 &&
                           cmd.format == report::output_format::table),
           lines_(lines) {}
@@ -136,6 +147,7 @@ public:
         if (!skip.empty()) {
             report.results.push_back(skipped_case(t, c, skip));
             if (lines_) lines_->write(report::result_line(report.results.back(), false));
+            progress_.finished(index_, t.id, "skipped");
             return;
         }
         std::string what = fmt::format("{} {} {}", t.id, model::to_string(c.mode),
@@ -178,6 +190,7 @@ public:
                 spdlog::error("{}: {}", what, r.error);
             }
             if (lines_) lines_->write(report::result_line(r, cmd_.per_stream_list));
+            progress_.finished(index_, what, key_figure(r));
             report.results.push_back(std::move(r));
         }
     }

@@ -251,3 +251,24 @@ TEST_CASE("the default table fits 120 columns, and --wide and --columns show the
     CHECK_THAT(unknown.err, Catch::Contains("--columns 'speed': no such column") &&
                                 Catch::Contains("mb_per_sec"));
 }
+
+TEST_CASE("into a pipe each finished case prints one progress line, none with -q", "[cli]") {
+    const std::vector<std::string> args = {"--plugin", "pipe.fifo,socket.unix",
+                                           "--size",   "64",
+                                           "--mode",   "throughput",
+                                           "--count",  "200",
+                                           "--warmup", "0"};
+    auto run = ipcbench::test::run_ipchost(args);  // stderr is a pipe here, not a terminal
+    INFO(run.err);
+    REQUIRE(run.exit_code == 0);
+    CHECK_THAT(run.err, Catch::Contains("[1/2] pipe.fifo throughput 64 B: ") &&
+                            Catch::Contains("MB/s") && Catch::Contains(", 1 case left"));
+    CHECK_THAT(run.err, Catch::Contains("[2/2] socket.unix throughput 64 B: ") &&
+                            Catch::Contains(", 0 cases left"));
+    CHECK_THAT(run.err, !Catch::Contains("\033[K"));  // no terminal control codes into a log
+    std::vector<std::string> quiet = args;
+    quiet.push_back("-q");
+    auto silent = ipcbench::test::run_ipchost(quiet);
+    REQUIRE(silent.exit_code == 0);
+    CHECK_THAT(silent.err, !Catch::Contains("[1/2]"));
+}
