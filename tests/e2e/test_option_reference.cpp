@@ -94,7 +94,7 @@ TEST_CASE("the --help text and the man page list every option of the table", "[c
     CHECK_THAT(bad.err, Catch::Contains("expected text, man"));
 }
 
-TEST_CASE("a subcommand's --help is its own: synopsis, its options, examples; --help has examples",
+TEST_CASE("a subcommand's --help is its own with its options and examples, and --help has examples",
           "[cli]") {
     const auto compare = run_ipchost({"compare", "--help"});
     REQUIRE(compare.exit_code == 0);
