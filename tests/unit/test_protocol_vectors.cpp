@@ -52,7 +52,8 @@ const char *step_name(timed::timing::send_step::kind k) {
 }  // namespace
 
 TEST_CASE("vectors: the send schedule", "[timing][vectors]") {
-    for (const auto &c : vectors("send_schedule.json").at("cases")) {
+    const json table = vectors("send_schedule.json");  // the loop's range must outlive it
+    for (const auto &c : table.at("cases")) {
         INFO(c.at("name").get<std::string>());
         model::case_settings s;
         const auto &in = c.at("settings");
@@ -150,7 +151,8 @@ TEST_CASE("vectors: the sequence tracker", "[timing][vectors]") {
 }
 
 TEST_CASE("vectors: reassembly, in place and from a shared buffer", "[timing][vectors]") {
-    for (const auto &c : vectors("reassembly.json").at("cases")) {
+    const json table = vectors("reassembly.json");  // the loop's range must outlive it
+    for (const auto &c : table.at("cases")) {
         INFO(c.at("name").get<std::string>());
         const std::size_t size = c.at("size_bytes"), total = c.at("stream_bytes");
         std::vector<unsigned char> stream(total);
