@@ -122,6 +122,7 @@ int run_main(int argc, char **argv) {
             return 0;
         }
         if (cmd.subcommand == "compare") return cli::compare_command(cmd);
+        if (cmd.subcommand == "system") return cli::system_command(cmd);
         if (cmd.subcommand == "new-plugin") return cli::new_plugin_command(cmd);
         if (cmd.subcommand == "serve") return remote::serve(cmd.serve);
         if (cmd.subcommand == "report") return cli::report_command(cmd);

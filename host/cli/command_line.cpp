@@ -702,6 +702,9 @@ void check_inputs(const command_line &cmd) {
     if (cmd.subcommand == "new-plugin" && cmd.inputs.size() != 1)
         throw usage_error(
             "new-plugin needs one name: ipchost new-plugin NAME [--lang c|cpp] [--dir DIR]");
+    if (cmd.subcommand == "system" && !cmd.inputs.empty())
+        throw usage_error("ipchost system takes no argument ('" + cmd.inputs.front() +
+                          "'): it reads this machine; --format json for JSON");
     if (cmd.subcommand == "report" && cmd.inputs.size() != 1)
         throw usage_error(
             "report needs one result file: ipchost report RESULTS.json --output report.html");

@@ -60,8 +60,31 @@ figure_view view_of(const std::string &figure) {
 
 // What differs between the two machines (or one machine at two times) that moves figures:
 // stated above the verdicts, so a regression on a busier machine is read as such.
-std::vector<std::string> condition_differences(const platform::system_info &a,
-                                               const platform::system_info &b) {
+// The noise sources `ipchost system` names, as recorded over each run (when both were sampled).
+void noise_differences(const platform::machine_conditions &a, const platform::machine_conditions &b,
+                       std::vector<std::string> &out) {
+    if (a.sample_s <= 0 || b.sample_s <= 0) return;
+    auto text = [&](const char *what, const std::string &x, const std::string &y) {
+        if (x != y) out.push_back(text::terminal_text(fmt::format("{} '{}' -> '{}'", what, x, y)));
+    };
+    text("turbo", a.turbo, b.turbo);
+    text("SMT", a.smt, b.smt);
+    text("isolated CPUs", a.isolated_cpus, b.isolated_cpus);
+    text("virtualisation", a.virtualization, b.virtualization);
+    if (a.irqbalance != b.irqbalance)
+        out.push_back(fmt::format("irqbalance {} -> {}", a.irqbalance ? "running" : "stopped",
+                                  b.irqbalance ? "running" : "stopped"));
+    const double sa = a.steal_percent, sb = b.steal_percent;
+    if (sa >= 0 && sb >= 0 && std::fabs(sa - sb) >= 1)
+        out.push_back(fmt::format("steal {:.1f}% -> {:.1f}% of the CPU time", sa, sb));
+    if (a.busiest.size() != b.busiest.size())
+        out.push_back(
+            fmt::format("busy other processes {} -> {}", a.busiest.size(), b.busiest.size()));
+}
+
+std::vector<std::string> condition_differences(const report::run_report &base,
+                                               const report::run_report &next) {
+    const platform::system_info &a = base.environment, &b = next.environment;
     std::vector<std::string> out;
     auto text = [&](const char *what, const std::string &x, const std::string &y) {
         if (x != y) out.push_back(text::terminal_text(fmt::format("{} '{}' -> '{}'", what, x, y)));
@@ -74,6 +97,7 @@ std::vector<std::string> condition_differences(const platform::system_info &a,
     const double la = a.load_average_1m, lb = b.load_average_1m;
     if (la >= 0 && lb >= 0 && std::fabs(la - lb) > std::max(0.5, 0.25 * std::max(la, lb)))
         out.push_back(fmt::format("load average {:.2f} -> {:.2f} (on {} cores)", la, lb, b.cores));
+    noise_differences(base.conditions, next.conditions, out);
     return out;
 }
 
@@ -230,7 +254,7 @@ int compare_command(const command_line &cmd) {
         }
     }
     for (const auto &[key, r] : base_cases) missing.push_back(key);
-    const auto conditions = condition_differences(base.environment, next.environment);
+    const auto conditions = condition_differences(base, next);
     std::string text = summary_line(c, missing.size(), unmatched.size());
     for (const auto &line : conditions) text += "conditions differ: " + line + "\n";
     text += c.text;

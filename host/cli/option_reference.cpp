@@ -106,6 +106,15 @@ const std::vector<subcommand_doc> &subcommand_docs() {
          "rows.",
          "ipchost fleet --agents agents.txt --token-file agent.token --plugin socket.tcp\n"
          "ipchost fleet --agent a:7878 --agent b:7878 --agent c:7878 --pairs star=a\n"},
+        {"system", "[--format json] [--output FILE]",
+         "what on this machine can move a figure between runs, and what to change: "
+         "virtualisation and the CPU time a hypervisor stole, the frequency governor and turbo, "
+         "SMT siblings, isolated CPUs, interrupts per CPU and irqbalance, the load and the busiest "
+         "other processes, ASLR; rates over one second; it changes nothing. Every run's result "
+         "records the same conditions over the run (JSON `conditions`), and compare states the "
+         "ones that differ.",
+         "ipchost system                   # the conditions, then what to change\n"
+         "ipchost system --format json     # the same as JSON\n"},
         {"new-plugin", "NAME [--lang c|cpp] [--dir DIR]",
          "writes a ready plugin project from the installed SDK template (default ./NAME): it "
          "builds with find_package(ipcbench), loads with --plugin-dir and passes ipchost check; "

@@ -13,13 +13,14 @@
 #include "harness/orchestrator.hpp"
 #include "kit/kit_registry.hpp"
 #include "model/units.hpp"
+#include "platform/machine_conditions.hpp"
 #include "platform/monotonic_clock.hpp"
 #include "platform/signals.hpp"
 #include "remote/agent_client.hpp"
 #include "remote/agent_protocol.hpp"
+#include "report/case_warnings.hpp"
 #include "report/csv_report.hpp"
 #include "report/json_lines.hpp"
-#include "report/placement_warning.hpp"
 #include "report/repetition_summary.hpp"
 #include "report/result_columns.hpp"
 #include "text/suggestion.hpp"
@@ -94,6 +95,7 @@ report::case_result merged(std::vector<report::case_result> repetitions, double 
         report::summarize_repetitions(r, cv_warning);
     }
     report::warn_about_placement(r);
+    report::warn_about_missed_rate(r);
     return r;
 }
 
@@ -256,6 +258,7 @@ int run_command(const command_line &cmd, const plugin::plugin_registry &registry
     for (auto s : cmd.latency_sizes) smallest = std::min(smallest, s);
     check_option_values(selected, options, smallest);
     report::run_report report = start_report(cmd, argc, argv);
+    const platform::conditions_sampler conditions;  // what moved the figures, over the run
     check_output_file(cmd.output);
     check_output_file(cmd.histogram_file);
 
@@ -276,6 +279,7 @@ int run_command(const command_line &cmd, const plugin::plugin_registry &registry
     if (cmd.agent) remote::say_goodbye(*cmd.agent);
     if (cmd.from_agent) remote::say_goodbye(*cmd.from_agent);
 
+    report.conditions = conditions.finish();
     if (lines)
         lines->write(report::end_line(report.results.size(), platform::interrupted()));
     else

@@ -206,9 +206,12 @@ void record_side(model::process_figures &figures, const side_view &view,
     if (gap > 10 && gap > 0.1 * std::max(own, outside))
         warnings.push_back(fmt::format(
             "{} ({}): {:.0f}% CPU measured from outside against {:.0f}% it reported for its "
-            "loops (other threads of its process, a runtime's scheduler or GC, or a "
-            "misreporting kit)",
-            side, figures.implementation, outside, own));
+            "loops ({})",
+            side, figures.implementation, outside, own,
+            figures.implementation == "native"
+                ? "its other threads: the control channel, a stream's setup"
+                : "other threads of its process, a runtime's scheduler or GC, or a misreporting "
+                  "kit"));
 }
 
 // Each result names who ran its sending and its receiving side, as their hellos said, with

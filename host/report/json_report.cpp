@@ -1,5 +1,7 @@
 #include "report/json_report.hpp"
 
+#include "report/condition_checks.hpp"
+
 #include <fmt/chrono.h>
 #include <ctime>
 #include <stdexcept>
@@ -369,6 +371,7 @@ json header_json(const run_report &report) {
             {"started_at", report.started_at},
             {"command_line", report.command_line},
             {"environment", figures_json(report.environment)},
+            {"conditions", conditions_json(report.conditions)},
             {"settings", std::move(settings)}};
 }
 
@@ -383,6 +386,7 @@ run_report run_report_from_json(const json &doc) {
     report.command_line = doc.value("command_line", "");
     report.environment = figures_from<platform::system_info>(
         doc.value("environment", json::object()), "environment");
+    if (doc.contains("conditions")) report.conditions = conditions_from_json(doc["conditions"]);
     header_settings fields{report};
     const json settings = doc.value("settings", json::object());
     model::figure_fields(fields, figure_reader{settings, "settings"});

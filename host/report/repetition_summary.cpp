@@ -40,14 +40,22 @@ repetition_totals totals_of(const std::vector<const case_result *> &ok) {
     return t;
 }
 
+// What may narrow the spread, leaving out what this run already did.
+std::string spread_advice(const case_result &r) {
+    const auto &pin = r.settings.affinity;
+    std::string advice =
+        pin.sender_cpu >= 0 || pin.receiver_cpu >= 0 ? "" : "pin with --affinity, ";
+    advice += r.settings.count > 0 ? "raise --count" : "lengthen --duration";
+    return advice + " or add repetitions";
+}
+
 void warn_about_spread(case_result &r, double cv_warning) {
     for (const char *figure : {"bytes_per_sec", "latency_p50_ns", "latency_p99_ns"}) {
         auto it = r.statistics.find(figure);
         if (it != r.statistics.end() && it->second.first.n > 1 && it->second.first.cv > cv_warning)
             r.warnings.push_back(fmt::format(
-                "{} varies by {:.1f}% (cv) over {} repetitions: a noisy machine; pin with "
-                "--affinity, lengthen --duration or add repetitions",
-                figure, it->second.first.cv * 100, it->second.first.n));
+                "{} varies by {:.1f}% (cv) over {} repetitions: a noisy machine; {}", figure,
+                it->second.first.cv * 100, it->second.first.n, spread_advice(r)));
     }
 }
 

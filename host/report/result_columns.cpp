@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 #include <map>
+#include <optional>
 
 #include "model/data_path.hpp"
 #include "model/units.hpp"
@@ -41,6 +42,23 @@ bool any(const run_report &report, Pred pred) {
     for (const auto &r : report.results)
         if (pred(r)) return true;
     return false;
+}
+
+// Shown when the rows of the table differ in it: a setting that tells two rows apart gets a
+// column of its own, where rows alike would look the same.
+std::function<bool(const run_report &, bool)> when_rows_differ(text_of value) {
+    return [value](const run_report &report, bool latency_table) {
+        std::optional<std::string> seen;
+        for (const auto &r : report.results) {
+            if (latency_table ? !is_latency(r) : !is_throughput(r)) continue;
+            std::string v = value(r);
+            if (!seen)
+                seen = std::move(v);
+            else if (v != *seen)
+                return true;
+        }
+        return false;
+    };
 }
 
 double bytes_per_sec(const case_result &r) {
@@ -216,10 +234,19 @@ std::vector<column> identity_columns() {
     c.push_back(io);
     c.push_back(csv_only(
         "threads", [](const case_result &r) { return std::to_string(r.settings.threads); }, false));
-    c.push_back(csv_only(
-        "rate", [](const case_result &r) { return num(r.settings.rate_per_s); }, false));
-    c.push_back(csv_only(
-        "batch", [](const case_result &r) { return std::to_string(r.settings.batch); }, false));
+    const auto rate_value = [](const case_result &r) { return num(r.settings.rate_per_s); };
+    column paced = plain(
+        "rate", "rate/s", "",
+        [](const case_result &r) {
+            return r.settings.rate_per_s > 0 ? rate(r.settings.rate_per_s) : std::string("-");
+        },
+        rate_value, false);
+    paced.shown = when_rows_differ(rate_value);
+    c.push_back(paced);
+    const auto batch_value = [](const case_result &r) { return std::to_string(r.settings.batch); };
+    column batch = plain("batch", "batch", "batch", batch_value, batch_value, false);
+    batch.shown = when_rows_differ(batch_value);
+    c.push_back(batch);
     // The calls column appears only when some case left the default path.
     column calls = plain(
         "data_path", "calls", "calls",

@@ -5,6 +5,7 @@
 
 #include "model/case_result.hpp"
 #include "model/case_settings.hpp"
+#include "platform/machine_conditions.hpp"
 #include "platform/system_info.hpp"
 
 namespace ipcbench::report {
@@ -12,6 +13,9 @@ namespace ipcbench::report {
 // Everything one invocation produced: where it ran, how, and each case.
 struct run_report {
     platform::system_info environment;
+    // What moved figures on this machine over the run (steal, busy other processes...):
+    // `ipchost system`'s conditions; sample_s 0 when not sampled (a fleet, a JSON Lines stream).
+    platform::machine_conditions conditions;
     std::string started_at;  // ISO 8601, UTC
     std::string command_line;
     // What every case started from (the command line's defaults); each result has its own.

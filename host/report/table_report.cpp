@@ -4,9 +4,11 @@
 #include <algorithm>
 #include <numeric>
 
+#include "report/case_warnings.hpp"
+#include "report/condition_checks.hpp"
 #include "report/fleet_heatmap.hpp"
 #include "report/impl_grid.hpp"
-#include "report/placement_warning.hpp"
+#include "report/warning_groups.hpp"
 #include "text/printable_text.hpp"
 
 namespace ipcbench::report {
@@ -147,27 +149,34 @@ std::string table(const run_report &report, table_kind kind,
     return out;
 }
 
-// The warnings under the tables, one a line with the case it is about; advice that every
-// placement warning repeats is said once, under them all.
+// The warnings under the tables, one line a kind with the cases it covers (the numbers that
+// differ between them as ranges); advice that every placement warning repeats is said once,
+// under them all.
 std::string warnings_text(const std::vector<const case_result *> &warned, bool markdown,
                           std::size_t width) {
     if (warned.empty()) return "";
     std::string out = fmt::format("\n{}Warnings\n{}", markdown ? "### " : "", markdown ? "\n" : "");
     const std::string advice = std::string(": ") + placement_advice;
     bool advised = false;
-    for (const auto *r : warned)
-        for (std::string w : r->warnings) {
-            if (w.size() > advice.size() &&
-                w.compare(w.size() - advice.size(), advice.size(), advice) == 0) {
-                w.resize(w.size() - advice.size());
-                advised = true;
-            }
-            out += wrapped(fmt::format("{}{} {} {}: {}", markdown ? "- " : "",
-                                       shown_text(r->settings.transport_id, markdown),
-                                       format_size(r->settings.size_bytes),
-                                       model::to_string(r->settings.mode), shown_text(w, markdown)),
-                           width, 2);
+    for (auto &group : group_warnings(warned)) {
+        std::string &w = group.text;
+        if (w.size() > advice.size() &&
+            w.compare(w.size() - advice.size(), advice.size(), advice) == 0) {
+            w.resize(w.size() - advice.size());
+            advised = true;
         }
+        std::string cases;
+        constexpr std::size_t named = 6;  // the rest counted
+        for (std::size_t i = 0; i < group.cases.size() && i < named; ++i)
+            cases += (i ? ", " : "") + group.cases[i];
+        if (group.cases.size() > named)
+            cases += fmt::format(" and {} more", group.cases.size() - named);
+        const std::string line = group.cases.size() == 1 ? fmt::format("{}: {}", cases, w)
+                                                         : fmt::format("{} ({} cases: {})", w,
+                                                                       group.cases.size(), cases);
+        out += wrapped(fmt::format("{}{}", markdown ? "- " : "", shown_text(line, markdown)), width,
+                       2);
+    }
     if (advised)
         out += wrapped(std::string(markdown ? "- " : "") + "Sharing a CPU: " + placement_advice,
                        width, 2);
@@ -208,6 +217,14 @@ std::string to_table(const run_report &report, bool markdown, const table_layout
                           markdown ? "## " : "", IPCBENCH_VERSION, safe(env.os), safe(env.kernel),
                           env.cpu_model.empty() ? "?" : safe(env.cpu_model), env.cores,
                           env.load_average_1m, safe(report.started_at)));
+    std::string noted;
+    for (const auto &note : condition_notes(report.conditions))
+        noted += (noted.empty() ? "" : ", ") + note;
+    if (!noted.empty())
+        out +=
+            prose(fmt::format("Over this run, what may have moved its figures: {} (ipchost "
+                              "system says what to change)",
+                              safe(noted)));
     std::vector<const case_result *> tp, lat, bad, warned;
     for (const auto &r : report.results) {
         if (is_throughput(r)) tp.push_back(&r);

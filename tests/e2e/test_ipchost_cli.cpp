@@ -1,11 +1,18 @@
 // ipchost as a user runs it: two real processes, JSON that parses, clean errors.
 #include <catch2/catch.hpp>
 
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <chrono>
+#include <csignal>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
+#include <thread>
 
 #include "support/process_runner.hpp"
 
@@ -271,4 +278,54 @@ TEST_CASE("into a pipe each finished case prints one progress line, none with -q
     auto silent = ipcbench::test::run_ipchost(quiet);
     REQUIRE(silent.exit_code == 0);
     CHECK_THAT(silent.err, !Catch::Contains("[1/2]"));
+}
+
+TEST_CASE("ipchost system names a busy other process, and a run records its conditions", "[cli]") {
+    const pid_t busy = fork();
+    REQUIRE(busy >= 0);
+    if (busy == 0) {  // spins for at most 20 s: the test kills it long before
+        const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+        while (std::chrono::steady_clock::now() < until) {
+        }
+        _exit(0);
+    }
+    auto shown = ipcbench::test::run_ipchost({"system", "--format", "json"});
+    kill(busy, SIGKILL);
+    waitpid(busy, nullptr, 0);
+    INFO(shown.out << shown.err);
+    REQUIRE(shown.exit_code == 0);
+    const json doc = json::parse(shown.out);
+    const json &m = doc.at("conditions");
+    CHECK(m.at("sample_s").get<double>() >= 0.9);
+    CHECK(m.at("cpus").get<unsigned>() == std::thread::hardware_concurrency());
+    bool found = false;
+    for (const auto &p : m.at("busiest"))
+        if (p.at("pid").get<int>() == busy) {
+            found = true;
+            CHECK(p.at("cpu_percent").get<double>() > 5);
+        }
+    CHECK(found);
+    std::set<std::string> names;
+    for (const auto &c : doc.at("checks")) names.insert(c.at("name").get<std::string>());
+    CHECK(names == std::set<std::string>{"virtualisation", "CPU frequency", "turbo", "SMT",
+                                         "isolated CPUs", "interrupts", "load", "ASLR"});
+    const json load = *std::find_if(doc.at("checks").begin(), doc.at("checks").end(),
+                                    [](const json &c) { return c.at("name") == "load"; });
+    CHECK_THAT(load.at("state").get<std::string>(),
+               Catch::Contains("(pid " + std::to_string(busy) + ")"));
+    CHECK_FALSE(load.at("advice").get<std::string>().empty());
+    // The text form says the same, and asks nothing.
+    auto text = ipcbench::test::run_ipchost({"system"});
+    REQUIRE(text.exit_code == 0);
+    CHECK_THAT(text.out, Catch::Contains("virtualisation") && Catch::Contains("ASLR"));
+    CHECK(ipcbench::test::run_ipchost({"system", "extra"}).exit_code == 2);
+    // A run's result keeps the conditions over the run.
+    auto run = ipcbench::test::run_ipchost({"--plugin", "pipe.fifo", "--size", "64", "--mode",
+                                            "throughput", "--count", "100", "--warmup", "0",
+                                            "--format", "json"});
+    REQUIRE(run.exit_code == 0);
+    const json result = json::parse(run.out);
+    CHECK(result.at("conditions").at("sample_s").get<double>() > 0);
+    CHECK(result.at("conditions").at("cpus").get<unsigned>() ==
+          std::thread::hardware_concurrency());
 }

@@ -5,8 +5,8 @@
 #include <sstream>
 
 #include "model/case_result.hpp"
+#include "report/case_warnings.hpp"
 #include "report/csv_report.hpp"
-#include "report/placement_warning.hpp"
 #include "report/repetition_summary.hpp"
 #include "report/run_report.hpp"
 

@@ -20,4 +20,13 @@ inline constexpr const char *placement_advice =
 // many times slower (or, for ping-pong, faster) than another.
 void warn_about_placement(case_result &r);
 
+// A paced case whose receivers got less than this share of the rate asked says so.
+constexpr double missed_rate_share = 0.95;
+
+// Adds a warning to a paced throughput case (--rate, --bitrate) whose receiving side got fewer
+// than missed_rate_share of the messages a second asked (the rate times the streams): a sender
+// that could not keep up, or a receiver that fell behind, makes a one-way latency of another
+// load than the one named.
+void warn_about_missed_rate(case_result &r);
+
 }  // namespace ipcbench::report

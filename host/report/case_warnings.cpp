@@ -1,4 +1,4 @@
-#include "report/placement_warning.hpp"
+#include "report/case_warnings.hpp"
 
 #include <fmt/format.h>
 
@@ -18,6 +18,20 @@ void warn_about_placement(case_result &r) {
         "{}): {}",
         a, b, r.placement->same_cpu_share * 100, a, r.placement->sender_migrations, b,
         r.placement->receiver_migrations, placement_advice));
+}
+
+void warn_about_missed_rate(case_result &r) {
+    if (!r.ok() || !r.throughput || r.settings.rate_per_s <= 0 ||
+        !r.is(model::measure_mode::throughput))
+        return;
+    const double asked = r.settings.rate_per_s * r.settings.streams;
+    const double got = r.throughput->messages_per_sec;
+    if (got >= missed_rate_share * asked) return;
+    r.warnings.push_back(fmt::format(
+        "paced at {:.0f} messages/s, the receiver got {:.0f} ({:.1f}%): the sender could not keep "
+        "the pace or the receiver fell behind, so the one-way latency is of a lighter load than "
+        "asked (a lower --rate or fewer --streams is one the pair can carry)",
+        asked, got, got / asked * 100));
 }
 
 }  // namespace ipcbench::report
