@@ -1,5 +1,7 @@
 #include "cli/command_line.hpp"
 
+#include "stats/summary_statistics.hpp"
+
 #include <fmt/format.h>
 #include <algorithm>
 #include <boost/program_options.hpp>
@@ -29,7 +31,7 @@ struct typed_options {
                 data_port, idle_timeout, max_sessions, max_sessions_per_client, from, agents_file,
                 pairs, sample, seed, concurrency, gap, bitrate, batch, burst, zero_copy = "auto",
                 io = "auto", threads, format = "table", peer, token, bind = "127.0.0.1", lang = "c",
-                dir, memory_budget, allow_ports, columns, token_env;
+                dir, memory_budget, allow_ports, columns, token_env, precision;
     std::vector<std::string> plugin_lists, dirs, allow_connect, allow_peer, allow_unbound,
         allow_option, kit_dirs, impls, fleet_agents, labels;
 };
@@ -129,9 +131,14 @@ po::options_description case_options(typed_options &t) {
 po::options_description output_options(typed_options &t, command_line &cmd) {
     po::options_description d("Repetitions and output");
     auto add = d.add_options();
-    add("repeat", po::value(&t.repeat)->value_name("N"),
-        "run each case N times, fresh processes each time; report the median repetition and "
-        "the spread");
+    add("repeat", po::value(&t.repeat)->value_name("N|auto"),
+        "run each case N times, fresh processes each time; report the median repetition, the "
+        "spread and the median's 95 % interval; auto: until that interval is within --precision "
+        "(5 %), 6 to 30 times");
+    add("precision", po::value(&t.precision)->value_name("PERCENT"),
+        "repeat each case until the 95 % interval of its headline figure's median (MB/s, or the "
+        "round trip's p50) is within +/-PERCENT of it, at least 6 times and at most --repeat N "
+        "(30); a case that does not get there says so");
     add("cv-warn", po::value(&t.cv_warn)->value_name("PERCENT"),
         "warn when a figure's coefficient of variation over repetitions exceeds this (10)");
     add("histogram", po::value(&cmd.histogram_file)->value_name("FILE"),
@@ -429,8 +436,27 @@ std::vector<std::pair<std::string, std::string>> parse_implementations(
     return pairs;
 }
 
+// --repeat N, --repeat auto, --precision PERCENT: how many times a case runs, or until what.
+void parse_repetitions(const typed_options &t, command_line &cmd) {
+    const bool automatic = t.repeat == "auto";
+    if (!t.repeat.empty() && !automatic)
+        cmd.repeat = parse_small_int("--repeat", t.repeat, 1, 1000);
+    if (!automatic && t.precision.empty()) return;
+    cmd.precision = t.precision.empty()
+                        ? command_line::default_precision
+                        : parse_positive("--precision", t.precision, "percent") / 100;
+    if (cmd.precision > 0.5)
+        throw usage_error("--precision '" + t.precision +
+                          "': at most 50 (percent of the median, either side)");
+    if (automatic || t.repeat.empty()) cmd.repeat = command_line::default_repeat_cap;
+    if (cmd.repeat < static_cast<int>(stats::samples_for_median_interval))
+        throw usage_error(fmt::format(
+            "--precision needs --repeat {} or more: a median's 95 % interval takes {} repetitions",
+            stats::samples_for_median_interval, stats::samples_for_median_interval));
+}
+
 void apply_output_options(const po::variables_map &vm, const typed_options &t, command_line &cmd) {
-    if (!t.repeat.empty()) cmd.repeat = parse_small_int("--repeat", t.repeat, 1, 1000);
+    parse_repetitions(t, cmd);
     if (!t.cv_warn.empty())
         cmd.cv_warning = parse_positive("--cv-warn", t.cv_warn, "percent") / 100;
     cmd.quiet = vm.count("quiet") > 0;

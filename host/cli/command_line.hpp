@@ -57,7 +57,12 @@ struct command_line {
     std::vector<std::uint64_t> latency_sizes;  // the same when --size is given, else 32
     double bitrate_bits_per_s = 0;             // --bitrate: per stream, the rate follows per size
     std::vector<std::string> option_assignments;  // "KEY=VALUE" or "ID:KEY=VALUE"
-    int repeat = 1;
+    int repeat = 1;                               // with precision: the most repetitions
+    // --precision / --repeat auto: repeat a case until the 95 % interval of its headline
+    // figure's median is within this share of it (0.05: +/-5 %); 0: exactly `repeat` times.
+    double precision = 0;
+    static constexpr double default_precision = 0.05;
+    static constexpr int default_repeat_cap = 30;
     double cv_warning = 0.10;
     double fail_on_regression = -1;  // compare: percent; < 0 = never fail
     bool allow_missing = false;      // compare: cases on one side only do not fail the gate

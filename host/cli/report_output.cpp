@@ -19,6 +19,7 @@ report::run_report start_report(const command_line &cmd, int argc, const char *c
     for (int i = 0; i < argc; ++i) report.command_line += (i ? " " : "") + std::string(argv[i]);
     report.defaults = cmd.case_defaults;
     report.repeat = cmd.repeat;
+    report.precision = cmd.precision;
     report.per_stream_list = cmd.per_stream_list;
     if (cmd.agent) report.peer = cmd.agent->address.text();
     if (cmd.from_agent) report.from = cmd.from_agent->address.text();

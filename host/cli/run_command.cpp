@@ -159,9 +159,7 @@ public:
         spdlog::debug("case {} of {}: {}", index_, total_, what);
         std::vector<std::vector<report::case_result>> halves;  // [half][repetition]
         for (int rep = 0; rep < cmd_.repeat && !platform::interrupted(); ++rep) {
-            progress_.show(index_, cmd_.repeat > 1 ? fmt::format("{}, repetition {} of {}", what,
-                                                                 rep + 1, cmd_.repeat)
-                                                   : what);
+            progress_.show(index_, repetition_text(what, rep));
             auto results =
                 cmd_.from_agent
                     ? harness::run_case_between_agents(t, c, *cmd_.from_agent, *cmd_.agent)
@@ -183,9 +181,11 @@ public:
             if (halves.empty()) halves.resize(results.size());
             for (std::size_t k = 0; k < results.size(); ++k)
                 halves[k].push_back(std::move(results[k]));
+            if (cmd_.precision > 0 && precise(halves)) break;
         }
         for (auto &repetitions : halves) {
             auto r = merged(std::move(repetitions), cmd_.cv_warning);
+            if (cmd_.precision > 0) report::warn_if_imprecise(r, cmd_.precision);
             if (r.status == report::case_status::failed) {
                 failed_ = true;
                 progress_.clear();
@@ -198,6 +198,21 @@ public:
     }
 
     void done() { progress_.clear(); }
+
+    std::string repetition_text(const std::string &what, int rep) const {
+        if (cmd_.precision > 0)
+            return fmt::format("{}, repetition {} (until +/-{:g}%, at most {})", what, rep + 1,
+                               cmd_.precision * 100, cmd_.repeat);
+        return cmd_.repeat > 1 ? fmt::format("{}, repetition {} of {}", what, rep + 1, cmd_.repeat)
+                               : what;
+    }
+
+    // --precision: every half of the case has its headline figure's median pinned down.
+    bool precise(const std::vector<std::vector<report::case_result>> &halves) const {
+        for (const auto &repetitions : halves)
+            if (!report::precise_enough(repetitions, cmd_.precision)) return false;
+        return !halves.empty();
+    }
     bool failed() const { return failed_; }
 
 private:

@@ -340,6 +340,8 @@ auto figure_fields(S &s, V &&v)
     v("max", s.max, false);
     v("stddev", s.stddev, false);
     v("cv", s.cv, false);
+    v("median_low", s.median_low, false);
+    v("median_high", s.median_high, false);
 }
 
 }  // namespace ipcbench::model

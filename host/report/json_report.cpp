@@ -42,6 +42,7 @@ auto figure_fields(S &h, V &&v)
     v("warmup_s", h.r.defaults.warmup_s, false);
     v("count", h.r.defaults.count, false);
     v("repeat", h.r.repeat, false);
+    v("precision", h.r.precision, false);
     v("peer", h.r.peer, false);
     v("from", h.r.from, false);
 }

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <optional>
 #include <set>
 
 namespace ipcbench::report {
@@ -85,8 +86,7 @@ void summarize_repetitions(case_result &r, double cv_warning) {
     decltype(r.statistics) statistics;
     for (auto &[name, values] : samples) statistics[name] = {stats::summarize(values), values};
 
-    const bool latency = ok.front()->is(model::measure_mode::latency);
-    const std::size_t median = median_index(ok, latency ? "latency_p50_ns" : "bytes_per_sec");
+    const std::size_t median = median_index(ok, headline_figure(*ok.front()));
     auto repetitions = std::move(r.repetitions);
     const auto totals = totals_of(ok);
     const case_result chosen = *ok[median];  // ok points into `repetitions`, still alive
@@ -106,6 +106,51 @@ void summarize_repetitions(case_result &r, double cv_warning) {
         r.warnings.push_back(
             fmt::format("{} {} corrupted over {} repetitions", totals.integrity.corrupted,
                         totals.integrity.corrupted == 1 ? "message" : "messages", r.repeat_count));
+}
+
+const char *headline_figure(const case_result &r) {
+    return r.is(model::measure_mode::latency) ? "latency_p50_ns" : "bytes_per_sec";
+}
+
+namespace {
+
+// The headline figure's summary over the repetitions that measured it, or null.
+std::optional<stats::summary> headline_summary(const std::vector<case_result> &repetitions) {
+    std::vector<double> values;
+    for (const auto &rep : repetitions) {
+        if (!rep.ok()) continue;
+        const auto f = comparable_figures(rep);
+        const auto it = f.find(headline_figure(rep));
+        if (it != f.end()) values.push_back(it->second);
+    }
+    if (values.empty()) return std::nullopt;
+    return stats::summarize(std::move(values));
+}
+
+bool within(const stats::summary &s, double precision) {
+    return s.n >= stats::samples_for_median_interval && s.median > 0 &&
+           s.median_high - s.median <= precision * s.median &&
+           s.median - s.median_low <= precision * s.median;
+}
+
+}  // namespace
+
+bool precise_enough(const std::vector<case_result> &repetitions, double precision) {
+    const auto s = headline_summary(repetitions);
+    return s && within(*s, precision);
+}
+
+void warn_if_imprecise(case_result &r, double precision) {
+    const auto s =
+        headline_summary(r.repetitions.empty() ? std::vector<case_result>{r} : r.repetitions);
+    if (!s || within(*s, precision)) return;
+    r.warnings.push_back(fmt::format(
+        "{}'s median is known to [{:.1f}%, +{:.1f}%] (95 % interval) after {} repetitions, not "
+        "the +/-{:g}% asked: a noisy machine (ipchost system says what moves figures here); {} "
+        "(a higher --repeat)",
+        headline_figure(r), s->median > 0 ? (s->median_low / s->median - 1) * 100 : 0,
+        s->median > 0 ? (s->median_high / s->median - 1) * 100 : 0, s->n, precision * 100,
+        spread_advice(r)));
 }
 
 }  // namespace ipcbench::report

@@ -100,6 +100,29 @@ column spread_column(const char *key, const char *throughput_header, const char 
     return c;
 }
 
+// The median's 95 % interval over the repetitions, as the larger of its two sides in percent
+// of the median (only with --repeat: "-" below 6 repetitions, where there is none).
+column interval_column(const char *key, const char *throughput_header, const char *header,
+                       const char *figure) {
+    column c{key, throughput_header, header, nullptr, nullptr, nullptr};
+    const auto percent = [figure](const case_result &r) -> std::optional<double> {
+        const auto *s = spread_of(r, figure);
+        if (!s || s->n < stats::samples_for_median_interval || s->median == 0) return std::nullopt;
+        return std::max(s->median_high - s->median, s->median - s->median_low) / s->median * 100;
+    };
+    c.text = [percent](const case_result &r) {
+        const auto p = percent(r);
+        return p ? fmt::format("\u00b1{:.1f}%", *p) : "-";
+    };
+    c.value = [percent](const case_result &r) {
+        const auto p = percent(r);
+        return p ? num(*p) : "";
+    };
+    c.shown = [](const run_report &report, bool) { return report.repeat > 1; };
+    c.priority = 1;  // how far to trust the figure beside it: kept before the costs
+    return c;
+}
+
 column plain(const char *key, const char *tput, const char *lat, text_of text, text_of value,
              bool figure = true) {
     return {key, tput, lat, nullptr, std::move(text), std::move(value), figure};
@@ -260,8 +283,12 @@ std::vector<column> identity_columns() {
     c.push_back(calls);
     c.push_back(csv_only(
         "status", [](const case_result &r) { return to_string(r.status); }, false));
-    c.push_back(csv_only(
-        "repetitions", [](const case_result &r) { return std::to_string(r.repeat_count); }, false));
+    const auto repetitions = [](const case_result &r) { return std::to_string(r.repeat_count); };
+    column reps =
+        plain("repetitions", "repetitions", "repetitions", repetitions, repetitions, false);
+    reps.shown = [](const run_report &report, bool) { return report.precision > 0; };
+    reps.priority = 1;
+    c.push_back(reps);
     return c;
 }
 
@@ -301,6 +328,7 @@ std::vector<column> throughput_figure_columns() {
             return r.throughput ? num(r.throughput->messages_per_sec) : "";
         }));
     c.push_back(spread_column("bytes_per_sec_cv", "cv", "", "bytes_per_sec"));
+    c.push_back(interval_column("bytes_per_sec_interval_percent", "95% MB/s", "", "bytes_per_sec"));
     c.push_back(plain(
         "lost", "lost", "", [](const case_result &r) { return count(r.integrity.lost); },
         [](const case_result &r) { return count(r.integrity.lost); }));
@@ -338,6 +366,7 @@ std::vector<column> latency_figure_columns() {
         [](const case_result &r) { return r.latency ? micros(r.latency->mean) : "-"; },
         [](const case_result &r) { return r.latency ? num(r.latency->mean) : ""; }));
     c.push_back(spread_column("latency_p50_cv", "", "cv p50", "latency_p50_ns"));
+    c.push_back(interval_column("latency_p50_interval_percent", "", "95% p50", "latency_p50_ns"));
     c.push_back(plain(
         "latency_samples", "", "trips",
         [](const case_result &r) {

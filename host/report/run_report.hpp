@@ -20,9 +20,10 @@ struct run_report {
     std::string command_line;
     // What every case started from (the command line's defaults); each result has its own.
     model::case_settings defaults;
-    int repeat = 1;
-    std::string peer;  // --peer: the agent that ran the server side; "" for local runs
-    std::string from;  // --from: the agent that ran the client side; "" when this host did
+    int repeat = 1;        // with precision: the most repetitions a case had
+    double precision = 0;  // --precision: the share each case's median was pinned to; 0 none
+    std::string peer;      // --peer: the agent that ran the server side; "" for local runs
+    std::string from;      // --from: the agent that ran the client side; "" when this host did
     std::vector<case_result> results;
     bool per_stream_list = false;  // --per-stream: JSON lists every stream, however many
 };

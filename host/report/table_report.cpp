@@ -242,7 +242,12 @@ std::string to_table(const run_report &report, bool markdown, const table_layout
     const std::string how = d.count ? fmt::format("{} messages per stream and case", d.count)
                                     : fmt::format("{:g} s per case after {}", d.duration_s, warmup);
     const std::string repeats =
-        report.repeat > 1
+        report.precision > 0
+            ? fmt::format(
+                  ", the median of {} to {} repetitions, until its 95 % interval was "
+                  "within +/-{:g}% (the repetitions column)",
+                  stats::samples_for_median_interval, report.repeat, report.precision * 100)
+        : report.repeat > 1
             ? fmt::format(", the median of {} repetitions (cv: their spread)", report.repeat)
             : "";
     if (!tp.empty()) {

@@ -6,6 +6,25 @@
 
 namespace ipcbench::stats {
 
+namespace {
+
+// The largest rank k with P(Binomial(n, 1/2) < k) <= 2.5 %, 0 when there is none (n < 6).
+std::size_t median_interval_rank(std::size_t n) {
+    if (n < samples_for_median_interval) return 0;
+    double below = 0;                                     // P(X < k)
+    double term = std::pow(0.5, static_cast<double>(n));  // P(X = 0)
+    std::size_t k = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+        if (below + term > 0.025) break;
+        below += term;
+        k = i + 1;
+        term = term * static_cast<double>(n - i) / static_cast<double>(i + 1);
+    }
+    return k;
+}
+
+}  // namespace
+
 summary summarize(std::vector<double> samples) {
     summary s;
     s.n = samples.size();
@@ -22,6 +41,9 @@ summary summarize(std::vector<double> samples) {
         s.stddev = std::sqrt(squares / static_cast<double>(s.n - 1));
     }
     s.cv = s.mean != 0 ? s.stddev / std::fabs(s.mean) : 0;
+    const std::size_t k = median_interval_rank(s.n);
+    s.median_low = k ? samples[k - 1] : s.min;
+    s.median_high = k ? samples[s.n - k] : s.max;
     return s;
 }
 

@@ -10,7 +10,14 @@ struct summary {
     double median = 0, mean = 0, min = 0, max = 0;
     double stddev = 0;  // sample standard deviation (n - 1); 0 for n < 2
     double cv = 0;      // stddev / mean; 0 when the mean is 0
+    // The median's 95 % interval, distribution-free (by ranks: [x(k), x(n+1-k)] with k the
+    // largest rank that a Binomial(n, 1/2) stays below with probability 2.5 % at most); from 6
+    // samples on. With fewer no such interval exists, and these are min and max.
+    double median_low = 0, median_high = 0;
 };
+
+// The least number of samples with a 95 % interval of the median (summary::median_low).
+constexpr std::size_t samples_for_median_interval = 6;
 
 summary summarize(std::vector<double> samples);
 

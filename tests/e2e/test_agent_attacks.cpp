@@ -31,9 +31,7 @@ namespace {
 
 using clock_type = std::chrono::steady_clock;
 
-double seconds_since(clock_type::time_point start) {
-    return std::chrono::duration<double>(clock_type::now() - start).count();
-}
+using ipcbench::test::seconds_since;
 
 // Peak resident memory of a process, from /proc (KiB); -1 when unknown.
 long peak_rss_kib(pid_t pid) {

@@ -28,9 +28,7 @@ namespace {
 
 using deadline_clock = std::chrono::steady_clock;
 
-double seconds_since(deadline_clock::time_point start) {
-    return std::chrono::duration<double>(deadline_clock::now() - start).count();
-}
+using ipcbench::test::seconds_since;
 
 // A session whose worker is stuck for 30 s in a plugin call (a creator's connect waiting for a
 // peer that never comes): it reads nothing from its control channel, so only the agent's own

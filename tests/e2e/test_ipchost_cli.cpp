@@ -329,3 +329,40 @@ TEST_CASE("ipchost system names a busy other process, and a run records its cond
     CHECK(result.at("conditions").at("cpus").get<unsigned>() ==
           std::thread::hardware_concurrency());
 }
+
+TEST_CASE("precision: repeats until the median is pinned, or to its cap and says so", "[cli]") {
+    const std::vector<std::string> base = {"--plugin", "pipe.fifo",  "--size",   "1K",
+                                           "--mode",   "throughput", "--count",  "2000",
+                                           "--warmup", "0",          "--format", "json"};
+    auto with = [&](std::vector<std::string> extra) {
+        extra.insert(extra.begin(), base.begin(), base.end());
+        auto run = run_ipchost(extra);
+        INFO(run.err);
+        REQUIRE(run.exit_code == 0);
+        return json::parse(run.out);
+    };
+    // Out of reach (+/-0.001 %): exactly the cap, and a warning with the interval it got.
+    const json capped = with({"--precision", "0.001", "--repeat", "6"});
+    const json &c = capped.at("results").at(0);
+    CHECK(c.at("repetitions").get<int>() == 6);
+    CHECK(capped.at("settings").at("precision").get<double>() == Approx(0.00001));
+    bool said = false;
+    for (const auto &w : c.at("warnings"))
+        said = said || w.get<std::string>().find("not the +/-0.001% asked") != std::string::npos;
+    CHECK(said);
+    // Within reach or not, a case stops once its interval is within the share, from 6 on, and
+    // says so only when it never got there.
+    const json loose = with({"--precision", "40", "--repeat", "12"});
+    const json &r = loose.at("results").at(0);
+    const auto n = r.at("repetitions").get<std::size_t>();
+    CHECK(n >= 6);
+    CHECK(n <= 12);
+    const std::vector<double> samples = r.at("statistics").at("bytes_per_sec").at("samples");
+    const json &s = r.at("statistics").at("bytes_per_sec");
+    const double median = s.at("median"), low = s.at("median_low"), high = s.at("median_high");
+    const bool within = high - median <= 0.4 * median && median - low <= 0.4 * median;
+    CHECK(within == (n < 12 || r.at("warnings").dump().find("asked") == std::string::npos));
+    CHECK(samples.size() == n);
+    CHECK(run_ipchost({"--precision", "5", "--repeat", "3"}).exit_code == 2);  // no interval at 3
+    CHECK(run_ipchost({"--repeat", "often"}).exit_code == 2);
+}

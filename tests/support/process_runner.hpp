@@ -1,5 +1,6 @@
 #pragma once
 
+#include <chrono>
 #include <map>
 #include <set>
 #include <string>
@@ -56,6 +57,11 @@ std::vector<int> tagged_processes();
 std::set<std::string> named_addresses(const std::string &verbose_log, const std::string &scheme);
 // The ids of the System V message queues that exist now.
 std::set<std::string> sysv_queue_ids();
+
+// Seconds on the steady clock since `start` (a test's bound on how long something took).
+inline double seconds_since(std::chrono::steady_clock::time_point start) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
 
 // The ipchost binary under test.
 process_output run_ipchost(const std::vector<std::string> &args,

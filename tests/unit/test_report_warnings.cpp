@@ -145,7 +145,7 @@ TEST_CASE("the spread warning advises only what the run did not do", "[report]")
     CHECK_THAT(spread(0, 1000), !Catch::Contains("--duration") && Catch::Contains("--count"));
 }
 
-TEST_CASE("a setting that tells rows apart becomes a column; one they share does not", "[report]") {
+TEST_CASE("a setting that tells rows apart becomes a column but one they share does not", "[report]") {
     run_report report;
     auto one = tcp_case(1024), two = tcp_case(1024);
     one.settings.batch = 1;

@@ -68,3 +68,20 @@ TEST_CASE("stream spread: nearest-rank percentiles and Jain's fairness index", "
     CHECK(none.jain == 1);
     CHECK(spread_of({7}).p99 == 7);
 }
+
+TEST_CASE("the median's 95 % interval by ranks: from 6 samples, the ranks of the tables",
+          "[statistics]") {
+    auto interval = [](std::size_t n) {
+        std::vector<double> v;
+        for (std::size_t i = n; i >= 1; --i) v.push_back(static_cast<double>(i));  // 1..n, shuffled
+        const auto s = summarize(v);
+        return std::make_pair(s.median_low, s.median_high);
+    };
+    // Below 6 no interval of 95 % exists (1/32 > 2.5 % each side): min and max.
+    CHECK(interval(5) == std::make_pair(1.0, 5.0));
+    CHECK(interval(6) == std::make_pair(1.0, 6.0));     // P(X < 1) = 1/64
+    CHECK(interval(8) == std::make_pair(1.0, 8.0));     // P(X < 2) = 9/256 > 2.5 %
+    CHECK(interval(9) == std::make_pair(2.0, 8.0));     // P(X < 2) = 10/512
+    CHECK(interval(20) == std::make_pair(6.0, 15.0));   // P(X < 6) = 2.07 %
+    CHECK(interval(30) == std::make_pair(10.0, 21.0));  // P(X < 10) = 2.14 %
+}
