@@ -54,8 +54,9 @@ figures() {
   run_pair "$@"
   local mb
   mb="$(sed -n 's/.*mb_per_sec=\([0-9.]*\).*/\1/p' "$dir/out")"
-  read -r wcpu wrss <"$dir/writer.time"
-  read -r rcpu rrss <"$dir/reader.time"
+  # The last line: time(1) puts "Command terminated by signal" first for a writer ended by its reader.
+  read -r wcpu wrss < <(tail -n 1 "$dir/writer.time")
+  read -r rcpu rrss < <(tail -n 1 "$dir/reader.time")
   awk -v m="${mb:-0}" -v wc="${wcpu%\%}" -v rc="${rcpu%\%}" -v wr="$wrss" -v rr="$rrss" \
     'BEGIN {printf "%.1f %s %s %.1f %.1f\n", m, wc, rc, wr / 1024, rr / 1024}'
   rm -rf "$dir"
@@ -78,8 +79,17 @@ run_pair() {  # sets dir: the reader's output and both processes' CPU % and peak
     else ss -ltn "sport = :$address" | grep -q LISTEN && break; fi
     sleep 0.02
   done
-  taskset -c 0 /usr/bin/time -o "$dir/writer.time" -f '%P %M' $run write "$address" "$seconds" "$size" "$warmup"
-  wait "$reader"
+  if [ "$program" = UdpPoh ]; then
+    # An unconnected UDP sender never hears that its reader is gone: the reader's end ends it.
+    taskset -c 0 /usr/bin/time -o "$dir/writer.time" -f '%P %M' $run write "$address" "$seconds" "$size" "$warmup" &
+    local writer=$!
+    wait "$reader"
+    pkill -TERM -P "$writer" 2>/dev/null || true
+    wait "$writer" || true
+  else
+    taskset -c 0 /usr/bin/time -o "$dir/writer.time" -f '%P %M' $run write "$address" "$seconds" "$size" "$warmup"
+    wait "$reader"
+  fi
 }
 
 case "$cmd" in
