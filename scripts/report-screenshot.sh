@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Renders an ipchost HTML report to a PNG with headless Chromium, to look at it or attach it.
 # Usage: scripts/report-screenshot.sh RESULTS.json [OUT.png]   (or a report.html)
+# IPCHOST names the ipchost that renders a RESULTS.json (default: build/bin/ipchost of this tree,
+# the Release build scripts/run.sh makes; build-test/bin/ipchost after scripts/test.sh).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 input="$1"

@@ -124,9 +124,30 @@ const std::vector<subcommand_doc> &subcommand_docs() {
     return docs;
 }
 
+const std::vector<environment_doc> &environment_docs() {
+    static const std::vector<environment_doc> docs = {
+        {"IPCBENCH_PLUGIN_PATH",
+         "more plugin folders (':'-separated), searched after --plugin-dir"},
+        {"IPCBENCH_KIT_PATH", "more kit folders (':'-separated), searched after --kit-dir"},
+        {"IPCBENCH_PROBE_CACHE",
+         "0 turns off the cache of plugin probe verdicts (a plugin whose "
+         "loading depends on the environment)"},
+        {"IPCBENCH_JAVA", "the java the Java kit runs on (default: java on PATH)"},
+        {"IPCBENCH_JAVA_OPTS", "more JVM options for the Java kit (-Xmx..., -XX:+UseZGC)"},
+        {"IPCBENCH_DOTNET",
+         "the dotnet host the C# kit on CoreCLR runs on; DOTNET_* settings reach "
+         "it as they reach a program (the kit sets DOTNET_TC_CallCountingDelayMs=0 "
+         "unless given: tier 1 within its warm-up)"},
+        {"IPCBENCH_MONO", "the mono the C# kit on Mono runs on"},
+        {"IPCBENCH_MONO_OPTS", "more Mono runtime options (--gc-params=..., --llvm)"},
+    };
+    return docs;
+}
+
 const char *reference_notes() {
     return "Sizes: a list of BYTES with suffixes K, M, G (binary), and ranges FROM:TO:*FACTOR "
-           "(32:1M:*4 = 32, 128, ..., 1M) or FROM:TO:+STEP (1K:8K:+1K).\n"
+           "(32:1M:*4 = 32, 128, ..., 512K: the last step not past TO) or FROM:TO:+STEP "
+           "(1K:8K:+1K).\n"
            "Plugin folders, in search order: every --plugin-dir, then IPCBENCH_PLUGIN_PATH "
            "(':'-separated), then <ipchost dir>/../lib/ipcbench/plugins.\n"
            "Exit codes: 0 all cases measured, 1 a case failed, 2 bad usage, 130 interrupted.\n";
@@ -156,6 +177,8 @@ std::string render_help_text(const std::vector<option_group> &groups) {
     std::istringstream examples(run_examples());
     for (std::string line; std::getline(examples, line);) out << "  " << line << "\n";
     out << "\n" << reference_notes();
+    out << "Environment:\n";
+    for (const auto &e : environment_docs()) out << "  " << e.name << ": " << e.text << "\n";
     return out.str();
 }
 
@@ -240,10 +263,10 @@ std::string render_man_page(const std::vector<option_group> &groups) {
     out += ".SH NOTES\n";
     std::istringstream notes(reference_notes());
     for (std::string line; std::getline(notes, line);) out += escape_roff(line) + "\n.PP\n";
-    out +=
-        ".SH ENVIRONMENT\n.TP\n.B IPCBENCH_PLUGIN_PATH\nmore plugin folders, searched after "
-        "\\-\\-plugin\\-dir\n.SH SEE ALSO\nThe guides in /usr/share/doc/ipcbench (README.md, "
-        "SDK.md).\n";
+    out += ".SH ENVIRONMENT\n";
+    for (const auto &e : environment_docs())
+        out += fmt::format(".TP\n.B {}\n{}\n", e.name, escape_roff(e.text));
+    out += ".SH SEE ALSO\nThe guides in /usr/share/doc/ipcbench (README.md, SDK.md).\n";
     return out;
 }
 

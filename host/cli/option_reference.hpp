@@ -28,6 +28,14 @@ const std::vector<subcommand_doc> &subcommand_docs();
 // Notes after the options: plugin folders, size lists, exit codes.
 const char *reference_notes();
 
+// The environment variables ipchost and its kits read, each with what it does: --help's notes,
+// the man page's ENVIRONMENT (tests/docs/drift.sh checks that every one read is here).
+struct environment_doc {
+    const char *name;
+    const char *text;
+};
+const std::vector<environment_doc> &environment_docs();
+
 // Command lines for the --help's and the man page's EXAMPLES, one a line with its comment.
 const char *run_examples();
 

@@ -217,6 +217,12 @@ std::string to_table(const run_report &report, bool markdown, const table_layout
                           markdown ? "## " : "", IPCBENCH_VERSION, safe(env.os), safe(env.kernel),
                           env.cpu_model.empty() ? "?" : safe(env.cpu_model), env.cores,
                           env.load_average_1m, safe(report.started_at)));
+    if (!report.peer.empty() || !report.from.empty())  // --peer, --from: which host ran what
+        out += prose(fmt::format(
+            "Two hosts: the client side (sender, pinger) on {}, the server side (receiver, "
+            "ponger) on {}",
+            report.from.empty() ? std::string("this host") : "agent " + safe(report.from),
+            report.peer.empty() ? std::string("this host") : "agent " + safe(report.peer)));
     std::string noted;
     for (const auto &note : condition_notes(report.conditions))
         noted += (noted.empty() ? "" : ", ") + note;

@@ -145,7 +145,8 @@ TEST_CASE("the spread warning advises only what the run did not do", "[report]")
     CHECK_THAT(spread(0, 1000), !Catch::Contains("--duration") && Catch::Contains("--count"));
 }
 
-TEST_CASE("a setting that tells rows apart becomes a column but one they share does not", "[report]") {
+TEST_CASE("a setting that tells rows apart becomes a column but one they share does not",
+          "[report]") {
     run_report report;
     auto one = tcp_case(1024), two = tcp_case(1024);
     one.settings.batch = 1;
@@ -166,4 +167,25 @@ TEST_CASE("a setting that tells rows apart becomes a column but one they share d
     t = header_and_row(report);
     CHECK_THAT(t[0], Catch::Contains("direction"));
     CHECK_THAT(t[1], Catch::Contains("reverse"));
+}
+
+TEST_CASE("the table's first lines say which hosts ran what and what may have moved the figures",
+          "[report]") {
+    run_report report;
+    report.results = {tcp_case(1024)};
+    report.peer = "10.0.0.2:7878";
+    report.from = "10.0.0.3:7878";
+    report.conditions.steal_percent = 3.25;
+    report.conditions.sample_s = 2;
+    report.conditions.busiest = {{4242, "stress", 97}};
+    const std::string text = to_table(report, false, table_layout{1000, true, {}});
+    CHECK_THAT(text, Catch::Contains("the client side (sender, pinger) on agent 10.0.0.3:7878, "
+                                     "the server side (receiver, ponger) on agent 10.0.0.2:7878"));
+    CHECK_THAT(text, Catch::Contains("what may have moved its figures: steal 3.2%, 1 busy other "
+                                     "process (stress 97%)"));
+    report.from.clear();
+    report.conditions = {};
+    const std::string local_client = to_table(report, false, table_layout{1000, true, {}});
+    CHECK_THAT(local_client, Catch::Contains("the client side (sender, pinger) on this host"));
+    CHECK_THAT(local_client, !Catch::Contains("may have moved"));
 }
