@@ -102,17 +102,34 @@ report::case_result merged(std::vector<report::case_result> repetitions, double 
 // "[pipe.fifo throughput 1 KiB]   0.00-  1.00 s   1234.5 MB/s ..." while a case runs; with
 // --bidir the half ("forward": client to server, "reverse") and with --repeat the repetition
 // are named too.
-void print_interval(const std::string &what, model::traffic_direction half, bool both_halves,
-                    int repetition, int repeat, const report::interval_figures &i) {
-    const double bytes = static_cast<double>(i.bytes);
+void print_interval(const std::string &what, const model::case_settings &c,
+                    model::traffic_direction half, int repetition, int repeat,
+                    const report::interval_figures &i, bool first) {
+    const bool latency = c.mode == model::measure_mode::latency;
     std::string label = what;
-    if (both_halves) label += std::string(" ") + model::to_string(half);
+    if (c.direction == model::traffic_direction::bidir)
+        label += std::string(" ") + model::to_string(half);
     if (repeat > 1) label += fmt::format(" repetition {}/{}", repetition, repeat);
-    fmt::print("[{}] {:6.2f}-{:6.2f} s  {:10.1f} MB/s  {:8.0f} Mbit/s  {:12.0f} msg/s  lost {}\n",
-               label, i.end_s - i.seconds, i.end_s,
-               model::megabytes(model::per_second(bytes, i.seconds)),
-               model::megabits(model::per_second(bytes, i.seconds)),
-               model::per_second(static_cast<double>(i.messages), i.seconds), i.lost);
+    if (first && latency)  // the columns, as iperf3 heads its interval lines
+        fmt::print("[{}] {:>15}  {:>12}  {:>14}\n", label, "interval", "trips/s", "mean RTT us");
+    else if (first)
+        fmt::print("[{}] {:>15}  {:>15}  {:>15}  {:>18}  {}\n", label, "interval", "MB/s", "Mbit/s",
+                   "msg/s", "lost");
+    const double per_s = model::per_second(static_cast<double>(i.messages), i.seconds);
+    if (latency) {
+        // Each stream waits for one pong before its next ping: a stream's mean round trip is the
+        // interval over its trips.
+        const double mean_us = per_s > 0 ? c.streams / per_s * 1e6 : 0;
+        fmt::print("[{}] {:6.2f}-{:6.2f} s  {:12.0f}  {:14.2f}\n", label, i.end_s - i.seconds,
+                   i.end_s, per_s, mean_us);
+    } else {
+        const double bytes = static_cast<double>(i.bytes);
+        fmt::print(
+            "[{}] {:6.2f}-{:6.2f} s  {:10.1f} MB/s  {:8.0f} Mbit/s  {:12.0f} msg/s  lost {}\n",
+            label, i.end_s - i.seconds, i.end_s,
+            model::megabytes(model::per_second(bytes, i.seconds)),
+            model::megabits(model::per_second(bytes, i.seconds)), per_s, i.lost);
+    }
     std::fflush(stdout);
 }
 
@@ -158,6 +175,7 @@ public:
             what += fmt::format(" ({} -> {})", c.sender_impl, c.receiver_impl);
         spdlog::debug("case {} of {}: {}", index_, total_, what);
         std::vector<std::vector<report::case_result>> halves;  // [half][repetition]
+        bool headed = false;  // the interval lines' columns printed for this case
         for (int rep = 0; rep < cmd_.repeat && !platform::interrupted(); ++rep) {
             progress_.show(index_, repetition_text(what, rep));
             auto results =
@@ -173,9 +191,9 @@ public:
                               }
                               if (!live_intervals_) return;
                               progress_.clear();
-                              print_interval(what, half,
-                                             c.direction == model::traffic_direction::bidir,
-                                             rep + 1, cmd_.repeat, i);
+                              const bool first = !headed;
+                              headed = true;
+                              print_interval(what, c, half, rep + 1, cmd_.repeat, i, first);
                           },
                           kits_);
             if (halves.empty()) halves.resize(results.size());

@@ -116,11 +116,41 @@ TEST_CASE("interval reports: one report per interval, and the last part of the r
     auto table = run_ipchost({"--plugin", "socket.unix", "--mode", "throughput", "--size", "1K",
                               "--duration", "1", "--warmup", "0", "--interval", "0.25"});
     REQUIRE(table.exit_code == 0);
-    std::size_t lines = 0;
-    for (const auto &line : split(table.out, '\n'))
-        if (line.find("MB/s") != std::string::npos && line.find(" s  ") != std::string::npos)
+    std::size_t lines = 0, headers = 0;
+    for (const auto &line : split(table.out, '\n')) {
+        if (line.find("MB/s") != std::string::npos && line.find(" s  ") != std::string::npos) {
+            CHECK(headers == 1);  // the columns come first, once
             ++lines;
+        }
+        if (line.find("interval") != std::string::npos && line.find("Mbit/s") != std::string::npos)
+            ++headers;
+    }
     CHECK(lines >= 3);
+    CHECK(headers == 1);
+
+    // Ping-pong intervals say how fast the round trips went: trips a second and their mean,
+    // which is the interval over a stream's trips (one ping waits for its pong).
+    auto latency = run_ipchost({"--plugin", "socket.unix", "--mode", "latency", "--size", "64",
+                                "--duration", "1", "--warmup", "0", "--interval", "0.25"});
+    INFO(latency.err);
+    REQUIRE(latency.exit_code == 0);
+    std::size_t trips_lines = 0;
+    bool trips_header = false;
+    for (const auto &line : split(latency.out, '\n')) {
+        if (line.find("trips/s") != std::string::npos &&
+            line.find("mean RTT us") != std::string::npos)
+            trips_header = true;
+        const auto at = line.find(" s  ");
+        if (line.rfind("[socket.unix", 0) != 0 || at == std::string::npos) continue;
+        std::istringstream figures(line.substr(at + 4));
+        double per_s = 0, mean_us = 0;
+        REQUIRE(figures >> per_s >> mean_us);
+        CHECK(trips_header);
+        CHECK(per_s > 0);
+        CHECK(per_s * mean_us / 1e6 == Approx(1.0).epsilon(0.01));  // one stream
+        ++trips_lines;
+    }
+    CHECK(trips_lines >= 3);
 }
 
 TEST_CASE("reverse: the server process really sends", "[measurement]") {
