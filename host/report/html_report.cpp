@@ -13,8 +13,20 @@
 namespace ipcbench::report {
 namespace {
 
+// A series' label: all that tells its results from another series' (the transport, who ran
+// each side and on what runtime, the fleet pair, the direction, the streams).
 std::string series_key(const case_result &r) {
     std::string key = r.settings.transport_id;
+    const auto &s = r.sender, &v = r.receiver;
+    if (s.implementation != "native" || v.implementation != "native") {
+        auto who = [](const model::process_figures &p) {
+            return p.runtime.empty() || p.implementation == "native"
+                       ? p.implementation
+                       : fmt::format("{} ({})", p.implementation, p.runtime);
+        };
+        key += fmt::format(" [{} -> {}]", who(s), who(v));
+    }
+    if (r.fleet) key += fmt::format(" {} -> {}", r.fleet->source, r.fleet->destination);
     if (r.direction != model::traffic_direction::forward || r.bidir())
         key += std::string(" ") + model::to_string(r.direction);
     if (r.settings.streams > 1) key += fmt::format(" x{}", r.settings.streams);

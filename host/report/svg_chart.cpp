@@ -165,18 +165,14 @@ std::string series_svg(const chart_axes &axes, const scale &xs, const scale &ys,
     return svg;
 }
 
-}  // namespace
-
-std::string svg_line_chart(const chart_axes &axes, const std::vector<chart_series> &raw_series) {
-    const std::vector<chart_series> series = drawable(axes, raw_series);
-    scale xs{}, ys{};
-    if (!axis_ranges(axes, series, xs, ys))
-        return "<p>No data for " + html_escape(axes.title) + ".</p>";
+// One chart of at most a palette's series, on scales shared with its siblings.
+std::string one_chart(const chart_axes &axes, const std::string &title, const scale &xs,
+                      const scale &ys, const std::vector<chart_series> &series) {
     std::string svg = fmt::format(
         "<svg class=\"chart\" xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" "
         "viewBox=\"0 0 {} {}\" role=\"img\" aria-label=\"{}\">\n"
         "<text x=\"{}\" y=\"22\" class=\"title\">{}</text>\n",
-        width, height, width, height, html_escape(axes.title), left, html_escape(axes.title));
+        width, height, width, height, html_escape(title), left, html_escape(title));
     for (double t : ys.ticks())
         svg += fmt::format(
             "<line x1=\"{}\" x2=\"{}\" y1=\"{:.1f}\" y2=\"{:.1f}\" class=\"grid\"/>"
@@ -191,6 +187,29 @@ std::string svg_line_chart(const chart_axes &axes, const std::vector<chart_serie
         (top + height - bottom) / 2, (top + height - bottom) / 2, html_escape(axes.y_label));
     for (std::size_t i = 0; i < series.size(); ++i) svg += series_svg(axes, xs, ys, series[i], i);
     return svg + "</svg>\n";
+}
+
+}  // namespace
+
+std::string svg_line_chart(const chart_axes &axes, const std::vector<chart_series> &raw_series) {
+    const std::vector<chart_series> series = drawable(axes, raw_series);
+    scale xs{}, ys{};
+    if (!axis_ranges(axes, series, xs, ys))
+        return "<p>No data for " + html_escape(axes.title) + ".</p>";
+    // More series than the palette has colours: small multiples on the same scales, each of
+    // distinct colours and a legend that fits, never a colour for two lines of one chart.
+    const std::size_t per_chart = sizeof palette / sizeof *palette;
+    const std::size_t charts = (series.size() + per_chart - 1) / per_chart;
+    std::string out;
+    for (std::size_t c = 0; c < charts; ++c) {
+        const auto first = series.begin() + static_cast<std::ptrdiff_t>(c * per_chart);
+        const auto last =
+            c + 1 == charts ? series.end() : first + static_cast<std::ptrdiff_t>(per_chart);
+        const std::string title =
+            charts == 1 ? axes.title : fmt::format("{} ({} of {})", axes.title, c + 1, charts);
+        out += one_chart(axes, title, xs, ys, std::vector<chart_series>(first, last));
+    }
+    return out;
 }
 
 std::string svg_bar_chart(const std::string &title, const std::string &value_label,

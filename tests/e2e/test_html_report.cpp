@@ -5,6 +5,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <regex>
+#include <set>
 
 #include "support/agent_process.hpp"
 #include "support/process_runner.hpp"
@@ -134,4 +135,73 @@ TEST_CASE("a fleet's report shows a source x destination heatmap in Chromium, no
     CHECK(count_of(dom.out, "<td style=\"background:hsl") == 3 * 6);
     for (const auto *node : {"n1", "n2", "n3"})
         CHECK(count_of(dom.out, std::string("<small>node=") + node + "</small>") == 3 * 2);
+}
+
+TEST_CASE("charts never give two lines one colour, and a kit's series names who ran it",
+          "[report]") {
+    if (std::string(CHROMIUM_PATH).empty())
+        IPCBENCH_SKIP("no chromium here (scripts/install-deps.sh --test, then configure again)");
+    ipcbench::test::temp_dir tmp;
+    const std::string results = tmp.path() + "/r.json", many = tmp.path() + "/many.json",
+                      page = tmp.path() + "/page.html";
+    auto run = run_ipchost({"--plugin", "pipe.fifo", "--size", "64", "--mode", "both", "--duration",
+                            "0.05", "--warmup", "0", "--format", "json", "--output", results});
+    REQUIRE(run.exit_code == 0);
+    std::ifstream in(results);
+    nlohmann::json doc = nlohmann::json::parse(in);
+    nlohmann::json throughput, latency;
+    for (const auto &r : doc.at("results")) (r.at("mode") == "latency" ? latency : throughput) = r;
+    REQUIRE(!throughput.is_null());
+    REQUIRE(!latency.is_null());
+    // Three readers of one transport and size (native, a Go and a Python kit), and a latency sweep
+    // of 24 sizes: more lines than the palette has colours.
+    doc["results"] = nlohmann::json::array();
+    for (const char *kit : {"native", "go", "python"}) {
+        nlohmann::json r = throughput;
+        r["receiver"]["implementation"] = kit;
+        r["receiver"]["runtime"] = std::string(kit) == "native" ? "" : std::string(kit) + " 1.0";
+        r["settings"]["receiver_impl"] = kit;
+        doc["results"].push_back(r);
+    }
+    for (int i = 0; i < 24; ++i) {
+        nlohmann::json r = latency;
+        r["message_size"] = 64 + 8 * i;
+        r["settings"]["size_bytes"] = 64 + 8 * i;
+        doc["results"].push_back(r);
+    }
+    std::ofstream(many) << doc.dump();
+    auto report = run_ipchost({"report", many, "--output", page});
+    INFO(report.err);
+    REQUIRE(report.exit_code == 0);
+    const auto dom = chromium_dom(page, tmp.path() + "/profile");
+    REQUIRE(dom.exit_code == 0);
+    // Each kit's line is named by who ran it (a browser may write the arrow's ">" as &gt; in an
+    // attribute), and no two lines of one chart share a colour.
+    const std::string serialised = std::regex_replace(dom.out, std::regex("&gt;"), ">");
+    for (const char *label :
+         {"data-series=\"pipe.fifo\"", "data-series=\"pipe.fifo [native -> go (go 1.0)]\"",
+          "data-series=\"pipe.fifo [native -> python (python 1.0)]\""}) {
+        INFO(label);
+        CHECK(serialised.find(label) != std::string::npos);
+    }
+    const std::regex svg_block("<svg class=\"chart\"[\\s\\S]*?</svg>");
+    const std::regex stroke("<polyline[^>]*stroke=\"(#[0-9a-f]{6})\"");
+    std::size_t charts = 0, lines = 0;
+    for (auto it = std::sregex_iterator(dom.out.begin(), dom.out.end(), svg_block);
+         it != std::sregex_iterator(); ++it) {
+        const std::string chart = it->str();
+        std::set<std::string> colours;
+        std::size_t here = 0;
+        for (auto s = std::sregex_iterator(chart.begin(), chart.end(), stroke);
+             s != std::sregex_iterator(); ++s, ++here)
+            colours.insert((*s)[1]);
+        CHECK(colours.size() == here);
+        lines += here;
+        ++charts;
+    }
+    CHECK(lines == 3 + 3 + 24);  // MB/s and messages/s: 3 lines each; the latency sweep: 24
+    // The 24 latency lines: two small multiples of 12, titled as such.
+    CHECK(dom.out.find("(1 of 2)") != std::string::npos);
+    CHECK(dom.out.find("(2 of 2)") != std::string::npos);
+    CHECK(charts == 2 + 1 + 2);  // MB/s, messages/s, CPU per MB (bars), latency in two
 }
