@@ -14,6 +14,7 @@
 #include <sstream>
 
 #include "platform/monotonic_clock.hpp"
+#include "platform/os_calls.hpp"
 
 namespace ipcbench::platform {
 namespace {
@@ -25,10 +26,10 @@ bool read_until(int fd, std::int64_t deadline, std::size_t max_bytes, std::strin
         const std::int64_t left_ms = (deadline - now_ns()) / 1'000'000;
         if (left_ms <= 0) return false;
         pollfd p{fd, POLLIN, 0};
-        const int r = poll(&p, 1, static_cast<int>(left_ms));
+        const int r = IPCBENCH_OS_CALL(poll)(&p, 1, static_cast<int>(left_ms));
         if (r < 0 && errno == EINTR) continue;
         if (r <= 0) return r == 0 ? false : true;
-        const ssize_t n = read(fd, buf, sizeof buf);
+        const ssize_t n = IPCBENCH_OS_CALL(read)(fd, buf, sizeof buf);
         if (n < 0 && errno == EINTR) continue;
         if (n <= 0) return true;
         if (text.size() < max_bytes)
@@ -100,7 +101,7 @@ command_output run_for_output(const std::vector<std::string> &argv, int timeout_
     } else {
         // Its output ended; it exits now (or is made to, a second later).
         for (int i = 0; i < 100; ++i) {
-            const pid_t r = waitpid(pid, &raw, WNOHANG);
+            const pid_t r = IPCBENCH_OS_CALL(waitpid)(pid, &raw, WNOHANG);
             if (r == pid || (r < 0 && errno != EINTR)) break;
             usleep(10'000);
             if (i == 99) {

@@ -5,8 +5,10 @@
 // the wrapper made of it: the bytes that went out whole and in order, the status, the error text.
 #include <catch2/catch.hpp>
 
+#include <poll.h>
 #include <sys/socket.h>
 #include <sys/types.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -67,7 +69,43 @@ ssize_t write(int fd, const void *data, size_t size) {
     return n;
 }
 
+std::deque<step> polls, reads, waits;
+
+// A call that moves no bytes (poll, waitpid): the step's value as its result, or -1 and errno.
+long scripted(std::deque<step> &script) {
+    const step s = script.front();
+    script.pop_front();
+    if (s.bytes < 0) errno = s.error;
+    return s.bytes < 0 ? -1 : s.bytes;
+}
+
+int poll(pollfd *fds, nfds_t n, int timeout_ms) {
+    if (polls.empty()) return ::poll(fds, n, timeout_ms);
+    const long r = scripted(polls);
+    if (r > 0) fds[0].revents = POLLIN;
+    return static_cast<int>(r);
+}
+
+// Hands out `incoming`, as recv does.
+ssize_t read(int fd, void *buffer, size_t size) {
+    if (reads.empty()) return ::read(fd, buffer, size);
+    const long n = std::min<long>(take(reads, size), static_cast<long>(incoming.size()));
+    if (n > 0) {
+        std::memcpy(buffer, incoming.data(), static_cast<std::size_t>(n));
+        incoming.erase(0, static_cast<std::size_t>(n));
+    }
+    return n;
+}
+
+pid_t waitpid(pid_t pid, int *status, int options) {
+    if (waits.empty()) return ::waitpid(pid, status, options);
+    return static_cast<pid_t>(scripted(waits));
+}
+
 void reset() {
+    polls.clear();
+    reads.clear();
+    waits.clear();
     sends.clear();
     recvs.clear();
     writes.clear();
@@ -80,6 +118,7 @@ void reset() {
 }  // namespace fake
 
 #define IPCBENCH_OS_CALL(call) fake::call
+#include "../../host/platform/command_output_posix.cpp"
 #include "../../host/platform/private_file_posix.cpp"
 #include "../../host/platform/stream_socket.cpp"
 
@@ -192,4 +231,39 @@ TEST_CASE(
     fake::reset();
     fake::writes = {{0}};  // a write that takes nothing is not a success either
     CHECK_THROWS_WITH(create_new_file(dir / "none", content), Catch::Contains("cannot write"));
+}
+
+TEST_CASE("run_for_output: EINTR in poll, read and waitpid is retried, short reads are joined",
+          "[platform]") {
+    fake::reset();
+    fake::incoming = "hello, world";
+    fake::polls = {{-1, EINTR}, {1}, {1}, {1}, {1}};
+    fake::reads = {{-1, EINTR}, {3}, {-1, EINTR}, {4}, {0}};  // "hel", "lo, ", then the end
+    fake::waits = {{-1, EINTR}};                              // then the real wait
+    const auto out = run_for_output({"/bin/true"}, 5000);
+    CHECK(out.failure.empty());
+    CHECK(out.text == "hello, ");
+    CHECK_FALSE(out.timed_out);
+    CHECK(out.status.exited);
+    CHECK(out.status.code == 0);
+    CHECK(fake::reads.empty());
+    CHECK(fake::waits.empty());
+}
+
+TEST_CASE(
+    "run_for_output: output past max_bytes is dropped but read to its end; a failed poll "
+    "ends the reading",
+    "[platform]") {
+    fake::reset();
+    fake::incoming = std::string(50, 'a');
+    fake::polls = {{1}, {1}, {1}, {1}};
+    fake::reads = {{20}, {20}, {20}, {0}};
+    auto out = run_for_output({"/bin/true"}, 5000, 30);
+    CHECK(out.text == std::string(30, 'a'));
+    CHECK(fake::reads.empty());  // the child's pipe drained, not left to block it
+    fake::reset();
+    fake::polls = {{-1, EBADF}};
+    out = run_for_output({"/bin/true"}, 5000);
+    CHECK(out.text.empty());
+    CHECK_FALSE(out.timed_out);  // a broken pipe is the output's end, not a hang
 }
