@@ -8,6 +8,8 @@
 #include <stdexcept>
 #include <vector>
 
+#include "platform/os_calls.hpp"
+
 namespace ipcbench::platform {
 
 struct readiness_poller::state {
@@ -17,7 +19,7 @@ struct readiness_poller::state {
 
 namespace {
 
-[[noreturn]] void fail(const std::string &what) {
+[[noreturn]] void poller_failure(const std::string &what) {
     throw std::runtime_error(what + ": " + std::strerror(errno));
 }
 
@@ -25,7 +27,7 @@ namespace {
 
 readiness_poller::readiness_poller() : state_(std::make_unique<state>()) {
     state_->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
-    if (state_->epoll_fd < 0) fail("epoll_create1");
+    if (state_->epoll_fd < 0) poller_failure("epoll_create1");
 }
 
 readiness_poller::~readiness_poller() {
@@ -38,7 +40,7 @@ void readiness_poller::add(std::int64_t fd, std::uint32_t events, std::uint64_t 
                ((events & writable) ? EPOLLOUT : 0u);
     e.data.u64 = tag;
     if (epoll_ctl(state_->epoll_fd, EPOLL_CTL_ADD, static_cast<int>(fd), &e) != 0)
-        fail("epoll_ctl(ADD, fd " + std::to_string(fd) + ")");
+        poller_failure("epoll_ctl(ADD, fd " + std::to_string(fd) + ")");
 }
 
 void readiness_poller::remove(std::int64_t fd) {
@@ -53,10 +55,11 @@ int readiness_poller::wait(event *out, int max, std::int64_t timeout_ns) {
         timeout_ns < 0
             ? -1
             : static_cast<int>(std::min<std::int64_t>((timeout_ns + 999'999) / 1'000'000, 60'000));
-    const int n = epoll_wait(state_->epoll_fd, state_->events.data(), max, timeout_ms);
+    const int n =
+        IPCBENCH_OS_CALL(epoll_wait)(state_->epoll_fd, state_->events.data(), max, timeout_ms);
     if (n < 0) {
         if (errno == EINTR) return 0;
-        fail("epoll_wait");
+        poller_failure("epoll_wait");
     }
     for (int i = 0; i < n; ++i) {
         const std::uint32_t e = state_->events[i].events;

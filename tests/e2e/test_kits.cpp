@@ -592,6 +592,11 @@ TEST_CASE("each kit side is measured from outside, and a kit's runtime figures c
         CHECK(own > 0);
         CHECK(outside > 0);
         CHECK(outside >= 0.5 * own - tick_points);
+        // The same in seconds: what check --impl holds a kit's own CPU seconds to.
+        const json &p = results[0].at(side);
+        const double own_s = p.at("cpu_user_s").get<double>() + p.at("cpu_sys_s").get<double>();
+        CHECK(p.at("outside_cpu_s").get<double>() > 0);
+        CHECK(p.at("outside_cpu_s").get<double>() >= 0.5 * own_s - 0.02);
     }
     CHECK(receiver.at("outside_max_rss_kib").get<long>() > 500);
     CHECK(receiver.at("kit").contains("gc_cycles"));

@@ -6,6 +6,7 @@
 #include <catch2/catch.hpp>
 
 #include <poll.h>
+#include <sys/epoll.h>
 #include <sys/socket.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -102,7 +103,24 @@ pid_t waitpid(pid_t pid, int *status, int options) {
     return static_cast<pid_t>(scripted(waits));
 }
 
+// epoll_wait: a step's value is how many of `ready` it hands out (from the front), or -1.
+std::deque<step> epoll_waits;
+std::deque<epoll_event> ready;
+
+int epoll_wait(int epfd, epoll_event *events, int max, int timeout_ms) {
+    if (epoll_waits.empty()) return ::epoll_wait(epfd, events, max, timeout_ms);
+    const long n = std::min<long>({scripted(epoll_waits), max, static_cast<long>(ready.size())});
+    if (n < 0) return -1;
+    for (long i = 0; i < n; ++i) {
+        events[i] = ready.front();
+        ready.pop_front();
+    }
+    return static_cast<int>(n);
+}
+
 void reset() {
+    epoll_waits.clear();
+    ready.clear();
     polls.clear();
     reads.clear();
     waits.clear();
@@ -120,6 +138,7 @@ void reset() {
 #define IPCBENCH_OS_CALL(call) fake::call
 #include "../../host/platform/command_output_posix.cpp"
 #include "../../host/platform/private_file_posix.cpp"
+#include "../../host/platform/readiness_poller_posix.cpp"
 #include "../../host/platform/stream_socket.cpp"
 
 using namespace ipcbench::platform;
@@ -266,4 +285,36 @@ TEST_CASE(
     out = run_for_output({"/bin/true"}, 5000);
     CHECK(out.text.empty());
     CHECK_FALSE(out.timed_out);  // a broken pipe is the output's end, not a hang
+}
+
+TEST_CASE(
+    "readiness_poller::wait: a signal is no event, an error names epoll_wait, hang-ups "
+    "wake both sides",
+    "[platform]") {
+    fake::reset();
+    readiness_poller poller;
+    readiness_poller::event out[4] = {};
+    fake::epoll_waits = {{-1, EINTR}};
+    CHECK(poller.wait(out, 4, 1'000'000) == 0);  // interrupted: no event, no error
+    auto with = [](std::uint32_t events, std::uint64_t tag) {
+        epoll_event e{};
+        e.events = events;
+        e.data.u64 = tag;
+        return e;
+    };
+    fake::ready = {with(EPOLLIN, 1), with(EPOLLOUT, 2), with(EPOLLRDHUP, 3), with(EPOLLHUP, 4),
+                   with(EPOLLERR | EPOLLIN, 5)};
+    fake::epoll_waits = {{4}, {4}};
+    REQUIRE(poller.wait(out, 4, 0) == 4);  // at most `max`, the rest the next time
+    CHECK(out[0].tag == 1);
+    CHECK(out[0].events == readiness_poller::readable);
+    CHECK(out[1].events == readiness_poller::writable);
+    CHECK(out[2].events == readiness_poller::readable);  // the peer shut its side: read the end
+    CHECK(out[3].events == (readiness_poller::readable | readiness_poller::writable));
+    REQUIRE(poller.wait(out, 4, 0) == 1);
+    CHECK(out[0].tag == 5);
+    CHECK(out[0].events == (readiness_poller::readable | readiness_poller::writable));
+    fake::epoll_waits = {{-1, EBADF}};
+    CHECK_THROWS_WITH(poller.wait(out, 4, 0),
+                      Catch::StartsWith("epoll_wait: ") && Catch::Contains(std::strerror(EBADF)));
 }
