@@ -730,15 +730,18 @@ done
   echo
   echo "### Message sizes, one stream"
   echo
-  echo "| transport | size | MB/s | messages/s | snd CPU µs/MB | rcv CPU µs/MB |"
-  echo "|---|---:|---:|---:|---:|---:|"
+  echo "Each row is ipchost's own \`--precision 5 --repeat 12\`: repeated until the 95 % interval of"
+  echo "its median MB/s is within +/-5 % (6 to 12 repetitions), that interval and count beside it."
+  echo
+  echo "| transport | size | MB/s | 95 % interval | repetitions | messages/s | snd CPU µs/MB | rcv CPU µs/MB |"
+  echo "|---|---:|---:|---|---:|---:|---:|---:|"
 } >>"$out"
 for t in pipe.fifo socket.unix shm.ring; do
   for s in 32 256 4096 65536 1048576 4194304; do
     ring=()
     [ "$t" = shm.ring ] && ring=(--opt ring_size=16M)  # room for two 4 MiB messages
-    ipchost_json throughput "$t" "$s" "${ring[@]}" |
-      jq -r --arg t "$t" --arg s "$s" '"| \($t) | \($s) | \(.throughput.bytes_per_sec / 1e6 | floor) | \(.throughput.messages_per_sec | floor) | \(.sender.cpu_us_per_mb | floor) | \(.receiver.cpu_us_per_mb | floor) |"' >>"$out"
+    ipchost_json throughput "$t" "$s" "${ring[@]}" --precision 5 --repeat 12 |
+      jq -r --arg t "$t" --arg s "$s" '(.statistics.bytes_per_sec // {}) as $b | "| \($t) | \($s) | \(.throughput.bytes_per_sec / 1e6 | floor) | [\(($b.median_low // 0) / 1e6 | floor), \(($b.median_high // 0) / 1e6 | floor)] | \(.repetitions // 1) | \(.throughput.messages_per_sec | floor) | \(.sender.cpu_us_per_mb | floor) | \(.receiver.cpu_us_per_mb | floor) |"' >>"$out"
   done
 done
 
