@@ -101,6 +101,15 @@ std::vector<std::string> condition_differences(const report::run_report &base,
     return out;
 }
 
+// A figure as the tables print one: four significant digits, never in e-notation.
+std::string figure_text(double v) {
+    const double a = std::fabs(v);
+    if (a >= 1e4) return fmt::format("{:.0f}", v);
+    if (a >= 100) return fmt::format("{:.1f}", v);
+    if (a >= 1) return fmt::format("{:.3f}", v);
+    return fmt::format("{:.4g}", v);
+}
+
 std::vector<double> samples_of(const report::case_result &r, const std::string &figure,
                                double value) {
     auto it = r.statistics.find(figure);
@@ -194,8 +203,9 @@ struct comparison {
                         {"change_percent", change},
                         {"verdict", verdict}});
         const figure_view view = view_of(figure);
-        text += fmt::format("{:<44} {:<22} {:>12.6g} {:>12.6g} {:>7.3f} {:>8.4f}  {}\n", key,
-                            view.label, base_median * view.scale, new_median * view.scale, ratio, p,
+        text += fmt::format("{:<44} {:<22} {:>12} {:>12} {:>7.3f} {:>8.4f}  {}\n", key,
+                            view.label, figure_text(base_median * view.scale),
+                            figure_text(new_median * view.scale), ratio, p,
                             verdict);
     }
 };

@@ -462,6 +462,7 @@ TEST_CASE("compare: a run against itself shows no difference, a slower one is fl
                              Catch::Contains("0 base cases missing from the new run, 0 new"));
     CHECK_THAT(same.out, Catch::Contains("MB/s") && Catch::Contains("1020") &&
                              Catch::Contains("no significant difference"));
+    CHECK(same.out.find("e+") == std::string::npos);  // messages/s as the table writes them
     auto worse = run_ipchost({"compare", base, slower, "--format", "json"});
     REQUIRE(worse.exit_code == 0);
     bool flagged = false;
@@ -547,13 +548,18 @@ TEST_CASE("compare matches rows by who ran them and fails its gate on cases in o
     // Machine conditions that differ are said above the verdicts.
     json busier = doc;
     busier["environment"]["load_average_1m"] = 5.54;
+    busier["conditions"]["steal_percent"] = 4.0;  // the noise sources ipchost system reads
+    busier["conditions"]["sample_s"] = 1.0;
     json quiet = doc;
     quiet["environment"]["load_average_1m"] = 0.5;
+    quiet["conditions"]["steal_percent"] = 0.0;
+    quiet["conditions"]["sample_s"] = 1.0;
     const std::string a = tmp.path() + "/quiet.json", b = tmp.path() + "/busy.json";
     std::ofstream(a) << quiet.dump();
     std::ofstream(b) << busier.dump();
     auto loaded = run_ipchost({"compare", a, b});
-    CHECK_THAT(loaded.out, Catch::Contains("conditions differ: load average 0.50 -> 5.54"));
+    CHECK_THAT(loaded.out, Catch::Contains("conditions differ: load average 0.50 -> 5.54") &&
+                               Catch::Contains("steal 0.0% -> 4.0% of the CPU time"));
 }
 
 TEST_CASE(
