@@ -203,10 +203,9 @@ struct comparison {
                         {"change_percent", change},
                         {"verdict", verdict}});
         const figure_view view = view_of(figure);
-        text += fmt::format("{:<44} {:<22} {:>12} {:>12} {:>7.3f} {:>8.4f}  {}\n", key,
-                            view.label, figure_text(base_median * view.scale),
-                            figure_text(new_median * view.scale), ratio, p,
-                            verdict);
+        text += fmt::format("{:<44} {:<22} {:>12} {:>12} {:>7.3f} {:>8.4f}  {}\n", key, view.label,
+                            figure_text(base_median * view.scale),
+                            figure_text(new_median * view.scale), ratio, p, verdict);
     }
 };
 

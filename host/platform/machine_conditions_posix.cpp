@@ -87,12 +87,12 @@ void read_smt(const std::string &root, const std::vector<int> &cpus, machine_con
 
 std::string virtualization(const std::string &root) {
     for (const char *file : {"/sys/class/dmi/id/sys_vendor", "/sys/class/dmi/id/product_name"}) {
-        const auto v = first_line(root + file);
+        auto v = first_line(root + file);
         for (const char *known : {"QEMU", "KVM", "VMware", "Microsoft Corporation", "Xen",
                                   "Amazon EC2", "Google", "innotek GmbH", "Parallels", "OpenStack"})
             if (v.find(known) != std::string::npos) return v;
     }
-    const auto xen = first_line(root + "/sys/hypervisor/type");
+    auto xen = first_line(root + "/sys/hypervisor/type");
     if (!xen.empty()) return xen;
     std::ifstream in(root + "/proc/cpuinfo");
     for (std::string line; std::getline(in, line);)

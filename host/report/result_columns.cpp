@@ -46,7 +46,7 @@ bool any(const run_report &report, Pred pred) {
 
 // Shown when the rows of the table differ in it: a setting that tells two rows apart gets a
 // column of its own, where rows alike would look the same.
-std::function<bool(const run_report &, bool)> when_rows_differ(text_of value) {
+std::function<bool(const run_report &, bool)> when_rows_differ(const text_of &value) {
     return [value](const run_report &report, bool latency_table) {
         std::optional<std::string> seen;
         for (const auto &r : report.results) {
@@ -205,6 +205,23 @@ void fleet_columns(std::vector<column> &c) {
     }
 }
 
+// The rate and batch a case ran with: columns of the table when its rows differ in them.
+void pacing_columns(std::vector<column> &c) {
+    const auto rate_value = [](const case_result &r) { return num(r.settings.rate_per_s); };
+    column paced = plain(
+        "rate", "rate/s", "",
+        [](const case_result &r) {
+            return r.settings.rate_per_s > 0 ? rate(r.settings.rate_per_s) : std::string("-");
+        },
+        rate_value, false);
+    paced.shown = when_rows_differ(rate_value);
+    c.push_back(paced);
+    const auto batch_value = [](const case_result &r) { return std::to_string(r.settings.batch); };
+    column batch = plain("batch", "batch", "batch", batch_value, batch_value, false);
+    batch.shown = when_rows_differ(batch_value);
+    c.push_back(batch);
+}
+
 std::vector<column> identity_columns() {
     std::vector<column> c;
     c.push_back(csv_only(
@@ -257,19 +274,7 @@ std::vector<column> identity_columns() {
     c.push_back(io);
     c.push_back(csv_only(
         "threads", [](const case_result &r) { return std::to_string(r.settings.threads); }, false));
-    const auto rate_value = [](const case_result &r) { return num(r.settings.rate_per_s); };
-    column paced = plain(
-        "rate", "rate/s", "",
-        [](const case_result &r) {
-            return r.settings.rate_per_s > 0 ? rate(r.settings.rate_per_s) : std::string("-");
-        },
-        rate_value, false);
-    paced.shown = when_rows_differ(rate_value);
-    c.push_back(paced);
-    const auto batch_value = [](const case_result &r) { return std::to_string(r.settings.batch); };
-    column batch = plain("batch", "batch", "batch", batch_value, batch_value, false);
-    batch.shown = when_rows_differ(batch_value);
-    c.push_back(batch);
+    pacing_columns(c);
     // The calls column appears only when some case left the default path.
     column calls = plain(
         "data_path", "calls", "calls",
