@@ -119,8 +119,10 @@ void print_interval(const std::string &what, const model::case_settings &c,
     if (latency) {
         // Each stream waits for one pong before its next ping: a stream's mean round trip is the
         // interval over its trips.
-        const double mean_us = per_s > 0 ? c.streams / per_s * 1e6 : 0;
-        fmt::print("[{}] {:6.2f}-{:6.2f} s  {:12.0f}  {:14.2f}\n", label, i.end_s - i.seconds,
+        // No trip ended in the interval (a stall longer than it): the mean is unknown, not 0.
+        const std::string mean_us =
+            per_s > 0 ? fmt::format("{:.2f}", c.streams / per_s * 1e6) : std::string("-");
+        fmt::print("[{}] {:6.2f}-{:6.2f} s  {:12.0f}  {:>14}\n", label, i.end_s - i.seconds,
                    i.end_s, per_s, mean_us);
     } else {
         const double bytes = static_cast<double>(i.bytes);
