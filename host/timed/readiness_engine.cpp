@@ -23,6 +23,25 @@ using platform::now_ns;
 // Messages one stream may move per turn before the others get theirs.
 constexpr int turn_budget = 16;
 
+// Large messages (a send or read of 64 KiB or more) take shorter turns, as iperf3's select()
+// loop does: a sender writes one message a stream and goes round, a receiver reads up to
+// 256 KiB of a stream, on past a short read (more may have come meanwhile) until the transport
+// would block. With 16 128 KiB writes a turn and a receiver that stopped at its first short
+// read, two TCP streams pinned one CPU a side ran with full receive queues whose data had left
+// the cache: 2672 MB/s against 3481 this way, iperf3 -P 2 3656 (docs/benchmarks.md, What
+// limits).
+constexpr std::size_t large_call = 64 * 1024;
+constexpr std::size_t receive_turn_bytes = 256 * 1024;
+
+int sends_per_turn(std::size_t bytes_per_send) {
+    return bytes_per_send >= large_call ? 1 : turn_budget;
+}
+int reads_per_turn(std::size_t bytes_per_read) {
+    if (bytes_per_read < large_call) return turn_budget;
+    return static_cast<int>(
+        std::clamp<std::size_t>(receive_turn_bytes / bytes_per_read, 1, turn_budget));
+}
+
 // One thread's share: an epoll set over its streams' handles, edge-triggered. A stream is
 // driven until the transport would block (then its handle wakes it) or its turn's budget is
 // spent (then it stays on the ready list).
@@ -32,6 +51,9 @@ public:
                      const endpoint_lookup &endpoint_for)
         : stream_engine(std::move(tasks), j, endpoint_for) {
         scratch_.resize(j.stream ? size_ * batch_ : size_);
+        sends_per_turn_ = sends_per_turn(size_ * batch_);
+        reads_per_turn_ = reads_per_turn(scratch_.size());
+        large_reads_ = scratch_.size() >= large_call;
         events_.resize(256);
     }
 
@@ -174,7 +196,7 @@ private:
         // One clock read a turn (at most 16 messages), as the thread loops read it every 16
         // small messages: the window's end and a paced slot are seen within a turn.
         const std::int64_t now = now_ns();
-        for (int i = 0; i < turn_budget; ++i) {
+        for (int i = 0; i < sends_per_turn_; ++i) {
             if (!d.send.busy && !next_to_send(d, now)) return false;
             if (!push(d)) return false;
             sent_one(d);
@@ -187,7 +209,7 @@ private:
         auto on_message = [&](const unsigned char *m) {
             return d.tally.count(m, j_, pattern_, one_way, [] {});
         };
-        for (int i = 0; i < turn_budget; ++i) {
+        for (int i = 0; i < reads_per_turn_; ++i) {
             const int32_t s = read_some(d, on_message);
             if (!d.tally.ended_by.empty()) break;
             if (s == IPCB_E_TIMEOUT) return false;
@@ -203,9 +225,10 @@ private:
             d.task->progress.messages.store(d.tally.received, std::memory_order_relaxed);
             d.task->progress.expected_next.store(d.tally.sequences.highest_plus_one(),
                                                  std::memory_order_relaxed);
-            // A stream read that did not fill the buffer emptied it: a level-triggered handle
-            // (below) says when more comes, which spares the read that would only say EAGAIN.
-            if (level_triggered(d) && last_read_short_) return false;
+            // A small stream read that did not fill the buffer emptied it: a level-triggered
+            // handle (below) says when more comes, which spares the read that would only say
+            // EAGAIN. A large one reads on (reads_per_turn).
+            if (level_triggered(d) && last_read_short_ && !large_reads_) return false;
         }
         if (d.tally.ended_by.empty()) return true;
         finish_receiver(d);
@@ -289,6 +312,8 @@ private:
 
     platform::readiness_poller poller_;
     bool last_read_short_ = false;
+    int sends_per_turn_ = turn_budget, reads_per_turn_ = turn_budget;
+    bool large_reads_ = false;
     std::vector<platform::readiness_poller::event> events_;
     std::vector<std::int64_t> handles_;
     std::vector<unsigned char> scratch_;

@@ -1,7 +1,11 @@
 /* The reference for ipchost's epoll engine (scripts/bench.sh): N stream connections between two
  * processes, each side one thread with one epoll set, messages of SIZE bytes sent round robin
  * with non-blocking writes (a partial write resumes where it stopped), read into one buffer.
- * What ipchost --io epoll --threads 1 does, without its headers, checks and bookkeeping.
+ * What ipchost --io epoll --threads 1 does, without its headers, checks and bookkeeping, turns
+ * included (host/timed/readiness_engine.cpp): a turn is 16 messages a stream, or one when a
+ * message is 64 KiB or more; a receiver reads a message's worth a call, level-triggered, up to
+ * 16 calls a turn and stops at a short one, or with large messages up to 256 KiB on past short
+ * reads until the socket would block.
  *
  *   epollref tcp|unix STREAMS SIZE SECONDS   -> "mb_per_sec=... msgs_per_sec=... setup_per_sec=..."
  *
@@ -27,16 +31,21 @@
 
 #include "loop_connections.h"
 
+#define LARGE_CALL (64 * 1024)
+
 static void receiver(int n, const int *in, size_t size) {
     int ep = epoll_create1(0), open = n;
     struct epoll_event ev, events[256];
     static char buf[256 * 1024];
+    const size_t call = size < sizeof buf ? size : sizeof buf;
+    const int large = size >= LARGE_CALL;
+    const int calls = large ? (int)(sizeof buf / call < 1 ? 1 : sizeof buf / call) : 16;
     uint64_t bytes = 0;
     int64_t first = 0, last = 0;
     pin(1);
     for (int i = 0; i < n; ++i) {
         fcntl(in[i], F_SETFL, O_NONBLOCK);
-        ev.events = EPOLLIN | EPOLLET;
+        ev.events = EPOLLIN; /* level-triggered, as ipchost's receive-only handles */
         ev.data.u32 = (uint32_t)i;
         if (epoll_ctl(ep, EPOLL_CTL_ADD, in[i], &ev) != 0) die("epoll_ctl");
     }
@@ -45,12 +54,13 @@ static void receiver(int n, const int *in, size_t size) {
         if (k <= 0) break;
         for (int e = 0; e < k; ++e) {
             int fd = in[events[e].data.u32];
-            for (;;) {
-                ssize_t r = read(fd, buf, sizeof buf);
+            for (int c = 0; c < calls; ++c) {
+                ssize_t r = read(fd, buf, call);
                 if (r > 0) {
                     if (!first) first = now_ns();
                     bytes += (uint64_t)r;
                     last = now_ns();
+                    if ((size_t)r < call && !large) break; /* emptied: the next wait says more */
                     continue;
                 }
                 if (r == 0) {
@@ -86,7 +96,8 @@ static void sender(int n, const int *out, size_t size, double seconds) {
         int k = epoll_wait(ep, events, 256, 100);
         for (int e = 0; e < k; ++e) {
             int i = (int)events[e].data.u32;
-            for (int budget = 0; budget < 16; ++budget) { /* as ipchost's turn of 16 messages */
+            const int turn = size >= LARGE_CALL ? 1 : 16; /* as ipchost's turns */
+            for (int budget = 0; budget < turn; ++budget) {
                 ssize_t w = write(out[i], msg + offset[i], size - offset[i]);
                 if (w <= 0) break;
                 offset[i] += (size_t)w;
