@@ -22,7 +22,7 @@
 # fidelity rows (section 6: each kit against a program of its language's own idiom) alone,
 # ONLY=fidelity-matrix its matrix of every kit, API and transport alone (FIDELITY_KITS="go java"
 # picks kits, here and in the round trips), ONLY=fidelity-csharp S0's and S1's C# rows and the
-# round trips.
+# round trips, ONLY=core sections 1 to 4 (no kits: a before/after of a harness change).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 rounds="${ROUNDS:-5}"
@@ -890,8 +890,10 @@ idle_limit=$((8 * 1024 + 16 * 10000))
   echo "one-way p99 $(jq -r '(.latency_ns.p99 // 0) / 1000 | floor' <<<"$idle") µs."
 } >>"$out"
 
-kit_section
-fidelity_section
+if [ "${ONLY:-}" != core ]; then
+  kit_section
+  fidelity_section
+fi
 
 if [ "${#unresolved[@]}" -gt 0 ]; then
   {
