@@ -36,7 +36,7 @@ write_docs=0
 build="$root/build"
 cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DIPCBENCH_BUILD_TESTS=OFF >/dev/null
 cmake --build "$build" -j"$(nproc)" >/dev/null
-ipchost="$build/bin/ipchost"
+ipchost="${IPCHOST:-$build/bin/ipchost}"  # IPCHOST= measures another build (a before/after)
 work="$(mktemp -d)"
 servers=()
 cleanup() {
