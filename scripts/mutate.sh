@@ -114,6 +114,12 @@ mutations=(
   "host/platform/machine_conditions_posix.cpp|        if (i == 7) c.steal_ticks = v;|        if (i == 6) c.steal_ticks = v;|steal, interrupts and busy processes"
   "host/platform/machine_conditions_posix.cpp|            std::find(ours.begin(), ours.end(), p.pid) != ours.end())|            false)|steal, interrupts and busy processes"
   "host/platform/readiness_poller_posix.cpp|        if (errno == EINTR) return 0;||readiness_poller::wait: a signal"
+  # Limits and pinning (issue 42, platform fakes): a run of many streams that cannot get its
+  # descriptors, a worker pinned to the wrong CPU.
+  "host/platform/open_file_limit_posix.cpp|        wanted.rlim_cur = limit.rlim_max;||a hard limit it may not raise"
+  "host/platform/open_file_limit_posix.cpp|    if (limit.rlim_cur != RLIM_INFINITY && limit.rlim_cur >= needed) return \"\";|    if (limit.rlim_cur != RLIM_INFINITY) return \"\";|raises the soft limit to what is needed"
+  "host/platform/cpu_affinity_posix.cpp|    CPU_SET(cpu, &set);|    CPU_SET(0, &set);|pins to exactly the CPU asked"
+  "host/platform/cpu_affinity_posix.cpp|    return CPU_COUNT(&set);|    return 2;|the CPUs this process may use"
 )
 
 echo "mutate: copying the tracked tree to $work"

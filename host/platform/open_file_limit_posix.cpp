@@ -6,11 +6,13 @@
 #include <cstring>
 #include <fstream>
 
+#include "platform/os_calls.hpp"
+
 namespace ipcbench::platform {
 
 std::string ensure_open_files(std::uint64_t needed) {
     rlimit limit{};
-    if (getrlimit(RLIMIT_NOFILE, &limit) != 0)
+    if (IPCBENCH_OS_CALL(getrlimit)(RLIMIT_NOFILE, &limit) != 0)
         return std::string("getrlimit(RLIMIT_NOFILE): ") + std::strerror(errno);
     if (limit.rlim_cur != RLIM_INFINITY && limit.rlim_cur >= needed) return "";
     rlimit wanted = limit;
@@ -22,10 +24,10 @@ std::string ensure_open_files(std::uint64_t needed) {
     }
     wanted.rlim_cur =
         wanted.rlim_max == RLIM_INFINITY || wanted.rlim_max >= needed ? needed : wanted.rlim_max;
-    if (setrlimit(RLIMIT_NOFILE, &wanted) != 0) {
+    if (IPCBENCH_OS_CALL(setrlimit)(RLIMIT_NOFILE, &wanted) != 0) {
         wanted.rlim_max = limit.rlim_max;  // not allowed to raise the hard limit: the soft one
         wanted.rlim_cur = limit.rlim_max;
-        setrlimit(RLIMIT_NOFILE, &wanted);
+        IPCBENCH_OS_CALL(setrlimit)(RLIMIT_NOFILE, &wanted);
     }
     if (wanted.rlim_cur >= needed) return "";
     return "needs about " + std::to_string(needed) +

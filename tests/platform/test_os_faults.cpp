@@ -6,7 +6,9 @@
 #include <catch2/catch.hpp>
 
 #include <poll.h>
+#include <sched.h>
 #include <sys/epoll.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -18,6 +20,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <vector>
 
 namespace fake {
 
@@ -118,7 +121,54 @@ int epoll_wait(int epfd, epoll_event *events, int max, int timeout_ms) {
     return static_cast<int>(n);
 }
 
+// getrlimit hands out `limits` (or fails with the step's error); setrlimit records what it was
+// asked and succeeds or fails by its script. Never the real calls: the test process keeps its
+// own limits.
+std::deque<step> getrlimits, setrlimits;
+rlimit limits{};
+std::vector<rlimit> asked_limits;
+
+template <class Resource>
+int getrlimit(Resource, rlimit *r) {
+    if (scripted(getrlimits) < 0) return -1;
+    *r = limits;
+    return 0;
+}
+template <class Resource>
+int setrlimit(Resource, const rlimit *r) {
+    asked_limits.push_back(*r);
+    if (scripted(setrlimits) < 0) return -1;
+    limits = *r;
+    return 0;
+}
+
+// sched_setaffinity records the set it was given; sched_getaffinity hands out `cpus`. Never the
+// real calls: pinning the test process would pin every test after it.
+std::deque<step> setaffinities, getaffinities;
+std::vector<int> pinned_to, cpus;
+
+int sched_setaffinity(pid_t, size_t size, const cpu_set_t *set) {
+    pinned_to.clear();
+    for (int c = 0; c < static_cast<int>(8 * size); ++c)
+        if (CPU_ISSET_S(c, size, set)) pinned_to.push_back(c);
+    return static_cast<int>(scripted(setaffinities));
+}
+int sched_getaffinity(pid_t, size_t size, cpu_set_t *set) {
+    if (scripted(getaffinities) < 0) return -1;
+    CPU_ZERO_S(size, set);
+    for (int c : cpus) CPU_SET_S(c, size, set);
+    return 0;
+}
+
 void reset() {
+    getrlimits.clear();
+    setrlimits.clear();
+    limits = {};
+    asked_limits.clear();
+    setaffinities.clear();
+    getaffinities.clear();
+    pinned_to.clear();
+    cpus.clear();
     epoll_waits.clear();
     ready.clear();
     polls.clear();
@@ -137,6 +187,8 @@ void reset() {
 
 #define IPCBENCH_OS_CALL(call) fake::call
 #include "../../host/platform/command_output_posix.cpp"
+#include "../../host/platform/cpu_affinity_posix.cpp"
+#include "../../host/platform/open_file_limit_posix.cpp"
 #include "../../host/platform/private_file_posix.cpp"
 #include "../../host/platform/readiness_poller_posix.cpp"
 #include "../../host/platform/stream_socket.cpp"
@@ -317,4 +369,66 @@ TEST_CASE(
     fake::epoll_waits = {{-1, EBADF}};
     CHECK_THROWS_WITH(poller.wait(out, 4, 0),
                       Catch::StartsWith("epoll_wait: ") && Catch::Contains(std::strerror(EBADF)));
+}
+
+TEST_CASE("ensure_open_files: raises the soft limit to what is needed, names getrlimit's failure",
+          "[platform]") {
+    fake::reset();
+    fake::getrlimits = {{0}};
+    fake::setrlimits = {{0}};
+    fake::limits = {1024, 4096};
+    CHECK(ensure_open_files(2000).empty());
+    REQUIRE(fake::asked_limits.size() == 1);
+    CHECK(fake::asked_limits[0].rlim_cur == 2000);  // the soft limit, as far as needed
+    CHECK(fake::asked_limits[0].rlim_max == 4096);  // the hard one left alone
+
+    fake::reset();
+    fake::getrlimits = {{0}};
+    fake::limits = {8192, 8192};
+    CHECK(ensure_open_files(2000).empty());
+    CHECK(fake::asked_limits.empty());  // enough already: nothing changed
+
+    fake::reset();
+    fake::getrlimits = {{-1, EFAULT}};
+    CHECK(ensure_open_files(2000) ==
+          std::string("getrlimit(RLIMIT_NOFILE): ") + std::strerror(EFAULT));
+    CHECK(fake::asked_limits.empty());
+}
+
+TEST_CASE(
+    "ensure_open_files: a hard limit it may not raise leaves the soft one at it and says how to "
+    "raise it",
+    "[platform]") {
+    fake::reset();
+    fake::getrlimits = {{0}};
+    fake::setrlimits = {{-1, EPERM}, {0}};  // not root: the hard limit stays
+    fake::limits = {1024, 4096};
+    const std::string why = ensure_open_files(100000);
+    REQUIRE_FALSE(fake::asked_limits.empty());
+    CHECK(fake::asked_limits.back().rlim_cur == 4096);  // as many as the hard limit allows
+    CHECK(fake::asked_limits.back().rlim_max == 4096);
+    CHECK(fake::limits.rlim_cur == 4096);
+    CHECK_THAT(why, Catch::Contains("needs about 100000 open descriptors") &&
+                        Catch::Contains("allows 4096") && Catch::Contains("ulimit -Hn 100000") &&
+                        Catch::Contains("fewer --streams"));
+}
+
+TEST_CASE("pin_process_to_cpu: pins to exactly the CPU asked, a refusal names the CPU and why",
+          "[platform]") {
+    fake::reset();
+    fake::setaffinities = {{0}};
+    CHECK(pin_process_to_cpu(3).empty());
+    CHECK(fake::pinned_to == std::vector<int>{3});
+    fake::setaffinities = {{-1, EINVAL}};
+    CHECK(pin_process_to_cpu(7) == std::string("cannot pin to CPU 7: ") + std::strerror(EINVAL));
+    CHECK(fake::pinned_to == std::vector<int>{7});
+}
+
+TEST_CASE("usable_cpu_count: the CPUs this process may use, one when the call fails",
+          "[platform]") {
+    fake::reset();
+    fake::getaffinities = {{0}, {-1, EINVAL}};
+    fake::cpus = {0, 2, 5};
+    CHECK(usable_cpu_count() == 3);  // the allowed set, not the machine's CPUs
+    CHECK(usable_cpu_count() == 1);
 }
