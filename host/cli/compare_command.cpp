@@ -58,19 +58,22 @@ figure_view view_of(const std::string &figure) {
     return {figure, 1};
 }
 
+// "kernel '6.1' -> '6.6'" when a text condition differs (quoted, made safe for a terminal).
+void text_difference(const char *what, const std::string &x, const std::string &y,
+                     std::vector<std::string> &out) {
+    if (x != y) out.push_back(text::terminal_text(fmt::format("{} '{}' -> '{}'", what, x, y)));
+}
+
 // What differs between the two machines (or one machine at two times) that moves figures:
 // stated above the verdicts, so a regression on a busier machine is read as such.
 // The noise sources `ipchost system` names, as recorded over each run (when both were sampled).
 void noise_differences(const platform::machine_conditions &a, const platform::machine_conditions &b,
                        std::vector<std::string> &out) {
     if (a.sample_s <= 0 || b.sample_s <= 0) return;
-    auto text = [&](const char *what, const std::string &x, const std::string &y) {
-        if (x != y) out.push_back(text::terminal_text(fmt::format("{} '{}' -> '{}'", what, x, y)));
-    };
-    text("turbo", a.turbo, b.turbo);
-    text("SMT", a.smt, b.smt);
-    text("isolated CPUs", a.isolated_cpus, b.isolated_cpus);
-    text("virtualisation", a.virtualization, b.virtualization);
+    text_difference("turbo", a.turbo, b.turbo, out);
+    text_difference("SMT", a.smt, b.smt, out);
+    text_difference("isolated CPUs", a.isolated_cpus, b.isolated_cpus, out);
+    text_difference("virtualisation", a.virtualization, b.virtualization, out);
     if (a.irqbalance != b.irqbalance)
         out.push_back(fmt::format("irqbalance {} -> {}", a.irqbalance ? "running" : "stopped",
                                   b.irqbalance ? "running" : "stopped"));
@@ -86,13 +89,10 @@ std::vector<std::string> condition_differences(const report::run_report &base,
                                                const report::run_report &next) {
     const platform::system_info &a = base.environment, &b = next.environment;
     std::vector<std::string> out;
-    auto text = [&](const char *what, const std::string &x, const std::string &y) {
-        if (x != y) out.push_back(text::terminal_text(fmt::format("{} '{}' -> '{}'", what, x, y)));
-    };
-    text("CPU", a.cpu_model, b.cpu_model);
-    text("kernel", a.kernel, b.kernel);
-    text("frequency governor", a.governor, b.governor);
-    text("host", a.hostname, b.hostname);
+    text_difference("CPU", a.cpu_model, b.cpu_model, out);
+    text_difference("kernel", a.kernel, b.kernel, out);
+    text_difference("frequency governor", a.governor, b.governor, out);
+    text_difference("host", a.hostname, b.hostname, out);
     if (a.cores != b.cores) out.push_back(fmt::format("cores {} -> {}", a.cores, b.cores));
     const double la = a.load_average_1m, lb = b.load_average_1m;
     if (la >= 0 && lb >= 0 && std::fabs(la - lb) > std::max(0.5, 0.25 * std::max(la, lb)))
