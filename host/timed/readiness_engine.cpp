@@ -30,8 +30,8 @@ constexpr int turn_budget = 16;
 // read, two TCP streams pinned one CPU a side ran with full receive queues whose data had left
 // the cache: 2672 MB/s against 3481 this way, iperf3 -P 2 3656 (docs/benchmarks.md, What
 // limits).
-constexpr std::size_t large_call = 64 * 1024;
-constexpr std::size_t receive_turn_bytes = 256 * 1024;
+constexpr std::size_t large_call = std::size_t{64} * 1024;
+constexpr std::size_t receive_turn_bytes = std::size_t{256} * 1024;
 
 int sends_per_turn(std::size_t bytes_per_send) {
     return bytes_per_send >= large_call ? 1 : turn_budget;
