@@ -120,6 +120,7 @@ mutations=(
   "host/platform/open_file_limit_posix.cpp|    if (limit.rlim_cur != RLIM_INFINITY && limit.rlim_cur >= needed) return \"\";|    if (limit.rlim_cur != RLIM_INFINITY) return \"\";|raises the soft limit to what is needed"
   "host/platform/cpu_affinity_posix.cpp|    CPU_SET(cpu, &set);|    CPU_SET(0, &set);|pins to exactly the CPU asked"
   "host/platform/cpu_affinity_posix.cpp|    return CPU_COUNT(&set);|    return 2;|the CPUs this process may use"
+  "host/platform/output_capture_posix.cpp|        if (n < 0 && errno == EINTR) continue;  // a signal is not the end of the output||a signal during poll or read"
 )
 
 echo "mutate: copying the tracked tree to $work"

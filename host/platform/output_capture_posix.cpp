@@ -9,6 +9,8 @@
 #include <cstdio>
 #include <stdexcept>
 
+#include "platform/os_calls.hpp"
+
 namespace ipcbench::platform {
 
 output_capture::output_capture(std::string label, captured_output *keep)
@@ -38,10 +40,11 @@ void output_capture::forward() {
     char buf[16384];
     for (;;) {
         pollfd p{static_cast<int>(read_fd_), POLLIN, 0};
-        const int rc = poll(&p, 1, 100);
+        const int rc = IPCBENCH_OS_CALL(poll)(&p, 1, 100);
         if (rc < 0 && errno != EINTR) break;
         ssize_t n = 0;
-        if (rc > 0) n = read(static_cast<int>(read_fd_), buf, sizeof buf);
+        if (rc > 0) n = IPCBENCH_OS_CALL(read)(static_cast<int>(read_fd_), buf, sizeof buf);
+        if (n < 0 && errno == EINTR) continue;  // a signal is not the end of the output
         if (n > 0) take(buf, static_cast<std::size_t>(n));
         const bool done = (rc > 0 && n <= 0) || (rc == 0 && stop_.load());
         emit_lines(done);

@@ -15,11 +15,13 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <deque>
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace fake {
@@ -189,6 +191,7 @@ void reset() {
 #include "../../host/platform/command_output_posix.cpp"
 #include "../../host/platform/cpu_affinity_posix.cpp"
 #include "../../host/platform/open_file_limit_posix.cpp"
+#include "../../host/platform/output_capture_posix.cpp"
 #include "../../host/platform/private_file_posix.cpp"
 #include "../../host/platform/readiness_poller_posix.cpp"
 #include "../../host/platform/stream_socket.cpp"
@@ -431,4 +434,22 @@ TEST_CASE("usable_cpu_count: the CPUs this process may use, one when the call fa
     fake::cpus = {0, 2, 5};
     CHECK(usable_cpu_count() == 3);  // the allowed set, not the machine's CPUs
     CHECK(usable_cpu_count() == 1);
+}
+
+TEST_CASE("output_capture: a signal during poll or read is not the end of a worker's output",
+          "[platform]") {
+    fake::reset();
+    fake::incoming = "hello\nworld\n";
+    fake::polls = {{-1, EINTR}, {1}, {1}, {1}, {1}};
+    fake::reads = {{-1, EINTR}, {6}, {-1, EINTR}, {6}, {0}};  // "hello\n", "world\n", the end
+    captured_output kept;
+    {
+        output_capture capture("worker", &kept);
+        // The destructor waits for the capture thread, which ends at the scripted end of output.
+        for (int i = 0; i < 500 && !fake::reads.empty(); ++i)
+            std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    }
+    CHECK(fake::reads.empty());
+    CHECK(kept.bytes == 12);
+    CHECK(kept.text == "hello\nworld\n");
 }
