@@ -121,6 +121,7 @@ mutations=(
   "host/platform/cpu_affinity_posix.cpp|    CPU_SET(cpu, &set);|    CPU_SET(0, &set);|pins to exactly the CPU asked"
   "host/platform/cpu_affinity_posix.cpp|    return CPU_COUNT(&set);|    return 2;|the CPUs this process may use"
   "host/platform/output_capture_posix.cpp|        if (n < 0 && errno == EINTR) continue;  // a signal is not the end of the output||a signal during poll or read"
+  "host/platform/run_directory_posix.cpp|                                 std::strerror(errno) + \" (set TMPDIR to a writable directory)\");|                                 std::strerror(errno));|a refusal names the folder"
 )
 
 echo "mutate: copying the tracked tree to $work"

@@ -2,6 +2,7 @@
 
 #include <fstream>
 
+#include "platform/os_calls.hpp"
 #include "platform/process_identity.hpp"
 
 #include <cerrno>
@@ -15,7 +16,7 @@ namespace ipcbench::platform {
 
 run_directory::run_directory() {
     std::string pattern = (temp_root() / "ipcbench-run-XXXXXX").string();
-    if (mkdtemp(pattern.data()) == nullptr)  // mkdtemp creates it with mode 0700
+    if (IPCBENCH_OS_CALL(mkdtemp)(pattern.data()) == nullptr)  // mkdtemp creates it with mode 0700
         throw std::runtime_error("cannot create a private run directory from " + pattern + ": " +
                                  std::strerror(errno) + " (set TMPDIR to a writable directory)");
     path_ = pattern;

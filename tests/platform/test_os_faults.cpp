@@ -10,6 +10,7 @@
 #include <sys/epoll.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -162,7 +163,16 @@ int sched_getaffinity(pid_t, size_t size, cpu_set_t *set) {
     return 0;
 }
 
+// mkdtemp fails by its script, or makes the folder (the real call) when none is left.
+std::deque<step> mkdtemps;
+
+char *mkdtemp(char *pattern) {
+    if (mkdtemps.empty()) return ::mkdtemp(pattern);
+    return scripted(mkdtemps) < 0 ? nullptr : ::mkdtemp(pattern);
+}
+
 void reset() {
+    mkdtemps.clear();
     getrlimits.clear();
     setrlimits.clear();
     limits = {};
@@ -193,7 +203,9 @@ void reset() {
 #include "../../host/platform/open_file_limit_posix.cpp"
 #include "../../host/platform/output_capture_posix.cpp"
 #include "../../host/platform/private_file_posix.cpp"
+#include "../../host/platform/process_identity_posix.cpp"
 #include "../../host/platform/readiness_poller_posix.cpp"
+#include "../../host/platform/run_directory_posix.cpp"
 #include "../../host/platform/stream_socket.cpp"
 
 using namespace ipcbench::platform;
@@ -452,4 +464,46 @@ TEST_CASE("output_capture: a signal during poll or read is not the end of a work
     CHECK(fake::reads.empty());
     CHECK(kept.bytes == 12);
     CHECK(kept.text == "hello\nworld\n");
+}
+
+TEST_CASE(
+    "run_directory: private (0700) with its owner named, removed at the end; a refusal "
+    "names the folder, the reason and TMPDIR",
+    "[platform]") {
+    fake::reset();
+    const auto root = std::filesystem::temp_directory_path() /
+                      ("ipcbench-fault-" + std::to_string(current_process_id()));
+    std::filesystem::create_directories(root);
+    const char *was = std::getenv("TMPDIR");
+    const std::string tmpdir_before = was ? was : "";
+    ::setenv("TMPDIR", root.c_str(), 1);
+    std::filesystem::path made;
+    {
+        run_directory dir;
+        made = dir.path();
+        CHECK(made.parent_path() == root);
+        struct stat st {};
+        REQUIRE(::stat(made.c_str(), &st) == 0);
+        CHECK((st.st_mode & 07777) == 0700);
+        std::string owner;
+        std::ifstream(made / run_directory::owner_file) >> owner;
+        CHECK(owner == self_identity());
+    }
+    CHECK_FALSE(std::filesystem::exists(made));  // gone with the object
+
+    fake::mkdtemps = {{-1, EACCES}};
+    try {
+        run_directory refused;
+        FAIL("a refused mkdtemp must throw");
+    } catch (const std::runtime_error &e) {
+        const std::string why = e.what();
+        CHECK_THAT(why, Catch::Contains((root / "ipcbench-run-").string()) &&
+                            Catch::Contains(std::strerror(EACCES)) &&
+                            Catch::Contains("set TMPDIR to a writable directory"));
+    }
+    if (was)
+        ::setenv("TMPDIR", tmpdir_before.c_str(), 1);
+    else
+        ::unsetenv("TMPDIR");
+    std::filesystem::remove_all(root);
 }
