@@ -467,7 +467,7 @@ TEST_CASE("output_capture: a signal during poll or read is not the end of a work
 }
 
 TEST_CASE(
-    "run_directory: private (0700) with its owner named, removed at the end; a refusal "
+    "run_directory: private (0700) with its owner named and removed at the end, a refusal "
     "names the folder, the reason and TMPDIR",
     "[platform]") {
     fake::reset();
