@@ -337,7 +337,7 @@ TEST_CASE("run_for_output: EINTR in poll, read and waitpid is retried, short rea
 }
 
 TEST_CASE(
-    "run_for_output: output past max_bytes is dropped but read to its end; a failed poll "
+    "run_for_output: output past max_bytes is dropped but read to its end, a failed poll "
     "ends the reading",
     "[platform]") {
     fake::reset();
