@@ -89,7 +89,8 @@ asan_suite() { sanitized_tree "$root/build-asan" address && run_tests "$root/bui
 # TSan a worker's peak RSS holds TSan's own history of the synchronisations it saw, which grows
 # with the messages (+6 MiB from 0.5 to 4 s of shm.ring at 32 B in one CI run), so the figure
 # is TSan's, not the worker's; the plain and ASan builds check it.
-tsan_suite() { sanitized_tree "$root/build-tsan" thread && run_tests "$root/build-tsan" "$not_sanitized|kit|check --impl|soak"; }
+# (Kit tests by name: "kit", or a kit's API id such as go:bufio or python:buffered.)
+tsan_suite() { sanitized_tree "$root/build-tsan" thread && run_tests "$root/build-tsan" "$not_sanitized|kit|go:|python:|check --impl|soak"; }
 stage tests plain_suite
 if [ "$fast" = 0 ]; then
   ASAN_OPTIONS=handle_segv=0:detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 stage asan-ubsan asan_suite
