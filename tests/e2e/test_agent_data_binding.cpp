@@ -89,11 +89,12 @@ void race_udp(const std::string &source, int port, const std::atomic<bool> &stop
     close(fd);
 }
 
-json race_case(const std::string &transport, bool udp) {
+// One case with the two attackers racing it; what they achieved is left in the records.
+ipcbench::test::process_output race_once(const std::string &transport, bool udp,
+                                         attack_record &other_host, attack_record &same_host) {
     const int port = ipcbench::test::free_port();
     agent a({"--token", "s3cret"});
     std::atomic<bool> stop{false};
-    attack_record other_host, same_host;
     // Two attackers from the first moment on: another host, and this host without the key.
     std::thread far([&] {
         udp ? race_udp("127.0.0.2", port, stop, other_host)
@@ -110,20 +111,39 @@ json race_case(const std::string &transport, bool udp) {
                                   "--warmup",   "0",         "--verify",    "--mode",
                                   "throughput", "--format",  "json"};
     if (udp) args.insert(args.end(), {"--rate", "20000"});  // no loss from a flooded socket
-    const auto run = run_ipchost(args, {}, 60);
+    auto run = run_ipchost(args, {}, 60);
     stop = true;
     far.join();
     near.join();
-    INFO(run.out << run.err);
-    REQUIRE(run.exit_code == 0);
-    const json r = json::parse(run.out).at("results").at(0);
-    CHECK(r.at("status") == "ok");
-    // Nothing of the attackers was served: no stream bytes, no acknowledged hello.
-    CHECK(other_host.served == 0);
-    CHECK(same_host.served == 0);
-    if (!udp) CHECK(other_host.connected + same_host.connected > 0);  // they did reach the port
-    if (udp) CHECK(other_host.datagrams > 0);
-    return r;
+    return run;
+}
+
+json race_case(const std::string &transport, bool udp) {
+    // A TCP racer gets in only while the data port listens, from the worker's listen() to the
+    // real client's key: a few milliseconds that a fast run can pass between two of its
+    // attempts. A case no racer reached proves nothing, so it is run again (at most 5 times)
+    // until one did, and fails if none ever did.
+    for (int attempt = 1;; ++attempt) {
+        attack_record other_host, same_host;
+        const auto run = race_once(transport, udp, other_host, same_host);
+        INFO(run.out << run.err);
+        REQUIRE(run.exit_code == 0);
+        const json r = json::parse(run.out).at("results").at(0);
+        CHECK(r.at("status") == "ok");
+        // Nothing of the attackers was served: no stream bytes, no acknowledged hello.
+        CHECK(other_host.served == 0);
+        CHECK(same_host.served == 0);
+        if (udp) {
+            CHECK(other_host.datagrams > 0);
+            return r;
+        }
+        const int reached = other_host.connected + same_host.connected;
+        if (reached > 0 || attempt == 5) {
+            INFO("attempts: " << attempt);
+            CHECK(reached > 0);  // they did reach the port
+            return r;
+        }
+    }
 }
 
 }  // namespace
