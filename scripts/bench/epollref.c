@@ -39,7 +39,7 @@ static void receiver(int n, const int *in, size_t size) {
     static char buf[256 * 1024];
     const size_t call = size < sizeof buf ? size : sizeof buf;
     const int large = size >= LARGE_CALL;
-    const int calls = large ? (int)(sizeof buf / call < 1 ? 1 : sizeof buf / call) : 16;
+    const int calls = large ? (int)(sizeof buf / call) : 16; /* call <= sizeof buf */
     uint64_t bytes = 0;
     int64_t first = 0, last = 0;
     pin(1);
