@@ -510,6 +510,7 @@ const std::map<std::string, int> &priorities() {
         {"destination", 0},
         {"round", 2},
         {"receiver_impl", 0},
+        {"direction", 0},  // shown only off the default (-R, --bidir): a reverse run says so
         {"sender_runtime", 4},
         {"receiver_runtime", 4},
         {"message_size", 0},

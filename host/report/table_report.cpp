@@ -46,15 +46,27 @@ table_cells cells_of(std::vector<header_and_column> columns,
     return t;
 }
 
+// A column's priority in this table: a setting (not a figure) whose cells differ between rows
+// is what tells those rows apart, so it is kept as the first figures are (direction with
+// --bidir, the engine, a rate), whatever its usual rank.
+int priority_here(const table_cells &t, std::size_t i) {
+    const column &c = *t.columns[i].second;
+    if (!c.figure)
+        for (const auto &row : t.rows)
+            if (row[i] != t.rows.front()[i]) return 0;
+    return c.priority;
+}
+
 // The columns to keep within `width`: by priority (table order among equals), while the line
 // with two spaces between cells still fits; the rest are named in `left_out`.
 std::vector<std::size_t> fitting(const table_cells &t, std::size_t width,
                                  std::vector<std::string> &left_out) {
     std::vector<std::size_t> order(t.columns.size());
     std::iota(order.begin(), order.end(), 0);
-    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-        return t.columns[a].second->priority < t.columns[b].second->priority;
-    });
+    std::vector<int> priority(t.columns.size());
+    for (std::size_t i = 0; i < t.columns.size(); ++i) priority[i] = priority_here(t, i);
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::size_t a, std::size_t b) { return priority[a] < priority[b]; });
     std::vector<std::size_t> kept;
     std::size_t used = 0;
     for (std::size_t i : order) {

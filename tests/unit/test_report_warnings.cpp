@@ -169,6 +169,42 @@ TEST_CASE("a setting that tells rows apart becomes a column but one they share d
     CHECK_THAT(t[1], Catch::Contains("reverse"));
 }
 
+TEST_CASE("a 120-column table that leaves figures out keeps the setting that tells rows apart",
+          "[report]") {
+    run_report report;
+    auto forward = tcp_case(65536), reverse = tcp_case(65536);
+    for (auto *r : {&forward, &reverse}) {
+        r->sender.max_rss_kib = r->receiver.max_rss_kib = 8400;
+        r->placement = placement_figures{};
+        r->integrity.messages_received = 30000;
+    }
+    reverse.direction = model::traffic_direction::reverse;  // --bidir's two rows
+    report.results = {forward, reverse};
+    const auto header_and_rows = [&report] {
+        std::istringstream in(to_table(report, false, table_layout{}));
+        std::vector<std::string> lines;
+        bool left_out = false;
+        for (std::string line; std::getline(in, line);) {
+            if (line.rfind("transport", 0) == 0 || line.rfind("socket.tcp", 0) == 0)
+                lines.push_back(line);
+            left_out = left_out || line.find(" more: ") != std::string::npos;
+        }
+        // Something was left out, so the column had to win its place.
+        REQUIRE(left_out);
+        return lines;
+    };
+    auto t = header_and_rows();
+    REQUIRE(t.size() == 3);
+    CHECK_THAT(t[0], Catch::Contains("direction"));
+    CHECK_THAT(t[1], Catch::EndsWith("forward") || Catch::Contains(" forward "));
+    CHECK_THAT(t[2], Catch::EndsWith("reverse") || Catch::Contains(" reverse "));
+    report.results = {reverse};  // -R alone: one row, and it is not a forward one
+    t = header_and_rows();
+    REQUIRE(t.size() == 2);
+    CHECK_THAT(t[0], Catch::Contains("direction"));
+    CHECK_THAT(t[1], Catch::Contains(" reverse"));
+}
+
 TEST_CASE("the table's first lines say which hosts ran what and what may have moved the figures",
           "[report]") {
     run_report report;
