@@ -163,18 +163,18 @@ public:
              report::run_report &report) {
         ++index_;
         const model::case_settings c = with_kit_warmup(planned, kits_, cmd_.warmup_given);
+        std::string what = fmt::format("{} {} {}", t.id, model::to_string(c.mode),
+                                       report::format_size(c.size_bytes));
+        if (c.sender_impl != "native" || c.receiver_impl != "native")
+            what += fmt::format(" ({} -> {})", c.sender_impl, c.receiver_impl);
         std::string skip = harness::reason_to_skip(t, c, cmd_.agent.has_value());
         if (skip.empty()) skip = kit_skip_reason(t, c, kits_);
         if (!skip.empty()) {
             report.results.push_back(skipped_case(t, c, skip));
             if (lines_) lines_->write(report::result_line(report.results.back(), false));
-            progress_.finished(index_, t.id, "skipped");
+            progress_.finished(index_, what, "skipped");
             return;
         }
-        std::string what = fmt::format("{} {} {}", t.id, model::to_string(c.mode),
-                                       report::format_size(c.size_bytes));
-        if (c.sender_impl != "native" || c.receiver_impl != "native")
-            what += fmt::format(" ({} -> {})", c.sender_impl, c.receiver_impl);
         spdlog::debug("case {} of {}: {}", index_, total_, what);
         std::vector<std::vector<report::case_result>> halves;  // [half][repetition]
         bool headed = false;  // the interval lines' columns printed for this case

@@ -278,6 +278,11 @@ TEST_CASE("into a pipe each finished case prints one progress line, none with -q
     auto silent = ipcbench::test::run_ipchost(quiet);
     REQUIRE(silent.exit_code == 0);
     CHECK_THAT(silent.err, !Catch::Contains("[1/2]"));
+    // A case skipped before it starts is named as a run one is: transport, mode and size.
+    auto skipped = ipcbench::test::run_ipchost(
+        {"--plugin", "udp.inet", "--size", "70000", "--mode", "throughput"});
+    INFO(skipped.err);
+    CHECK_THAT(skipped.err, Catch::Contains("[1/1] udp.inet throughput 70000 B: skipped, "));
 }
 
 TEST_CASE("ipchost system names a busy other process, and a run records its conditions", "[cli]") {
