@@ -187,10 +187,13 @@ struct comparison {
         const std::string verdict = verdict_for(figure, enough, p, improved);
         ++(enough && p < alpha ? (improved ? better : worse) : unchanged);
         const double change = (improved ? 1 : -1) * std::fabs(ratio - 1) * 100;
+        const figure_view view = view_of(figure);
+        const std::string base_text = figure_text(base_median * view.scale);
+        const std::string new_text = figure_text(new_median * view.scale);
         if (enough && p < alpha && !improved && cmd.fail_on_regression >= 0 &&
             std::fabs(ratio - 1) * 100 > cmd.fail_on_regression)
-            regressions.push_back(fmt::format("{} {}: {:.4g} -> {:.4g} ({:+.1f}%, p = {:.4f})", key,
-                                              figure, base_median, new_median, (ratio - 1) * 100,
+            regressions.push_back(fmt::format("{} {}: {} -> {} ({:+.1f}%, p = {:.4f})", key,
+                                              view.label, base_text, new_text, (ratio - 1) * 100,
                                               p));
         rows.push_back({{"case", key},
                         {"figure", figure},
@@ -202,10 +205,8 @@ struct comparison {
                         {"new_samples", ys.size()},
                         {"change_percent", change},
                         {"verdict", verdict}});
-        const figure_view view = view_of(figure);
         text += fmt::format("{:<44} {:<22} {:>12} {:>12} {:>7.3f} {:>8.4f}  {}\n", key, view.label,
-                            figure_text(base_median * view.scale),
-                            figure_text(new_median * view.scale), ratio, p, verdict);
+                            base_text, new_text, ratio, p, verdict);
     }
 };
 

@@ -484,6 +484,9 @@ TEST_CASE("compare: a run against itself shows no difference, a slower one is fl
     auto gate = run_ipchost({"compare", base, slower, "--fail-on-regression", "10"});
     CHECK(gate.exit_code == 1);
     CHECK_THAT(gate.err, Catch::Contains("significantly worse"));
+    // The gate names each figure as the table does: label and unit, no e-notation.
+    CHECK_THAT(gate.err, Catch::Contains("MB/s: 1020.0 -> 510.0 (-50.0%"));
+    CHECK(gate.err.find("e+") == std::string::npos);
     // 50 % slower is within a 60 % allowance: the percentage is honoured, not just the verdict.
     auto allowed = run_ipchost({"compare", base, slower, "--fail-on-regression", "60"});
     CHECK(allowed.exit_code == 0);
