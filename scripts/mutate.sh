@@ -122,6 +122,9 @@ mutations=(
   "host/platform/cpu_affinity_posix.cpp|    return CPU_COUNT(&set);|    return 2;|the CPUs this process may use"
   "host/platform/output_capture_posix.cpp|        if (n < 0 && errno == EINTR) continue;  // a signal is not the end of the output||a signal during poll or read"
   "host/platform/run_directory_posix.cpp|                                 std::strerror(errno) + \" (set TMPDIR to a writable directory)\");|                                 std::strerror(errno));|a refusal names the folder"
+  # A token file read in part: a signal mid-read, or a read error, taken for the file's end.
+  "host/platform/private_file_posix.cpp|        if (n < 0 && errno == EINTR) continue;||read_private_file: a signal mid-secret"
+  "host/platform/private_file_posix.cpp|        if (n < 0) problem = std::string(\"could not be read to its end: \") + std::strerror(errno);||read_private_file: a signal mid-secret"
 )
 
 echo "mutate: copying the tracked tree to $work"

@@ -85,8 +85,12 @@ std::string read_private_file(const std::filesystem::path &path, std::size_t max
     else if (static_cast<std::uint64_t>(st.st_size) > max_bytes)
         problem = "is larger than " + std::to_string(max_bytes) + " bytes";
     std::string content;
+    // To its end, however many reads it takes: a signal (EINTR) is retried, where stopping
+    // would hand on the first part of a secret as the whole; any other failure is named.
     for (char buf[512]; problem.empty();) {
-        const ssize_t n = read(fd, buf, sizeof buf);
+        const ssize_t n = IPCBENCH_OS_CALL(read)(fd, buf, sizeof buf);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) problem = std::string("could not be read to its end: ") + std::strerror(errno);
         if (n <= 0) break;
         content.append(buf, static_cast<std::size_t>(n));
         if (content.size() > max_bytes)

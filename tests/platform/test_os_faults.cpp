@@ -318,6 +318,36 @@ TEST_CASE(
     CHECK_THROWS_WITH(create_new_file(dir / "none", content), Catch::Contains("cannot write"));
 }
 
+TEST_CASE("read_private_file: a signal mid-secret is retried to its end, a read error is named",
+          "[platform]") {
+    const std::filesystem::path path = std::filesystem::temp_directory_path() /
+                                       ("ipcbench-os-faults-secret-" + std::to_string(::getpid()));
+    struct removed {
+        std::filesystem::path p;
+        ~removed() { std::filesystem::remove(p); }
+    } cleanup{path};
+    std::string secret(3000, 's');
+    for (std::size_t i = 0; i < secret.size(); ++i) secret[i] = static_cast<char>('a' + i % 26);
+    fake::reset();
+    write_private_file(path, secret);  // 0600, this user's: a secret the checks let through
+    // The fake read hands out `incoming`; each script ends with the file's end (0).
+    fake::incoming = secret;
+    fake::reads = {{100}, {-1, EINTR}, {1}, {-1, EINTR}};
+    for (int i = 0; i < 6; ++i) fake::reads.push_back({512});  // 2,899 left of 3,000
+    fake::reads.push_back({0});
+    CHECK(read_private_file(path, 4096) == secret);
+    CHECK(fake::reads.empty());
+
+    fake::reset();
+    fake::incoming = secret;
+    fake::reads = {{512}, {-1, EIO}};
+    CHECK_THROWS_WITH(read_private_file(path, 4096),
+                      Catch::Contains("refused the secret file") &&
+                          Catch::Contains("could not be read to its end") &&
+                          Catch::Contains(std::strerror(EIO)));
+    fake::reset();
+}
+
 TEST_CASE("run_for_output: EINTR in poll, read and waitpid is retried, short reads are joined",
           "[platform]") {
     fake::reset();
