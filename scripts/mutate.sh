@@ -125,6 +125,10 @@ mutations=(
   # A token file read in part: a signal mid-read, or a read error, taken for the file's end.
   "host/platform/private_file_posix.cpp|        if (n < 0 && errno == EINTR) continue;||read_private_file: a signal mid-secret"
   "host/platform/private_file_posix.cpp|        if (n < 0) problem = std::string(\"could not be read to its end: \") + std::strerror(errno);||read_private_file: a signal mid-secret"
+  # The isolated children (plugin probes): a signal taken for a child's death, a failing wait
+  # that spins instead of ending.
+  "host/platform/isolated_calls_posix.cpp|        if (n < 0 && errno == EINTR) return;||run_isolated: records cut by short reads"
+  "host/platform/isolated_calls_posix.cpp|        if (rc < 0 && errno != EINTR)  // no way left to hear from them: not a loop that spins|        if (false)|run_isolated: a wait that fails"
 )
 
 echo "mutate: copying the tracked tree to $work"

@@ -14,6 +14,7 @@
 
 #include "platform/child_process.hpp"
 #include "platform/monotonic_clock.hpp"
+#include "platform/os_calls.hpp"
 
 namespace ipcbench::platform {
 namespace {
@@ -144,8 +145,11 @@ private:
                 first_deadline = std::min(first_deadline, s.deadline);
             }
         const std::int64_t wait_ns = std::max<std::int64_t>(first_deadline - now_ns(), 0);
-        const int rc = poll(fds.data(), fds.size(), static_cast<int>(wait_ns / 1'000'000) + 1);
-        if (rc < 0 && errno != EINTR) return;
+        const int rc = IPCBENCH_OS_CALL(poll)(fds.data(), fds.size(),
+                                              static_cast<int>(wait_ns / 1'000'000) + 1);
+        if (rc < 0 && errno != EINTR)  // no way left to hear from them: not a loop that spins
+            return abandon_all(std::string("cannot wait for the isolated processes (poll: ") +
+                               std::strerror(errno) + ")");
         for (auto &s : shares_) {
             if (s.fd < 0) continue;
             const auto it =
@@ -157,7 +161,7 @@ private:
 
     void read_from(share &s) {
         char buf[65536];
-        const ssize_t n = read(s.fd, buf, sizeof buf);
+        const ssize_t n = IPCBENCH_OS_CALL(read)(s.fd, buf, sizeof buf);
         if (n < 0 && errno == EINTR) return;
         if (n <= 0) return end_child(s, false);
         s.buffer.append(buf, static_cast<std::size_t>(n));
@@ -178,6 +182,18 @@ private:
         // Its whole share reported: done, whoever else still holds the pipe (a process the
         // plugin forked inherits it, and would keep EOF away).
         if (!s.in_item && s.next >= s.end) end_child(s, false);
+    }
+
+    // Every child killed and reaped, and each item not finished marked with `why`.
+    void abandon_all(const std::string &why) {
+        for (auto &s : shares_) {
+            if (s.fd < 0) continue;
+            kill(-s.pid, SIGKILL);
+            close(s.fd);
+            s.fd = -1;
+            wait_for(s.pid);
+            fail_rest(s, why);
+        }
     }
 
     // The child ended (or hangs and is killed): its current item failed; the rest go on.

@@ -1,8 +1,10 @@
-// platform/'s wrappers against the system calls' failures, without processes, signals or a full
-// disk: this file compiles platform/stream_socket.cpp and platform/private_file_posix.cpp again
-// with IPCBENCH_OS_CALL (platform/os_calls.hpp) naming the scripted calls below, as fmt tests its
-// POSIX wrappers. Each test scripts what send, recv or write return, in order, and checks what
-// the wrapper made of it: the bytes that went out whole and in order, the status, the error text.
+// platform/'s wrappers against the system calls' failures, without a full disk or a signal:
+// this file compiles platform/'s sources (the #includes below the fakes) again with
+// IPCBENCH_OS_CALL (platform/os_calls.hpp) naming the scripted calls below, as fmt tests its
+// POSIX wrappers. Each test scripts what send, recv, read, write, poll and the rest return, in
+// order, and checks what the wrapper made of it: the bytes that went out whole and in order, the
+// status, the error text. run_isolated's tests fork real children and script only the parent's
+// reads and polls.
 #include <catch2/catch.hpp>
 
 #include <poll.h>
@@ -92,8 +94,19 @@ int poll(pollfd *fds, nfds_t n, int timeout_ms) {
     return static_cast<int>(r);
 }
 
-// Hands out `incoming`, as recv does.
+// Reads of a real descriptor (a child's pipe), each cut to at most a step's bytes, or failing.
+std::deque<step> pipe_reads;
+
+// Hands out `incoming`, as recv does (or, with pipe_reads scripted, reads the descriptor).
 ssize_t read(int fd, void *buffer, size_t size) {
+    if (!pipe_reads.empty()) {
+        const step s = pipe_reads.front();
+        pipe_reads.pop_front();
+        if (s.bytes < 0) errno = s.error;
+        return s.bytes < 0 ? -1
+                           : ::read(fd, buffer,
+                                    std::min<std::size_t>(size, static_cast<std::size_t>(s.bytes)));
+    }
     if (reads.empty()) return ::read(fd, buffer, size);
     const long n = std::min<long>(take(reads, size), static_cast<long>(incoming.size()));
     if (n > 0) {
@@ -183,6 +196,7 @@ void reset() {
     epoll_waits.clear();
     ready.clear();
     polls.clear();
+    pipe_reads.clear();
     reads.clear();
     waits.clear();
     sends.clear();
@@ -199,6 +213,7 @@ void reset() {
 #define IPCBENCH_OS_CALL(call) fake::call
 #include "../../host/platform/command_output_posix.cpp"
 #include "../../host/platform/cpu_affinity_posix.cpp"
+#include "../../host/platform/isolated_calls_posix.cpp"
 #include "../../host/platform/open_file_limit_posix.cpp"
 #include "../../host/platform/output_capture_posix.cpp"
 #include "../../host/platform/private_file_posix.cpp"
@@ -533,4 +548,49 @@ TEST_CASE(
     else
         ::unsetenv("TMPDIR");
     std::filesystem::remove_all(root);
+}
+
+TEST_CASE(
+    "run_isolated: records cut by short reads and signals arrive whole, a child gone mid-item "
+    "fails that item alone",
+    "[platform]") {
+    fake::reset();
+    // Item 2's child dies after it said it started; a new child carries on with item 3.
+    const auto work = [](std::size_t i) -> std::string {
+        if (i == 2) _exit(3);
+        return std::string(5000 + i, static_cast<char>('a' + i));
+    };
+    // The first records come in pieces of 1 to 100 bytes (a header cut in three), with
+    // signals between them; the rest as the pipe gives them.
+    fake::pipe_reads = {{1}, {-1, EINTR}, {3}, {5}, {-1, EINTR}, {7}, {100}, {1}, {-1, EINTR}};
+    const auto r = ipcbench::platform::run_isolated(4, work, 20000);
+    CHECK(fake::pipe_reads.empty());
+    REQUIRE(r.size() == 4);
+    for (std::size_t i : {0, 1, 3}) {
+        INFO("item " << i);
+        CHECK(r[i].failure.empty());
+        CHECK(r[i].output == std::string(5000 + i, static_cast<char>('a' + i)));
+    }
+    CHECK(r[2].failure == "exit code 3");
+    CHECK(r[2].output.empty());
+}
+
+TEST_CASE("run_isolated: a wait that fails ends the run naming why, every item marked",
+          "[platform]") {
+    fake::reset();
+    fake::polls = {{-1, ENOMEM}};  // not a signal: nothing more can be heard from the children
+    const auto r = ipcbench::platform::run_isolated(
+        3, [](std::size_t) { return std::string("done"); }, 20000, 2);
+    REQUIRE(r.size() == 3);
+    for (const auto &item : r) {
+        CHECK_THAT(item.failure, Catch::Contains("cannot wait for the isolated processes") &&
+                                     Catch::Contains(std::strerror(ENOMEM)));
+        CHECK(item.output.empty());
+    }
+    fake::reset();
+    fake::polls = {{-1, EINTR}, {-1, EINTR}};  // a signal is waited through
+    const auto through = ipcbench::platform::run_isolated(
+        2, [](std::size_t i) { return std::to_string(i); }, 20000);
+    CHECK(through[0].output == "0");
+    CHECK(through[1].output == "1");
 }
