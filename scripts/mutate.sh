@@ -129,6 +129,8 @@ mutations=(
   # that spins instead of ending.
   "host/platform/isolated_calls_posix.cpp|        if (n < 0 && errno == EINTR) return;||run_isolated: records cut by short reads"
   "host/platform/isolated_calls_posix.cpp|        if (rc < 0 && errno != EINTR)  // no way left to hear from them: not a loop that spins|        if (false)|run_isolated: a wait that fails"
+  # A worker's end: a signal in waitpid taken for a child that is gone (its exit code lost).
+  "host/platform/child_process_posix.cpp|        if (r < 0 && errno != EINTR) {|        if (r < 0) {|child_process: a signal in waitpid"
 )
 
 echo "mutate: copying the tracked tree to $work"

@@ -18,6 +18,7 @@
 #include <thread>
 
 #include "platform/monotonic_clock.hpp"
+#include "platform/os_calls.hpp"
 #include "platform/output_capture.hpp"
 #include "platform/process_identity.hpp"
 
@@ -65,7 +66,7 @@ child_process::child_process(const std::string &program, const std::vector<std::
     argv.push_back(nullptr);
 
     pid_t parent = getpid();
-    pid_t pid = fork();
+    pid_t pid = IPCBENCH_OS_CALL(fork)();
     if (pid < 0) {
         int e = errno;
         close(fds[0]);
@@ -117,7 +118,8 @@ bool child_process::wait(int timeout_ms) {
     std::int64_t deadline = timeout_ms < 0 ? -1 : now_ns() + std::int64_t{timeout_ms} * 1'000'000;
     for (;;) {
         int status = 0;
-        pid_t r = waitpid(static_cast<pid_t>(pid_), &status, deadline < 0 ? 0 : WNOHANG);
+        pid_t r = IPCBENCH_OS_CALL(waitpid)(static_cast<pid_t>(pid_), &status,
+                                            deadline < 0 ? 0 : WNOHANG);
         if (r == pid_) {
             finished_ = true;
             if (WIFEXITED(status)) {

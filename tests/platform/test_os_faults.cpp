@@ -121,6 +121,14 @@ pid_t waitpid(pid_t pid, int *status, int options) {
     return static_cast<pid_t>(scripted(waits));
 }
 
+// fork fails by its script (the step's error), or forks (the real call) when none is left.
+std::deque<step> forks;
+
+pid_t fork() {
+    if (forks.empty()) return ::fork();
+    return static_cast<pid_t>(scripted(forks));
+}
+
 // epoll_wait: a step's value is how many of `ready` it hands out (from the front), or -1.
 std::deque<step> epoll_waits;
 std::deque<epoll_event> ready;
@@ -199,6 +207,7 @@ void reset() {
     pipe_reads.clear();
     reads.clear();
     waits.clear();
+    forks.clear();
     sends.clear();
     recvs.clear();
     writes.clear();
@@ -211,6 +220,7 @@ void reset() {
 }  // namespace fake
 
 #define IPCBENCH_OS_CALL(call) fake::call
+#include "../../host/platform/child_process_posix.cpp"
 #include "../../host/platform/command_output_posix.cpp"
 #include "../../host/platform/cpu_affinity_posix.cpp"
 #include "../../host/platform/isolated_calls_posix.cpp"
@@ -593,4 +603,50 @@ TEST_CASE("run_isolated: a wait that fails ends the run naming why, every item m
         2, [](std::size_t i) { return std::to_string(i); }, 20000);
     CHECK(through[0].output == "0");
     CHECK(through[1].output == "1");
+}
+
+namespace {
+
+std::size_t open_descriptors() {
+    std::size_t n = 0;
+    for ([[maybe_unused]] const auto &entry : std::filesystem::directory_iterator("/proc/self/fd"))
+        ++n;
+    return n;
+}
+
+}  // namespace
+
+TEST_CASE(
+    "child_process: a signal in waitpid is waited through to the exit code, a failed fork "
+    "is named and leaks no descriptor",
+    "[platform]") {
+    using ipcbench::platform::child_process;
+    fake::reset();
+    {
+        // sh runs 'exit 7' (the control socket's arguments become its $0 and $1).
+        child_process exits("/bin/sh", {"-c", "exit 7"}, "sh");
+        fake::waits = {{-1, EINTR}, {-1, EINTR}};
+        REQUIRE(exits.wait(-1));
+        CHECK(fake::waits.empty());
+        CHECK(exits.status().exited);
+        CHECK(exits.status().code == 7);
+    }
+    {
+        child_process sleeps("/bin/sh", {"-c", "sleep 20"}, "sh");
+        fake::waits = {{-1, EINTR}, {0}};  // with a deadline: a signal, then "still running"
+        CHECK_FALSE(sleeps.wait(30));
+        CHECK_FALSE(sleeps.finished());
+        sleeps.kill();
+        REQUIRE(sleeps.wait(5000));
+        CHECK(sleeps.status().signaled);
+        CHECK(sleeps.status().signal == SIGKILL);
+    }
+    fake::reset();
+    const std::size_t before = open_descriptors();
+    fake::forks = {{-1, EAGAIN}};
+    CHECK_THROWS_WITH(
+        child_process("/bin/sh", {"-c", "exit 0"}, "sh"),
+        Catch::Contains("fork for the worker") && Catch::Contains(std::strerror(EAGAIN)));
+    CHECK(open_descriptors() == before);  // the control pair and the output pipe closed
+    fake::reset();
 }
