@@ -131,6 +131,8 @@ mutations=(
   "host/platform/isolated_calls_posix.cpp|        if (rc < 0 && errno != EINTR)  // no way left to hear from them: not a loop that spins|        if (false)|run_isolated: a wait that fails"
   # A worker's end: a signal in waitpid taken for a child that is gone (its exit code lost).
   "host/platform/child_process_posix.cpp|        if (r < 0 && errno != EINTR) {|        if (r < 0) {|child_process: a signal in waitpid"
+  # An agent's or a data connection's connect: a signal reported as a time-out.
+  "host/platform/stream_socket.cpp|        if (err != native::e_interrupted \|\| interrupted()) return err;|        return native::e_timed_out;|connect_tcp: a signal while"
 )
 
 echo "mutate: copying the tracked tree to $work"

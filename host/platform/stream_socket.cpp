@@ -391,6 +391,37 @@ socket_handle listen_tcp(const std::string &host, int port, int backlog) {
     return static_cast<socket_handle>(s);
 }
 
+namespace {
+
+// How a non-blocking connect under way ends, within timeout_s: 0 or the socket's error. A
+// signal is waited through with the time left (it was reported as a time-out at once); Ctrl+C
+// ends the wait as itself; only the deadline is a time-out.
+int connect_outcome(native::socket_t s, double timeout_s) {
+    const std::int64_t deadline = now_ns() + static_cast<std::int64_t>(timeout_s * 1e9);
+    for (;;) {
+        native::pollfd_t pfd{};
+        pfd.fd = s;
+        pfd.events = POLLOUT;
+        const auto left_ms = std::max<std::int64_t>(deadline - now_ns(), 0) / 1'000'000;
+#ifdef _WIN32
+        const int rc = native::poll(&pfd, 1, static_cast<int>(left_ms));
+#else
+        const int rc = IPCBENCH_OS_CALL(poll)(&pfd, 1, static_cast<int>(left_ms));
+#endif
+        if (rc == 0) return native::e_timed_out;
+        if (rc > 0) {
+            int err = 0;
+            native::length_t elen = sizeof err;
+            getsockopt(s, SOL_SOCKET, SO_ERROR, reinterpret_cast<char *>(&err), &elen);
+            return err;
+        }
+        const int err = native::last_error();
+        if (err != native::e_interrupted || interrupted()) return err;
+    }
+}
+
+}  // namespace
+
 socket_handle connect_tcp(const std::string &host, int port, double timeout_s) {
     native::length_t len = 0;
     sockaddr_storage ss = to_sockaddr(host, port, len);
@@ -400,17 +431,7 @@ socket_handle connect_tcp(const std::string &host, int port, double timeout_s) {
     int err = 0;
     if (connect(s, reinterpret_cast<sockaddr *>(&ss), len) != 0) {
         err = native::last_error();
-        if (err == native::e_in_progress) {
-            native::pollfd_t pfd{};
-            pfd.fd = s;
-            pfd.events = POLLOUT;
-            const int rc = native::poll(&pfd, 1, static_cast<int>(timeout_s * 1000));
-            native::length_t elen = sizeof err;
-            if (rc == 1)
-                getsockopt(s, SOL_SOCKET, SO_ERROR, reinterpret_cast<char *>(&err), &elen);
-            else
-                err = native::e_timed_out;
-        }
+        if (err == native::e_in_progress) err = connect_outcome(s, timeout_s);
     }
     if (err != 0) {
         native::close(s);

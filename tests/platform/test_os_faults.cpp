@@ -650,3 +650,23 @@ TEST_CASE(
     CHECK(open_descriptors() == before);  // the control pair and the output pipe closed
     fake::reset();
 }
+
+TEST_CASE(
+    "connect_tcp: a signal while the connection is under way is waited through, not a "
+    "time-out",
+    "[platform]") {
+    using namespace ipcbench::platform;
+    const socket_handle listener = listen_tcp("127.0.0.1", 0);
+    const int port = local_address(listener).port;
+    fake::reset();
+    fake::polls = {{-1, EINTR}, {-1, EINTR}};
+    const socket_handle client = connect_tcp("127.0.0.1", port, 10);
+    // Both signals met the wait: the path under test ran (a connect done at once would not).
+    CHECK(fake::polls.empty());
+    const socket_handle served = accept_connection(listener);
+    CHECK(served != no_socket);
+    close_socket(served);
+    close_socket(client);
+    close_socket(listener);
+    fake::reset();
+}
