@@ -54,7 +54,7 @@ mutations=(
   "host/harness/placement_sampler.cpp|shared += together ? 1 : 0;|shared += 0;|placement"
   "host/report/repetition_summary.cpp|return order[(order.size() - 1) / 2].second;|return order[0].second;|repeat reports median"
   "host/model/field_visitors.hpp|        if (!from_name(text, v)) throw|        if (false) throw|refused by name"
-  "host/model/json_fields.cpp|    if (n < low \|\| n > high)|    if (false)|refused by name"
+  "host/model/json_fields.cpp|    if (n < low \|\| n > high)  // the unsigned range|    if (false)|refused by name"
   # Figures by value (issue 24): each a promise a user reads off a result.
   "host/harness/case_figures.cpp|    l.p90 = h.percentile(90);|    l.p90 = h.percentile(99);|latency percentiles are nearest-rank"
   "host/model/units.hpp|constexpr double bytes_per_mib = 1024.0 * 1024.0;|constexpr double bytes_per_mib = 1e6;|carry each figure under its own name"
@@ -85,11 +85,11 @@ mutations=(
   # Typed messages and kits (issues 25, 26).
   "host/worker/worker.cpp|                } else if (!welcomed_) {|                } else if (false) {|takes nothing before its welcome"
   "host/conformance/kit_conformance.cpp|    if (d.count && i.messages_sent != expected)|    if (false)|catches a kit that miscounts"
-  "host/harness/orchestrator.cpp|    figures.outside_cpu_percent = (view.after->cpu_s - view.before->cpu_s) / wall_s * 100;||measured from outside"
+  "host/harness/orchestrator.cpp|    figures.outside_cpu_percent = figures.outside_cpu_s / wall_s * 100;||measured from outside"
   "host/harness/worker_pair.cpp|    if (w.child && said != launch.implementation)|    if (false)|a broken kit fails its own cases"
   # A fleet and its deployment (issue 28).
   "host/harness/fleet_schedule.cpp|        std::rotate(circle.begin() + 1, circle.end() - 1, circle.end());||a mesh is every ordered pair|fleet mesh measures"
-  "host/platform/system_info_posix.cpp|    unsetenv(name.c_str());||nothing the agent starts inherits it"
+  "host/platform/system_info_posix.cpp|    unsetenv(name.c_str());  // not in what this process starts||nothing the agent starts inherits it"
   "host/remote/agent_server.cpp|                                 {\"labels\", options_.labels},||labels in every welcome|rows carry the labels"
   "host/cli/fleet_command.cpp|            for (const auto &[key, value] : who.labels) agents[i].labels.emplace(key, value);||rows carry the labels|deploy.kubernetes_image"
   "host/cli/fleet_command.cpp|        a.agent.data_port_first = cmd.fleet.data_port_first;||data-port reaches each destination"
@@ -99,7 +99,7 @@ mutations=(
   "host/timed/readiness_engine.cpp|            d.task->progress.messages.store(d.tally.received, std::memory_order_relaxed);||interval reports add up.*epoll"
   "host/timed/completion_engine.cpp|d.recv.arrived(c.len,|d.recv.arrived(room,|reassembled.*uring"
   "host/platform/stream_socket.cpp|            if (n < 0 && e == native::e_interrupted) continue;||send_all: a signal"
-  "host/platform/private_file_posix.cpp|        if (n < 0 && errno == EINTR) continue;||private files: a signal"
+  "host/platform/private_file_posix.cpp|        if (n < 0 && errno == EINTR) continue;  // write on: nothing of it was taken||private files: a signal"
   "host/platform/command_output_posix.cpp|        if (n < 0 && errno == EINTR) continue;||run_for_output: EINTR"
   "host/remote/agent_server.cpp|        if (live_sessions() >= options_.max_sessions)|        if (false)|max-sessions 3 runs three"
   "host/remote/agent_server.cpp|        if (from_source >= options_.max_sessions_per_client)|        if (false)|one client address gets its share"
@@ -123,7 +123,7 @@ mutations=(
   "host/platform/output_capture_posix.cpp|        if (n < 0 && errno == EINTR) continue;  // a signal is not the end of the output||a signal during poll or read"
   "host/platform/run_directory_posix.cpp|                                 std::strerror(errno) + \" (set TMPDIR to a writable directory)\");|                                 std::strerror(errno));|a refusal names the folder"
   # A token file read in part: a signal mid-read, or a read error, taken for the file's end.
-  "host/platform/private_file_posix.cpp|        if (n < 0 && errno == EINTR) continue;||read_private_file: a signal mid-secret"
+  "host/platform/private_file_posix.cpp|        if (n < 0 && errno == EINTR) continue;  // read on: the rest of the secret is there||read_private_file: a signal mid-secret"
   "host/platform/private_file_posix.cpp|        if (n < 0) problem = std::string(\"could not be read to its end: \") + std::strerror(errno);||read_private_file: a signal mid-secret"
   # The isolated children (plugin probes): a signal taken for a child's death, a failing wait
   # that spins instead of ending.
@@ -181,6 +181,14 @@ for m in "${mutations[@]}"; do
   to="${to//$'\x01'/|}"
   target="$work/src/$file"
   cp "$target" "$work/original"
+  # The literal must name one place: perl changes the first, which may not be the one the row
+  # means (a row once broke a write loop's EINTR line where it meant the read loop's).
+  places="$(FROM="$from" perl -0ne 'my $n = () = /\Q$ENV{FROM}\E/g; print $n' "$target")"
+  if [ "$places" -gt 1 ]; then
+    echo "AMBIGUOUS $file: '$from' is in $places places (make the literal unique)"
+    missed=$((missed + 1))
+    continue
+  fi
   FROM="$from" TO="$to" perl -0pi -e 's/\Q$ENV{FROM}\E/$ENV{TO}/' "$target"
   if cmp -s "$target" "$work/original"; then
     echo "STALE  $file: '$from' not found (update the table)"

@@ -28,7 +28,7 @@ std::uint64_t json_fields::unsigned_integer(const char *key, std::uint64_t low,
         (v.is_number_integer() && !v.is_number_unsigned() && v.get<std::int64_t>() < 0))
         throw fail(key, "must be a non-negative integer");
     const auto n = v.get<std::uint64_t>();
-    if (n < low || n > high)
+    if (n < low || n > high)  // the unsigned range
         throw fail(key, "is " + std::to_string(n) + ", outside " + std::to_string(low) + ".." +
                             std::to_string(high));
     return n;

@@ -33,7 +33,7 @@ std::filesystem::path private_folder(const std::filesystem::path &path) {
 bool write_all(int fd, const std::string &content) {
     for (std::size_t done = 0; done < content.size();) {
         const ssize_t n = IPCBENCH_OS_CALL(write)(fd, content.data() + done, content.size() - done);
-        if (n < 0 && errno == EINTR) continue;
+        if (n < 0 && errno == EINTR) continue;  // write on: nothing of it was taken
         if (n <= 0) {
             if (n == 0) errno = EIO;  // a regular file never takes nothing: not a success
             return false;
@@ -89,7 +89,7 @@ std::string read_private_file(const std::filesystem::path &path, std::size_t max
     // would hand on the first part of a secret as the whole; any other failure is named.
     for (char buf[512]; problem.empty();) {
         const ssize_t n = IPCBENCH_OS_CALL(read)(fd, buf, sizeof buf);
-        if (n < 0 && errno == EINTR) continue;
+        if (n < 0 && errno == EINTR) continue;  // read on: the rest of the secret is there
         if (n < 0) problem = std::string("could not be read to its end: ") + std::strerror(errno);
         if (n <= 0) break;
         content.append(buf, static_cast<std::size_t>(n));

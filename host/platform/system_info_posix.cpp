@@ -74,7 +74,7 @@ std::optional<std::string> take_environment_variable(const std::string &name) {
     // dropped from environ.
     char *entry = value - name.size() - 1;
     const std::size_t length = name.size() + 1 + out.size();
-    unsetenv(name.c_str());
+    unsetenv(name.c_str());  // not in what this process starts
     if (std::strncmp(entry, name.c_str(), name.size()) == 0 && entry[name.size()] == '=')
         explicit_bzero(entry, length);
     return out;
