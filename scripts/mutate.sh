@@ -133,6 +133,10 @@ mutations=(
   "host/platform/child_process_posix.cpp|        if (r < 0 && errno != EINTR) {|        if (r < 0) {|child_process: a signal in waitpid"
   # An agent's or a data connection's connect: a signal reported as a time-out.
   "host/platform/stream_socket.cpp|        if (err != native::e_interrupted \|\| interrupted()) return err;|        return native::e_timed_out;|connect_tcp: a signal while"
+  # Issue 44's lean paths: the in-order step of the sequence tracker that forgets the number, and
+  # the sender's run of sends that goes past --count.
+  "host/stats/sequence_tracker.hpp|            set(seq);                       // advance_to and set would do, without the loop)||duplicates and reordering"
+  "host/timed/throughput_loops.cpp|(c.count ? std::min(c.count, seq + stride)|(c.count ? (seq + stride)|counts are exact"
 )
 
 echo "mutate: copying the tracked tree to $work"
