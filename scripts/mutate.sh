@@ -89,7 +89,7 @@ mutations=(
   "host/harness/worker_pair.cpp|    if (w.child && said != launch.implementation)|    if (false)|a broken kit fails its own cases"
   # A fleet and its deployment (issue 28).
   "host/harness/fleet_schedule.cpp|        std::rotate(circle.begin() + 1, circle.end() - 1, circle.end());||a mesh is every ordered pair|fleet mesh measures"
-  "host/platform/system_info_posix.cpp|    unsetenv(name.c_str());  // not in what this process starts||nothing the agent starts inherits it"
+  "host/platform/system_info_posix.cpp|        unsetenv(name.c_str());  // cleared, not set to \"\"||nothing the agent starts inherits it"
   "host/remote/agent_server.cpp|                                 {\"labels\", options_.labels},||labels in every welcome|rows carry the labels"
   "host/cli/fleet_command.cpp|            for (const auto &[key, value] : who.labels) agents[i].labels.emplace(key, value);||rows carry the labels|deploy.kubernetes_image"
   "host/cli/fleet_command.cpp|        a.agent.data_port_first = cmd.fleet.data_port_first;||data-port reaches each destination"
@@ -133,6 +133,9 @@ mutations=(
   "host/platform/child_process_posix.cpp|        if (r < 0 && errno != EINTR) {|        if (r < 0) {|child_process: a signal in waitpid"
   # An agent's or a data connection's connect: a signal reported as a time-out.
   "host/platform/stream_socket.cpp|        if (err != native::e_interrupted \|\| interrupted()) return err;|        return native::e_timed_out;|connect_tcp: a signal while"
+  # A kit's declared warm-up ignored (a JVM measured cold), and a kit that counts double.
+  "host/cli/run_command.cpp|        if (k != nullptr && k->manifest.warmup_s > c.warmup_s) c.warmup_s = k->manifest.warmup_s;||a kit's declared warm-up is the case's least"
+  "kits/go/ipcbench/loops.go|		received++|		received += 2|the go kit on either side meets"
   # Issue 44's lean paths: the in-order step of the sequence tracker that forgets the number, and
   # the sender's run of sends that goes past --count.
   "host/stats/sequence_tracker.hpp|            set(seq);                       // advance_to and set would do, without the loop)||duplicates and reordering"

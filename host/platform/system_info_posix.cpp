@@ -60,7 +60,7 @@ bool stderr_is_terminal() {
 
 void set_environment_variable(const std::string &name, const std::string &value) {
     if (value.empty())
-        unsetenv(name.c_str());
+        unsetenv(name.c_str());  // cleared, not set to ""
     else
         setenv(name.c_str(), value.c_str(), 1);  // NOLINT(concurrency-mt-unsafe): set between runs
 }
@@ -74,7 +74,7 @@ std::optional<std::string> take_environment_variable(const std::string &name) {
     // dropped from environ.
     char *entry = value - name.size() - 1;
     const std::size_t length = name.size() + 1 + out.size();
-    unsetenv(name.c_str());  // not in what this process starts
+    unsetenv(name.c_str());
     if (std::strncmp(entry, name.c_str(), name.size()) == 0 && entry[name.size()] == '=')
         explicit_bzero(entry, length);
     return out;

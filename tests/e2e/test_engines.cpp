@@ -67,6 +67,14 @@ void check_counts(const std::string &io) {
         REQUIRE(r.at("per_stream").size() == 3);
         for (const auto &s : r.at("per_stream")) CHECK(u(s.at("messages")) == 10);
     }
+    // One message a call, small: a sender sends runs of 16 between two clock reads; a count of
+    // 25 ends inside the second run.
+    for (const auto &r : run_on(io, {"--plugin", "socket.unix", "--streams", "2", "--count", "25",
+                                     "--size", "64", "--mode", "throughput", "--warmup", "0"})) {
+        CHECK(u(r.at("integrity").at("messages_sent")) == 50);
+        CHECK(u(r.at("integrity").at("messages_received")) == 50);
+        for (const auto &s : r.at("per_stream")) CHECK(u(s.at("messages")) == 25);
+    }
     for (const auto &r : run_on(io, {"--plugin", "socket.tcp", "--streams", "2", "--count", "7",
                                      "--size", "64", "--mode", "latency", "--warmup", "0.05"})) {
         CHECK(u(r.at("integrity").at("messages_received")) == 14);

@@ -112,9 +112,13 @@ async def sender(ep, job, progress):
     c = job["case"]
     size, count, batch = c["size_bytes"], c["count"], max(1, c["batch"])
     paced = c["rate_per_s"] > 0
-    # Messages between two looks at the schedule: the --batch of one write, else one (an
-    # awaited write: the clock costs little beside it).
-    schedule = dp.SendSchedule(c, 1 if paced else batch)
+    # Messages between two looks at the schedule: the --batch of one write; one write a message
+    # otherwise, the schedule asked every clock stride (a count needs no clock: 1024), as the
+    # plain loop does and as a program writes its loop (a clock read and a schedule call a
+    # message were a tenth of this loop's time).
+    batched = batch > 1 and not paced
+    schedule = dp.SendSchedule(c, batch if batched else 1 if paced else 1024 if count
+                               else dp.clock_stride(size))
     pattern = dp.Pattern(size, dp.pattern_offset(paced))
     buf = bytearray(size)
     pattern.write(buf, 0)
@@ -145,12 +149,13 @@ async def sender(ep, job, progress):
             continue
         if paced:
             pack(buf, dp.TIMESTAMP_OFFSET, due)
-        if n == 1:  # as a program writes a message: write, then drain (no wrapper, no copy)
-            pack(buf, 0, seq)
-            if verify:
-                pattern.write(buf, seq)
-            write(buf)
-            await drain()
+        if not batched:  # as a program writes a message: write, then drain (no wrapper, no copy)
+            for i in range(seq, seq + n):
+                pack(buf, 0, i)
+                if verify:
+                    pattern.write(buf, i)
+                write(buf)
+                await drain()
         else:
             block = bytearray()
             for i in range(n):
