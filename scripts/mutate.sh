@@ -89,7 +89,7 @@ mutations=(
   "host/harness/worker_pair.cpp|    if (w.child && said != launch.implementation)|    if (false)|a broken kit fails its own cases"
   # A fleet and its deployment (issue 28).
   "host/harness/fleet_schedule.cpp|        std::rotate(circle.begin() + 1, circle.end() - 1, circle.end());||a mesh is every ordered pair|fleet mesh measures"
-  "host/platform/system_info_posix.cpp|        unsetenv(name.c_str());  // cleared, not set to \"\"|        ;|nothing the agent starts inherits it"
+  "host/platform/system_info_posix.cpp|        explicit_bzero(entry, length);|        ;|nothing the agent starts inherits it"
   "host/remote/agent_server.cpp|                                 {\"labels\", options_.labels},||labels in every welcome|rows carry the labels"
   "host/cli/fleet_command.cpp|            for (const auto &[key, value] : who.labels) agents[i].labels.emplace(key, value);||rows carry the labels|deploy.kubernetes_image"
   "host/cli/fleet_command.cpp|        a.agent.data_port_first = cmd.fleet.data_port_first;||data-port reaches each destination"
