@@ -38,9 +38,10 @@ dotnet)
   tfm="net$(dotnet --version | cut -d. -f1).0"
   sed -e "s|@TFM@|$tfm|" -e "s|@SOURCES@|$src/kits/dotnet|" \
     "$src/kits/dotnet/test/vectors.csproj.in" > "$work/vectors.csproj"
+  mkdir -p "$work/tmp"  # MSBuild leaves empty folders in TMPDIR: here, not in /tmp
   DOTNET_CLI_HOME="$work/home" DOTNET_NOLOGO=1 DOTNET_CLI_TELEMETRY_OPTOUT=1 \
     DOTNET_SKIP_FIRST_TIME_EXPERIENCE=1 NUGET_PACKAGES="$build/kits/dotnet-coreclr/nuget" \
-    MSBUILDDISABLENODEREUSE=1 dotnet build "$work/vectors.csproj" -c Release -o "$work/out" \
+    TMPDIR="$work/tmp" MSBUILDDISABLENODEREUSE=1 dotnet build "$work/vectors.csproj" -c Release -o "$work/out" \
     --nologo -v quiet -p:UseSharedCompilation=false >"$work/build.log" 2>&1 ||
     { cat "$work/build.log"; exit 1; }
   DOTNET_CLI_HOME="$work/home" dotnet "$work/out/vectors.dll" "$vectors" ;;

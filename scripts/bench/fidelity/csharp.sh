@@ -25,8 +25,9 @@ build() {
       mkdir -p "$work/coreclr/src-$p"
       sed -e "s|TFM|$tfm|" -e "s|SOURCE|$here/csharp/$p.cs|" "$here/csharp/fidelity.csproj.in" \
         >"$work/coreclr/src-$p/$p.csproj"
+      mkdir -p "$work/coreclr/tmp"  # MSBuild leaves empty folders in TMPDIR: here, not in /tmp
       DOTNET_CLI_HOME="$work/coreclr/home" DOTNET_NOLOGO=1 DOTNET_CLI_TELEMETRY_OPTOUT=1 \
-        NUGET_PACKAGES="$work/coreclr/nuget" \
+        NUGET_PACKAGES="$work/coreclr/nuget" TMPDIR="$work/coreclr/tmp" MSBUILDDISABLENODEREUSE=1 \
         dotnet build "$work/coreclr/src-$p/$p.csproj" -c Release -o "$work/coreclr/$p" --nologo -v quiet >/dev/null
     done
   fi

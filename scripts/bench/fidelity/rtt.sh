@@ -21,8 +21,9 @@ case "$cmd" in
     if command -v dotnet >/dev/null; then
       sed -e "s|TFM|net$(dotnet --version | cut -d. -f1).0|" -e "s|SOURCE|$here/rtt/Rtt.cs|" \
         "$here/csharp/fidelity.csproj.in" >"$work/coreclr/src/Rtt.csproj"
+      mkdir -p "$work/coreclr/tmp"  # MSBuild leaves empty folders in TMPDIR: here, not in /tmp
       DOTNET_CLI_HOME="$work/coreclr/home" DOTNET_NOLOGO=1 DOTNET_CLI_TELEMETRY_OPTOUT=1 \
-        NUGET_PACKAGES="$work/coreclr/nuget" \
+        NUGET_PACKAGES="$work/coreclr/nuget" TMPDIR="$work/coreclr/tmp" MSBUILDDISABLENODEREUSE=1 \
         dotnet build "$work/coreclr/src/Rtt.csproj" -c Release -o "$work/coreclr/Rtt" --nologo -v quiet >/dev/null
     fi
     if command -v mcs >/dev/null; then

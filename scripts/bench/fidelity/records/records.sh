@@ -33,8 +33,9 @@ build() {
     mkdir -p "$work/coreclr/src"
     sed -e "s|TFM|$tfm|" -e "s|SOURCE|$here/csharp/Records.cs|" "$here/csharp/records.csproj.in" \
       >"$work/coreclr/src/Records.csproj"
+    mkdir -p "$work/coreclr/tmp"  # MSBuild leaves empty folders in TMPDIR: here, not in /tmp
     DOTNET_CLI_HOME="$work/coreclr/home" DOTNET_NOLOGO=1 DOTNET_CLI_TELEMETRY_OPTOUT=1 \
-      NUGET_PACKAGES="$work/coreclr/nuget" \
+      NUGET_PACKAGES="$work/coreclr/nuget" TMPDIR="$work/coreclr/tmp" MSBUILDDISABLENODEREUSE=1 \
       dotnet build "$work/coreclr/src/Records.csproj" -c Release -o "$work/coreclr/out" --nologo -v quiet >/dev/null
   fi
   if command -v mcs >/dev/null; then
