@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # What README.md and the man page say against what the tool does, so that neither drifts:
-# README's `ipchost check` sample lists the checks that run, its package names carry the
-# build's version, the ABI baselines it names include the build's, and the man page's
+# README's `ipchost check` sample lists the checks that run, its examples use only options
+# ipchost knows, its package names carry the build's version, the ABI baselines it names include the build's, and the man page's
 # ENVIRONMENT names every IPCBENCH_ variable ipchost or a kit launcher reads.
 # usage: drift.sh SOURCE_DIR IPCHOST
 set -euo pipefail
@@ -43,5 +43,15 @@ for v in $read_vars; do
   case "$v" in IPCBENCH_CHECK_CORRUPT_MESSAGE | IPCBENCH_KIT_NAME) continue ;; esac
   grep -q "^\.B $v\$" <<<"$man" || fail "$v is read but the man page's ENVIRONMENT leaves it out (cli/option_reference.cpp, environment_docs)"
 done
-[ "$failed" = 0 ] && echo "drift: README samples, versions and the man page's environment agree with ipchost $version"
+# 4. README's examples: every option an `ipchost ...` example uses (in a code block or inline) is
+# one ipchost knows, so a renamed or removed option cannot stay in an example people copy.
+known="$("$ipchost" --help | grep -oE -- '--[a-z][a-z0-9-]*' | sort -u)"
+examples="$( (grep -oE '`ipchost [^`]*`' "$src/README.md" || true
+  awk '/^```/ {inb = !inb; next} inb && /^(\$ )?ipchost /' "$src/README.md") |
+  grep -oE -- ' --[a-z][a-z0-9-]*' | sort -u)"
+[ -n "$examples" ] || fail "found no option in README's ipchost examples: the search is broken"
+for o in $examples; do
+  grep -qx -- "$o" <<<"$known" || fail "README's examples use $o, which ipchost --help does not know"
+done
+[ "$failed" = 0 ] && echo "drift: README samples, examples, versions and the man page's environment agree with ipchost $version"
 exit "$failed"
