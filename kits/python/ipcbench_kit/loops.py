@@ -339,19 +339,19 @@ def fast_receive(ep, size, pattern, verify, tally, progress, usage):
                 end = now_ns() if received else 0
                 break
         header = header_of[0]
-        if header >> 62:
+        if header == expected:  # the next in order, the one test most messages need
+            expected += 1
+        elif header >> 62:
             if header & dp.FLAG_END:
                 end, ended_by = now_ns(), "end-marker"
                 break
             warm += 1
             continue
-        if not received:
+        elif not received:
             first = now_ns()
             usage.start()
             tracker.record(header)
             expected = header + 1
-        elif header == expected:
-            expected += 1
         else:
             tracker.expected = expected
             fresh = tracker.record(header)
