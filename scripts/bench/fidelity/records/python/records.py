@@ -1,13 +1,17 @@
 """A Python writer and reader of fixed-size records on each transport the Python kit offers,
 written the way Python's documentation shows each. Shares no code with kits/python.
 
-  os        pipe.fifo: os.open, os.read(fd, size) finishing a short read, os.write
-            (docs.python.org, os); socket.unix / socket.tcp: socket.socket, bind, listen,
-            accept, connect, sock.recv(size) finishing a short read and sock.sendall
-            (docs.python.org, "Socket Programming HOWTO"); udp.inet: sock.recvfrom(size) and
-            sock.sendto(record, address) (docs.python.org, socket)
-  buffered  open(path, "rb") / sock.makefile("rb") (io.BufferedReader), f.read(size) a record;
-            the writer unbuffered: open(path, "wb", buffering=0).write, sock.sendall
+  os        the calls the Python kit makes (its manifest): pipe.fifo: open(path, "rb",
+            buffering=0).readinto(view) (io.FileIO), finishing a short read, and os.write;
+            socket.unix / socket.tcp: socket.socket, bind, listen, accept, connect,
+            sock.recv_into(view, n) finishing a short read and sock.sendall (docs.python.org,
+            socket); udp.inet: sock.recvfrom(size) and sock.sendto(record, address)
+  os-bytes  the same with the calls that return a new bytes a record, as the "Socket
+            Programming HOWTO" and the os module show them: os.read(fd, size), sock.recv(size)
+  buffered  open(path, "rb") / sock.makefile("rb") (io.BufferedReader), f.readinto(view) a
+            record, as the kit; the writer unbuffered: open(path, "wb", buffering=0).write,
+            sock.sendall
+  buffered-bytes  the same with f.read(size) a record (a new bytes each)
   asyncio   asyncio.start_server / start_unix_server with reader.readexactly(size), and
             open_connection / open_unix_connection with writer.write and await writer.drain()
             a record (docs.python.org, "Streams")
@@ -91,6 +95,23 @@ def read_file(f, m):
         m.got()
 
 
+def read_into(read, m):
+    """read(view) -> bytes read (FileIO.readinto, socket.recv_into, BufferedReader.readinto)
+    into one record's buffer, a short read finished; 0 at the end."""
+    size = m.size
+    view = memoryview(bytearray(size))
+    while True:
+        n = read(view)
+        while 0 < n < size:
+            more = read(view[n:])
+            if not more:
+                return
+            n += more
+        if not n:
+            return
+        m.got()
+
+
 def listening(transport, path):
     if transport == "socket.unix":
         server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -161,7 +182,13 @@ def read(transport, path, api, m):
         ready(path, path)
         if api == "buffered":
             with open(path, "rb") as f:
+                read_into(f.readinto, m)
+        elif api == "buffered-bytes":
+            with open(path, "rb") as f:
                 read_file(f, m)
+        elif api == "os":
+            with open(path, "rb", buffering=0) as f:
+                read_into(f.readinto, m)
         else:
             fd = os.open(path, os.O_RDONLY)
             read_fd(fd, m)
@@ -182,7 +209,12 @@ def read(transport, path, api, m):
         server.close()
         if api == "buffered":
             with conn.makefile("rb") as f:
+                read_into(f.readinto, m)
+        elif api == "buffered-bytes":
+            with conn.makefile("rb") as f:
                 read_file(f, m)
+        elif api == "os":
+            read_into(conn.recv_into, m)
         else:
             read_sock(conn, m)
         conn.close()
