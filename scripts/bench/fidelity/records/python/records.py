@@ -5,9 +5,10 @@ written the way Python's documentation shows each. Shares no code with kits/pyth
             buffering=0).readinto(view) (io.FileIO), finishing a short read, and os.write;
             socket.unix / socket.tcp: socket.socket, bind, listen, accept, connect,
             sock.recv_into(view, n) finishing a short read and sock.sendall (docs.python.org,
-            socket); udp.inet: sock.recvfrom(size) and sock.sendto(record, address)
+            socket); udp.inet: a connected socket's send(record), and recv_into(view)
   os-bytes  the same with the calls that return a new bytes a record, as the "Socket
-            Programming HOWTO" and the os module show them: os.read(fd, size), sock.recv(size)
+            Programming HOWTO" and the os module show them: os.read(fd, size), sock.recv(size);
+            on udp.inet sock.recvfrom(65536) and sock.sendto(record, address)
   buffered  open(path, "rb") / sock.makefile("rb") (io.BufferedReader), f.readinto(view) a
             record, as the kit; the writer unbuffered: open(path, "wb", buffering=0).write,
             sock.sendall
@@ -197,11 +198,16 @@ def read(transport, path, api, m):
         sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
         sock.bind(("127.0.0.1", 0))
         ready(path, "127.0.0.1:%d" % sock.getsockname()[1])
-        while True:
-            data, _ = sock.recvfrom(65536)
-            if not data:
-                break
-            m.got()
+        if api == "os":
+            view = memoryview(bytearray(65536))
+            while sock.recv_into(view):
+                m.got()
+        else:
+            while True:
+                data, _ = sock.recvfrom(65536)
+                if not data:
+                    break
+                m.got()
     else:
         server, endpoint = listening(transport, path)
         ready(path, endpoint)
@@ -237,11 +243,20 @@ def write(transport, endpoint, size, api, until):
         address = (host, int(port))
         sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
         i = 0
-        while i % 16 or time.perf_counter() < until:
-            sock.sendto(record, address)
-            i += 1
+        if api == "os":
+            sock.connect(address)
+            while i % 16 or time.perf_counter() < until:
+                sock.send(record)
+                i += 1
+        else:
+            while i % 16 or time.perf_counter() < until:
+                sock.sendto(record, address)
+                i += 1
         for _ in range(20):  # the end: empty datagrams, spaced, in case the first are dropped
-            sock.sendto(b"", address)
+            try:
+                sock.sendto(b"", address)
+            except ConnectionRefusedError:  # connected: the reader has ended and closed
+                break
             time.sleep(0.005)
         return
     sock = connected(transport, endpoint)
