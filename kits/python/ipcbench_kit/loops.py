@@ -166,8 +166,8 @@ def plain_sends(ep, schedule, buf, pattern, write_payload, progress):
     if raw is not None:
         try:
             return raw_sends(raw, len(buf), schedule, buf, pattern, write_payload, progress)
-        except BrokenPipeError:
-            raise KitError(E_CLOSED, "pipe.fifo: the reader closed the pipe") from None
+        except (BrokenPipeError, ConnectionRefusedError):
+            raise KitError(E_CLOSED, ep.raw_send_gone) from None
     seq = 0
     while True:
         step, n, _ = nxt(seq, now_ns())
@@ -185,8 +185,9 @@ def plain_sends(ep, schedule, buf, pattern, write_payload, progress):
 
 
 def raw_sends(raw, size, schedule, buf, pattern, write_payload, progress):
-    """plain_sends over a raw write (os.write on a FIFO): one call a message, as a plain loop
-    makes it, with no Python frame around it; a short write is finished inline."""
+    """plain_sends over a raw write (os.write on a FIFO, a connected UDP socket's send): one
+    call a message, as a plain loop makes it, with no Python frame around it; a short write
+    (a stream's) is finished inline."""
     header, nxt, end, seq = header_writer(buf), schedule.next, dp.END, 0
     while True:
         step, n, _ = nxt(seq, now_ns())

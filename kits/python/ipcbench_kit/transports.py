@@ -218,6 +218,7 @@ class FifoEndpoint(Endpoint):
         self.raw_recv_into = self.file.readinto  # the blocking read, for the loops' fast path
         if self.direction == SEND:  # the write, for the send loop's fast path (a short write
             self.raw_send = functools.partial(os.write, self.fd)  # is the loop's to finish)
+            self.raw_send_gone = "pipe.fifo: the reader closed the pipe"
         # The loops call these directly: one Python call per message, as a plain loop would.
         self.send = self._send
         self.recv_into = self._recv_into
@@ -479,6 +480,10 @@ class UdpEndpoint(Endpoint):
                     raise TimeoutError("udp.inet: the peer did not answer the hello")
         self._send = self.sock.send
         self._recv = self.sock.recv_into
+        # The send loop's fast path: the connected socket's own send, no Python frame around
+        # it (the frame made the loop 1.26 x a plain sender's instructions a message).
+        self.raw_send = self._send
+        self.raw_send_gone = "udp.inet: the peer socket is gone"
 
     def send(self, buf):
         try:
