@@ -345,7 +345,7 @@ static class Records {
                 while (true) {
                     long n = sysv ? (long)Libc.msgrcv(q, b, (UIntPtr)size, 0, 0) : (long)Libc.mq_receive(q, b, (UIntPtr)size, IntPtr.Zero);
                     if (n < 0 && Marshal.GetLastWin32Error() == 4) continue;  // EINTR
-                    Check(n >= 0, transport + " receive");
+                    if (n < 0) Check(false, transport + " receive");
                     if (n == 0) return;
                     m.Got();
                 }
@@ -369,7 +369,7 @@ static class Records {
                 int r;
                 do r = sysv ? Libc.msgsnd(q, b, (UIntPtr)len, 0) : Libc.mq_send(q, b, (UIntPtr)len, 0);
                 while (r < 0 && Marshal.GetLastWin32Error() == 4);
-                Check(r == 0, transport + " send");
+                if (r != 0) Check(false, transport + " send");
                 if (len == 0) return;
             }
         }
