@@ -1,4 +1,5 @@
 using System;
+using System.Net.Sockets;
 using System.Threading;
 using System.Threading.Tasks;
 
@@ -33,13 +34,27 @@ static class AsyncLoops {
         bool verify = c.Verify;
         long seq = 0;
         int size = buf.Length;
+        bool direct = ep.DirectOperations;
         while (true) {
             var step = schedule.Next(seq, Libc.Now());
             if (step.What == DataPlane.StepKind.End) break;
             for (long stop = seq + step.Count; seq < stop; seq++) {
                 DataPlane.PutLong(buf, 0, seq);
                 if (verify) pattern.Write(buf, 0, seq);
-                await ep.SendAsync(buf, 0, size);
+                if (!direct) {
+                    await ep.SendAsync(buf, 0, size);
+                    continue;
+                }
+                for (int off = 0; off < size;) {  // the operation awaited here: see IOperation
+                    int n;
+                    try {
+                        n = await ep.SendOperation(buf, off, size - off);
+                    } catch (SocketException e) when (StyledCalls.Gone(e)) {
+                        n = -1;
+                    }
+                    if (n < 0) throw new KitException(KitException.E_CLOSED, ep.ClosedText);
+                    off += n;
+                }
             }
             Volatile.Write(ref progress.Messages, seq);
         }
@@ -101,8 +116,19 @@ static class AsyncLoops {
         int into = 0;  // bytes of the current message seen so far
         long last = 0;
         bool stamp = t.OneWay != null;
+        bool direct = ep.DirectOperations;
         while (true) {
-            int n = await ep.RecvAsync(buf, 0, size);
+            int n;
+            if (!direct) {
+                n = await ep.RecvAsync(buf, 0, size);
+            } else {  // the operation awaited here: see IOperation
+                try {
+                    n = await ep.ReceiveOperation(buf, 0, size);
+                } catch (SocketException e) when (StyledCalls.Gone(e)) {
+                    n = -1;
+                }
+                if (n == 0) n = -1;
+            }
             if (n < 0) {
                 t.EndedBy = "closed";
                 t.End = t.Received > 0 ? Libc.Now() : 0;

@@ -52,6 +52,26 @@ public abstract class Endpoint {
         get { return false; }
     }
 
+    /// <summary>True where the API's operations can be awaited by the loop itself (no async
+    /// method between: see IOperation), SendOperation and ReceiveOperation starting them; the
+    /// loops then await those instead of SendAsync / RecvAsync. A send may move fewer bytes.</summary>
+    public virtual bool DirectOperations {
+        get { return false; }
+    }
+
+    public virtual IOperation SendOperation(byte[] buf, int offset, int count) {
+        throw new NotSupportedException("no direct operations");
+    }
+
+    public virtual IOperation ReceiveOperation(byte[] buf, int offset, int count) {
+        throw new NotSupportedException("no direct operations");
+    }
+
+    /// <summary>What a send says when the peer closed the connection.</summary>
+    public virtual string ClosedText {
+        get { return "the peer closed the connection"; }
+    }
+
     /// <summary>Asynchronous: sends all count bytes (Send's contract).</summary>
     public virtual System.Threading.Tasks.Task SendAsync(byte[] buf, int offset, int count) {
         throw new NotSupportedException("a synchronous endpoint");

@@ -21,13 +21,27 @@ public enum IoStyle {
 }
 
 /// <summary>
+/// One operation of an asynchronous API that the loop awaits itself (Endpoint.ReceiveOperation,
+/// SendOperation), no async method between: on Mono each async method entered a message
+/// entered and left an ExecutionContext scope and made its task, a tenth to a sixth of the
+/// kit's instructions a message above a callback program's (scripts/bench/fidelity/
+/// instructions.sh). GetResult: the bytes moved, 0 or -1 when the peer closed; a SocketException
+/// the peer's leaving makes (StyledCalls.Gone) is the loop's to read as closed.
+/// </summary>
+public interface IOperation : System.Runtime.CompilerServices.INotifyCompletion {
+    IOperation GetAwaiter();
+    bool IsCompleted { get; }
+    int GetResult();
+}
+
+/// <summary>
 /// Begin* / End* awaited the way an APM program runs: an operation that CompletedSynchronously
 /// goes on in the loop that began it (the APM's documentation: the callback returns at once for
 /// those), a pending one in its callback's thread; one reusable object a direction, nothing
 /// allocated an operation. A TaskCompletionSource an operation cost CoreCLR's 1 KiB TCP row a
 /// third of a callback program's rate (0.68).
 /// </summary>
-sealed class ApmOp : System.Runtime.CompilerServices.INotifyCompletion {
+sealed class ApmOp : IOperation {
     static readonly Action Sentinel = () => { };
     readonly AsyncCallback callback;
     Socket socket;
@@ -82,6 +96,10 @@ sealed class ApmOp : System.Runtime.CompilerServices.INotifyCompletion {
     }
 
     public ApmOp GetAwaiter() {
+        return this;
+    }
+
+    IOperation IOperation.GetAwaiter() {
         return this;
     }
 

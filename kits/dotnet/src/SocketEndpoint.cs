@@ -43,7 +43,7 @@ sealed class UnixPath : EndPoint {
 /// operation in flight, the caller waiting for its completion. When SendAsync / ReceiveAsync
 /// return false the operation finished at once and no wake-up is needed.
 /// </summary>
-sealed class AsyncOp : System.Runtime.CompilerServices.INotifyCompletion {
+sealed class AsyncOp : IOperation {
     static readonly Action Sentinel = () => { };
     readonly SocketAsyncEventArgs args = new SocketAsyncEventArgs();
     readonly SemaphoreSlim done = new SemaphoreSlim(0);
@@ -84,6 +84,10 @@ sealed class AsyncOp : System.Runtime.CompilerServices.INotifyCompletion {
     }
 
     public AsyncOp GetAwaiter() {
+        return this;
+    }
+
+    IOperation IOperation.GetAwaiter() {
         return this;
     }
 
@@ -266,6 +270,24 @@ sealed class SocketEndpoint : Endpoint {
     // the thread hand-offs (Mono's kit 0.63 of such a program, CoreCLR's on a Unix socket 0.77).
     public override bool Asynchronous {
         get { return style == IoStyle.Apm || style == IoStyle.Task || style == IoStyle.Saea; }
+    }
+
+    public override bool DirectOperations {
+        get { return style == IoStyle.Saea || style == IoStyle.Apm; }
+    }
+
+    public override IOperation SendOperation(byte[] buf, int offset, int count) {
+        if (style == IoStyle.Saea) return sending.SendAwaited(socket, buf, offset, count);
+        return apmSending.Send(socket, buf, offset, count);
+    }
+
+    public override IOperation ReceiveOperation(byte[] buf, int offset, int count) {
+        if (style == IoStyle.Saea) return receiving.ReceiveAwaited(socket, buf, offset, count);
+        return apmReceiving.Receive(socket, buf, offset, count);
+    }
+
+    public override string ClosedText {
+        get { return id + ": the peer closed the connection"; }
     }
 
     public override async System.Threading.Tasks.Task SendAsync(byte[] buf, int offset, int count) {
