@@ -29,7 +29,7 @@ command -v valgrind >/dev/null || { echo "instructions.sh: needs valgrind (apt-g
 impl="$kit${api:+:$api}"
 work="$(mktemp -d)"
 trap '[ -z "${KEEP:-}" ] || cp "$work"/*.out "$KEEP"/ 2>/dev/null; rm -rf "$work"' EXIT
-vg=(valgrind -q --tool=callgrind)
+vg=(valgrind -q --vgdb=no --tool=callgrind)  # no gdbserver FIFOs in /tmp, also from a run killed
 
 # The runtime under callgrind, all but the runtime-version question (answered within 5 s).
 mkdir -p "$work/bin"
