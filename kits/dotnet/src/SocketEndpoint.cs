@@ -253,7 +253,7 @@ sealed class SocketEndpoint : Endpoint {
         while (count > 0) {
             int n = style == IoStyle.Saea ? sending.Send(socket, buf, offset, count)
                                           : StyledCalls.Send(style, socket, buf, offset, count);
-            if (n < 0) throw new KitException(KitException.E_CLOSED, id + ": the peer closed the connection");
+            if (n < 0) throw new KitException(KitException.E_CLOSED, ClosedText);
             offset += n;
             count -= n;
         }
@@ -300,7 +300,7 @@ sealed class SocketEndpoint : Endpoint {
             } catch (SocketException e) when (StyledCalls.Gone(e)) {
                 n = -1;
             }
-            if (n < 0) throw new KitException(KitException.E_CLOSED, id + ": the peer closed the connection");
+            if (n < 0) throw new KitException(KitException.E_CLOSED, ClosedText);
             offset += n;
             count -= n;
         }

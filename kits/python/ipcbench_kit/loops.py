@@ -161,13 +161,13 @@ def run_sender(ep, job, progress):
 def plain_sends(ep, schedule, buf, pattern, write_payload, progress):
     """Unpaced, one message a call: the loop a plain program writes; the schedule is asked
     every `batch` messages."""
-    send, header, nxt, end = ep.send, header_writer(buf), schedule.next, dp.END
     raw = getattr(ep, "raw_send", None)
     if raw is not None:
         try:
             return raw_sends(raw, len(buf), schedule, buf, pattern, write_payload, progress)
         except (BrokenPipeError, ConnectionRefusedError):
             raise KitError(E_CLOSED, ep.raw_send_gone) from None
+    send, header, nxt, end = ep.send, header_writer(buf), schedule.next, dp.END
     seq = 0
     while True:
         step, n, _ = nxt(seq, now_ns())

@@ -68,17 +68,25 @@ kit_run() {  # ROLE COUNT -> "INSTRUCTIONS MESSAGES" (no warm-up: the count is e
   echo "$(ir_of "$work/kit.out") $(jq '.results[0].integrity.messages_received' "$work/kit.json")"
 }
 
-program_run() {  # SIDE SECONDS -> "INSTRUCTIONS MESSAGES"
-  local side="$1" seconds="$2" rd=() wr=() reader
-  rm -f "$work/prog.out" "$work/ep" "$work/ep.ready"
-  [ "$side" = receiver ] && rd=("${vg[@]}" --callgrind-out-file="$work/prog.out") ||
-    wr=("${vg[@]}" --callgrind-out-file="$work/prog.out")
-  "${rd[@]}" "${program[@]}" read "$transport" "$work/ep" 1024 "$papi" 0 >"$work/read.txt" 2>/dev/null &
+program_pair() {  # READER_PREFIX WRITER_PREFIX SECONDS (array names) -> the reader's record count
+  local -n before_read="$1" before_write="$2"
+  local reader
+  rm -f "$work/ep" "$work/ep.ready"
+  "${before_read[@]}" "${program[@]}" read "$transport" "$work/ep" 1024 "$papi" 0 >"$work/read.txt" 2>/dev/null &
   reader=$!
   for _ in $(seq 6000); do [ -f "$work/ep.ready" ] && break; sleep 0.01; done
-  "${wr[@]}" "${program[@]}" write "$transport" "$(cat "$work/ep.ready")" 1024 "$papi" "$seconds" 2>/dev/null
+  "${before_write[@]}" "${program[@]}" write "$transport" "$(cat "$work/ep.ready")" 1024 "$papi" "$3" 2>/dev/null
   wait "$reader"
-  echo "$(ir_of "$work/prog.out") $(awk -F'[= ]' -v k="$skipped" '{print int($4 * $6 + 0.5) + k}' "$work/read.txt")"
+  awk -F'[= ]' -v k="$skipped" '{print int($4 * $6 + 0.5) + k}' "$work/read.txt"
+}
+
+program_run() {  # SIDE SECONDS -> "INSTRUCTIONS MESSAGES"
+  local rd=() wr=() msgs
+  rm -f "$work/prog.out"
+  [ "$1" = receiver ] && rd=("${vg[@]}" --callgrind-out-file="$work/prog.out") ||
+    wr=("${vg[@]}" --callgrind-out-file="$work/prog.out")
+  msgs="$(program_pair rd wr "$2")"
+  echo "$(ir_of "$work/prog.out") $msgs"
 }
 
 per_message() {  # "IR1 N1" "IR2 N2"
@@ -86,20 +94,15 @@ per_message() {  # "IR1 N1" "IR2 N2"
 }
 
 syscalls_run() {  # WHO SECONDS -> per CPU "SYSCALLS0 SWITCHES0 SYSCALLS1 SWITCHES1 MESSAGES"
-  local who="$1" seconds="$2" reader
+  local who="$1" seconds="$2"
   local stat=(perf stat -a -A -x, -e raw_syscalls:sys_enter,context-switches -o "$work/stat.txt" --)
-  rm -f "$work/ep" "$work/ep.ready"
   if [ "$who" = kit ]; then
     "${stat[@]}" "$ipchost" --plugin "$transport" --mode throughput --size 1K --duration "$seconds" \
       --warmup 0 --affinity 0,1 --impl "$impl" --format json -q >"$work/kit.json"
     msgs="$(jq '.results[0].integrity.messages_received' "$work/kit.json")"
   else
-    taskset -c 1 "${program[@]}" read "$transport" "$work/ep" 1024 "$papi" 0 >"$work/read.txt" 2>/dev/null &
-    reader=$!
-    for _ in $(seq 6000); do [ -f "$work/ep.ready" ] && break; sleep 0.01; done
-    "${stat[@]}" taskset -c 0 "${program[@]}" write "$transport" "$(cat "$work/ep.ready")" 1024 "$papi" "$seconds" 2>/dev/null
-    wait "$reader"
-    msgs="$(awk -F'[= ]' -v k="$skipped" '{print int($4 * $6 + 0.5) + k}' "$work/read.txt")"
+    local rd=(taskset -c 1) wr=("${stat[@]}" taskset -c 0)
+    msgs="$(program_pair rd wr "$seconds")"
   fi
   awk -F, -v m="$msgs" '$1 ~ /^CPU[01]$/ {v[$1 "," $4] = $2}
     END {print v["CPU0,raw_syscalls:sys_enter"] + 0, v["CPU0,context-switches"] + 0,
