@@ -45,6 +45,16 @@ struct attack_record {
     std::atomic<int> connected{0}, served{0}, datagrams{0};
 };
 
+// Before anything listens on the port, a socket bound to 127.0.0.1 whose ephemeral port happens
+// to be the port itself connects to itself (TCP's simultaneous open), reads back its own junk
+// and holds the port the worker is about to listen on: such a source port is not used.
+bool bound_to(int fd, int port) {
+    sockaddr_in self{};
+    socklen_t len = sizeof self;
+    getsockname(fd, reinterpret_cast<sockaddr *>(&self), &len);
+    return ntohs(self.sin_port) == port;
+}
+
 // Connects from `source` to the port again and again (a bounded loop), says something that
 // looks like data, and watches whether the agent keeps talking to it.
 void race_tcp(const std::string &source, int port, const std::atomic<bool> &stop,
@@ -53,7 +63,7 @@ void race_tcp(const std::string &source, int port, const std::atomic<bool> &stop
         const int fd = socket(AF_INET, SOCK_STREAM, 0);
         sockaddr_in from = loopback(source, 0), to = loopback("127.0.0.1", port);
         bind(fd, reinterpret_cast<sockaddr *>(&from), sizeof from);
-        if (connect(fd, reinterpret_cast<sockaddr *>(&to), sizeof to) == 0) {
+        if (!bound_to(fd, port) && connect(fd, reinterpret_cast<sockaddr *>(&to), sizeof to) == 0) {
             ++record.connected;
             char junk[64];
             std::memset(junk, 0x41, sizeof junk);
