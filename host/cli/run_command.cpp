@@ -11,6 +11,7 @@
 #include "cli/usage_error.hpp"
 #include "harness/agent_pair_case.hpp"
 #include "harness/orchestrator.hpp"
+#include "harness/side_launch.hpp"
 #include "kit/kit_registry.hpp"
 #include "model/units.hpp"
 #include "platform/machine_conditions.hpp"
@@ -36,33 +37,6 @@ report::case_result skipped_case(const plugin::transport_info &t,
     r.status = report::case_status::skipped;
     r.error = std::move(why);
     return r;
-}
-
-// Why a case cannot run here at all, or "".
-// A kit that cannot take a side of this case by its manifest (the transport or the role is
-// not in it) skips the case; a kit that cannot run at all fails it (harness/side_launch).
-std::string kit_skip_reason(const plugin::transport_info &t, const model::case_settings &c,
-                            const kit::kit_registry *kits) {
-    if (kits == nullptr) return "";
-    const bool latency = c.mode == model::measure_mode::latency;
-    const bool bidir = !latency && c.direction == model::traffic_direction::bidir;
-    const struct {
-        const std::string &impl;
-        kit::side_role role, other;
-    } sides[] = {
-        {c.sender_impl, latency ? kit::side_role::pinger : kit::side_role::sender,
-         kit::side_role::receiver},
-        {c.receiver_impl, latency ? kit::side_role::ponger : kit::side_role::receiver,
-         kit::side_role::sender},
-    };
-    for (const auto &side : sides) {
-        const kit::kit_info *k = side.impl == "native" ? nullptr : kits->find(side.impl);
-        if (k == nullptr || !k->usable()) continue;
-        std::string why = k->refusal(side.role, t.id);
-        if (why.empty() && bidir) why = k->refusal(side.other, t.id);
-        if (!why.empty()) return why;
-    }
-    return "";
 }
 
 // The case's warm-up raised to what its kits declare their runtimes need (a JIT compiling the
@@ -168,7 +142,7 @@ public:
         if (c.sender_impl != "native" || c.receiver_impl != "native")
             what += fmt::format(" ({} -> {})", c.sender_impl, c.receiver_impl);
         std::string skip = harness::reason_to_skip(t, c, cmd_.agent.has_value());
-        if (skip.empty()) skip = kit_skip_reason(t, c, kits_);
+        if (skip.empty()) skip = harness::kit_skip_reason(t, c, kits_);
         if (!skip.empty()) {
             report.results.push_back(skipped_case(t, c, skip));
             if (lines_) lines_->write(report::result_line(report.results.back(), false));

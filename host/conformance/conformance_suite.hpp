@@ -14,6 +14,7 @@ struct check_result {
     std::string name;  // "payload", "timeout", ...
     bool passed = false;
     std::string detail;
+    bool skipped = false;  // not run: the kit's manifest does not take a side it needs
 };
 
 // Runs every conformance check against one transport, between two worker processes where the

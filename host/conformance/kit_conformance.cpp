@@ -11,6 +11,7 @@
 #include "control/frame_codec.hpp"
 #include "control/worker_messages.hpp"
 #include "harness/orchestrator.hpp"
+#include "harness/side_launch.hpp"
 #include "platform/child_process.hpp"
 #include "platform/cpu_affinity.hpp"
 #include "platform/monotonic_clock.hpp"
@@ -535,13 +536,21 @@ const option_case option_cases[] = {
     {"mq.posix", "maxmsg", "5", false, nullptr, nullptr},
 };
 
+const data_case option_case_shape{"option", measure_mode::throughput, 256, 2000, 1, 0, true, true};
+
+// A check the kit's manifest rules out (a side it does not take): left out, and said.
+check_result not_taken(const plugin::transport_info &t, const char *name, std::string why) {
+    check_result out{t.id, name, false, "not run: " + why};
+    out.skipped = true;
+    return out;
+}
+
 // A short kit-to-kit case with one option: every setting reported comes from the kit.
 std::vector<report::case_result> run_with_option(const kit::kit_registry &kits,
                                                  const kit::kit_info &k,
                                                  const plugin::transport_info &t,
                                                  const std::string &key, const std::string &value) {
-    data_case d{"option", measure_mode::throughput, 256, 2000, 1, 0, true, true};
-    auto c = settings_of(d, t, k.manifest.name);
+    auto c = settings_of(option_case_shape, t, k.manifest.name);
     c.options[key] = value;
     return harness::run_case(t, c, nullptr, nullptr, &kits);
 }
@@ -575,6 +584,12 @@ std::vector<check_result> option_checks(const kit::kit_registry &kits, const kit
     std::vector<check_result> out;
     for (const auto &o : option_cases) {
         if (t.id != o.transport) continue;
+        // Kit to kit, so every setting read back is the kit's own.
+        model::case_settings both = settings_of(option_case_shape, t, k.manifest.name);
+        if (std::string why = harness::kit_skip_reason(t, both, &kits); !why.empty()) {
+            out.push_back(not_taken(t, "option applied", why));
+            continue;
+        }
         check_result applied{t.id, "option applied", false, ""};
         const auto results = run_with_option(kits, k, t, o.key, o.value);
         const auto &r = results.front();
@@ -618,7 +633,12 @@ std::vector<check_result> run_kit_conformance(
     add(connect_timeout_check(k));
     for (const auto *t : transports) {
         if (!k.offers(t->id)) continue;
-        for (const auto &d : data_cases) add(run_data_case(kits, k, *t, d));
+        for (const auto &d : data_cases) {
+            std::string why =
+                harness::kit_skip_reason(*t, settings_of(d, *t, k.manifest.name), &kits);
+            add(why.empty() ? run_data_case(kits, k, *t, d)
+                            : not_taken(*t, d.name, std::move(why)));
+        }
         for (auto &r : option_checks(kits, k, *t)) add(std::move(r));
     }
     return all;

@@ -423,6 +423,32 @@ TEST_CASE("the C# PipeStream APIs meet socket.unix and name the calls that ran",
     }
 }
 
+// socket.unix's buffer options reach the socket under a PipeStream (a .NET program has no
+// property for them): read back from it on both sides, kit to kit. (A bad value never reaches
+// a kit: ipchost checks --opt against its own plugin first.)
+TEST_CASE("the C# PipeStream APIs apply sndbuf and rcvbuf to the pipe's socket", "[kits]") {
+    const json kits = usable_kits();
+    for (const char *k : csharp_kits) {
+        const std::string name = std::string(k) + ":pipestream";
+        if (!kits.contains(name)) {
+            WARN(name << " is not built here");
+            continue;
+        }
+        const auto results =
+            run_json({"--plugin", "socket.unix", "--mode", "throughput", "--size", "1K", "--count",
+                      "500", "--warmup", "0", "--opt", "sndbuf=300000", "--opt", "rcvbuf=400000",
+                      "--impl", "sender=" + name, "--impl", "receiver=" + name});
+        REQUIRE(results.size() == 1);
+        const json &r = results.front();
+        INFO(r.dump().substr(0, 1500));
+        REQUIRE(r.at("status") == "ok");
+        CHECK(r.at("integrity").at("messages_received") == 500);
+        // The kernel doubles what setsockopt asks; the default is 212992 here.
+        CHECK(std::stol(r.at("options").at("sndbuf").get<std::string>()) >= 300000);
+        CHECK(std::stol(r.at("options").at("rcvbuf").get<std::string>()) >= 400000);
+    }
+}
+
 // What a C# side adds: its runtime named with its version (Mono, or .NET on CoreCLR), the
 // collections per generation, every thread where --affinity put it, the async socket calls
 // it made named in its path.
@@ -811,6 +837,25 @@ TEST_CASE(
     CHECK_THAT(run.out, Catch::Contains("FAIL socket.unix        pong") &&
                             Catch::Contains("the ponger (marker) says it echoed"));
     CHECK_THAT(run.out, Catch::Contains("PASS socket.unix        ping "));
+}
+
+// go-channel takes the receiver side only: check --impl runs what it takes, and leaves out
+// (counted, each named with the side) what its manifest does not, instead of failing them.
+TEST_CASE("check --impl runs a one-sided kit on its side and says what it left out", "[kits]") {
+    if (!usable_kits().contains("go-channel")) IPCBENCH_SKIP("the go-channel kit was not built");
+    const auto run =
+        run_ipchost({"check", "--impl", "go-channel", "--plugin", "pipe.fifo"}, {}, 170);
+    INFO(run.out);
+    CHECK(run.exit_code == 0);
+    CHECK(run.out.find("FAIL") == std::string::npos);
+    CHECK_THAT(run.out, Catch::Contains("native -> go-channel, 20000 messages"));
+    CHECK_THAT(run.out, Catch::Contains("not run: kit 'go-channel' does not take the sender side"));
+    int left_out = 0;
+    for (auto at = run.out.find("\nSKIP "); at != std::string::npos;
+         at = run.out.find("\nSKIP ", at + 1))
+        ++left_out;
+    CHECK(left_out > 0);
+    CHECK_THAT(run.out, Catch::Contains(" 0 failed, " + std::to_string(left_out) + " not run"));
 }
 
 TEST_CASE("check --impl go passes", "[kits]") {

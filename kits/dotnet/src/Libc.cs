@@ -69,6 +69,11 @@ static unsafe class Libc {
     [DllImport("libc")] static extern IntPtr strerror(int error);
     [DllImport("libc", SetLastError = true)] static extern IntPtr signal(int sig, IntPtr handler);
 
+    // The socket under a PipeStream (System.IO.Pipes has no buffer-size property on Unix)
+    public const int SOL_SOCKET = 1, SO_SNDBUF = 7, SO_RCVBUF = 8;
+    [DllImport("libc", SetLastError = true)] public static extern int setsockopt(int fd, int level, int name, ref int value, uint len);
+    [DllImport("libc", SetLastError = true)] public static extern int getsockopt(int fd, int level, int name, out int value, ref uint len);
+
     // System V queues
     [DllImport("libc", SetLastError = true)] public static extern int msgget(int key, int flags);
     [DllImport("libc", SetLastError = true)] public static extern int msgsnd(int id, byte* msg, IntPtr size, int flags);

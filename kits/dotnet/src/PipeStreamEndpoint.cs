@@ -14,6 +14,9 @@ namespace IpcBench.Kit {
 /// opened with PipeOptions.Asynchronous, as .NET's documentation shows for overlapped I/O; then
 /// the messages go by the IoStyle's calls: PipeStream.Write / Read (--api pipestream),
 /// BeginWrite / BeginRead (pipestream-apm) or WriteAsync / ReadAsync on Memory (pipestream-task).
+/// socket.unix's sndbuf and rcvbuf go to the socket under the pipe (its SafePipeHandle is that
+/// socket's descriptor on Unix) by setsockopt once connected, and are read back from it: a .NET
+/// program has no property for them on a PipeStream.
 /// </summary>
 sealed class PipeStreamEndpoint : Endpoint {
     readonly bool creator;
@@ -24,10 +27,13 @@ sealed class PipeStreamEndpoint : Endpoint {
     NamedPipeServerStream server;
     NamedPipeClientStream client;
     PipeStream pipe;
+    readonly int sndbuf, rcvbuf;
 
     public PipeStreamEndpoint(Spec spec, IoStyle style) {
         this.style = style;
-        Transports.CheckOptions(spec, new string[0], null);
+        Transports.CheckOptions(spec, new[] { "sndbuf", "rcvbuf" }, null);
+        if (spec.Option("sndbuf").Length > 0) sndbuf = Transports.ParseBytes("sndbuf", spec.Option("sndbuf"));
+        if (spec.Option("rcvbuf").Length > 0) rcvbuf = Transports.ParseBytes("rcvbuf", spec.Option("rcvbuf"));
         creator = spec.Creator;
         // One way as a one-way program opens it (S0's reader In, its writer Out); both for --bidir.
         direction = spec.Direction == Transports.SEND ? PipeDirection.Out
@@ -66,6 +72,7 @@ sealed class PipeStreamEndpoint : Endpoint {
                 throw new TimedOut("socket.unix (NamedPipeServerStream): no peer connected in time");
             server.EndWaitForConnection(waiting);
             pipe = server;
+            SizeBuffers();
             try {
                 File.Delete(path);
             } catch (IOException) {
@@ -81,6 +88,36 @@ sealed class PipeStreamEndpoint : Endpoint {
             throw new TimedOut("socket.unix (NamedPipeClientStream): connect timed out");
         }
         pipe = client;
+        SizeBuffers();
+    }
+
+    int SocketFd() {
+        return (int)pipe.SafePipeHandle.DangerousGetHandle();
+    }
+
+    void SizeBuffers() {
+        SetBuffer(Libc.SO_SNDBUF, "sndbuf", sndbuf);
+        SetBuffer(Libc.SO_RCVBUF, "rcvbuf", rcvbuf);
+    }
+
+    void SetBuffer(int name, string key, int bytes) {
+        if (bytes <= 0) return;
+        if (Libc.setsockopt(SocketFd(), Libc.SOL_SOCKET, name, ref bytes, 4) != 0)
+            throw Libc.Failure("socket.unix (PipeStream): setsockopt " + key + " on the pipe's socket", Libc.Errno());
+    }
+
+    int Buffer(int name) {
+        int value;
+        uint len = 4;
+        return Libc.getsockopt(SocketFd(), Libc.SOL_SOCKET, name, out value, ref len) == 0 ? value : -1;
+    }
+
+    public override Dictionary<string, string> Settings() {
+        var o = new Dictionary<string, string>();
+        if (pipe == null) return o;
+        o["sndbuf"] = Buffer(Libc.SO_SNDBUF).ToString();
+        o["rcvbuf"] = Buffer(Libc.SO_RCVBUF).ToString();
+        return o;
     }
 
     public override void Send(byte[] buf, int offset, int count) {
