@@ -4,7 +4,8 @@
 # here). For the kits whose runtime runs under valgrind: python (CPython) and mono.
 #
 #   instructions.sh KIT TRANSPORT [API] [IPCHOST]
-#       KIT python or mono; API as the kit names it (none: the kit's default). The program is
+#       KIT python or mono (dotnet with COUNT=syscalls only: CoreCLR's JIT does not run usefully
+#       under valgrind); API as the kit names it (none: the kit's default). The program is
 #       scripts/bench/fidelity/records' of that language with the same API.
 #   SIDES=sender (or receiver) counts one side only; KEEP=DIR keeps the last callgrind files.
 #   COUNT=syscalls counts instead the system calls and context switches a message of each CPU
@@ -25,7 +26,8 @@ set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../../.." && pwd)"
 kit="$1" transport="$2" api="${3:-}" ipchost="${4:-$root/build/bin/ipchost}"
-command -v valgrind >/dev/null || { echo "instructions.sh: needs valgrind (apt-get install valgrind)" >&2; exit 2; }
+[ "${COUNT:-}" = syscalls ] || command -v valgrind >/dev/null ||
+  { echo "instructions.sh: needs valgrind (apt-get install valgrind)" >&2; exit 2; }
 impl="$kit${api:+:$api}"
 work="$(mktemp -d)"
 trap '[ -z "${KEEP:-}" ] || cp "$work"/*.out "$KEEP"/ 2>/dev/null; rm -rf "$work"' EXIT
@@ -56,7 +58,24 @@ case "$kit" in
     [ -f "$work/records/mono/Records.exe" ] || { echo "instructions.sh: mcs could not build Records.cs" >&2; exit 2; }
     program=("$real" "$work/records/mono/Records.exe")
     papi="${api:-default}" skipped=16 ;;  # Records.cs's meter starts at its 16th
-  *) echo "instructions.sh: KIT is python or mono (a runtime valgrind runs)" >&2; exit 2 ;;
+  dotnet)
+    [ "${COUNT:-}" = syscalls ] ||
+      { echo "instructions.sh: CoreCLR is counted with COUNT=syscalls only (its JIT under valgrind is no figure)" >&2; exit 2; }
+    "$root/scripts/bench/fidelity/records/records.sh" build "$work/records" >/dev/null 2>&1 || true
+    [ -f "$work/records/coreclr/out/Records.dll" ] || { echo "instructions.sh: dotnet could not build Records.cs" >&2; exit 2; }
+    kit_env=(env)
+    # Tier 1 from the start, as the kit's launcher asks (docs/benchmarks.md, the tiering fix).
+    program=(env DOTNET_TC_CallCountingDelayMs=0 DOTNET_EnableDiagnostics=0 dotnet "$work/records/coreclr/out/Records.dll")
+    papi="${api:-default}" skipped=16 ;;
+  *) echo "instructions.sh: KIT is python or mono (a runtime valgrind runs), or dotnet with COUNT=syscalls" >&2; exit 2 ;;
+esac
+
+# TCP with the runtime's own default, as bench.sh's matrix runs it: asyncio's streams set
+# TCP_NODELAY, CPython's socket and .NET leave Nagle on (the programs do not touch it).
+tcp_opt=()
+case "$transport:$impl" in
+  socket.tcp:python:asyncio) ;;
+  socket.tcp:*) tcp_opt=(--opt nodelay=0) ;;
 esac
 
 ir_of() { sed -n 's/^totals: *\([0-9]*\).*/\1/p' "$1"; }
@@ -64,7 +83,7 @@ ir_of() { sed -n 's/^totals: *\([0-9]*\).*/\1/p' "$1"; }
 kit_run() {  # ROLE COUNT -> "INSTRUCTIONS MESSAGES" (no warm-up: the count is every message)
   rm -f "$work/kit.out"
   "${kit_env[@]}" "$ipchost" --plugin "$transport" --mode throughput --size 1K --count "$2" \
-    --warmup 0 --impl "$1=$impl" --format json -q >"$work/kit.json"
+    --warmup 0 --impl "$1=$impl" ${tcp_opt[@]+"${tcp_opt[@]}"} --format json -q >"$work/kit.json"
   echo "$(ir_of "$work/kit.out") $(jq '.results[0].integrity.messages_received' "$work/kit.json")"
 }
 
@@ -98,7 +117,7 @@ syscalls_run() {  # WHO SECONDS -> per CPU "SYSCALLS0 SWITCHES0 SYSCALLS1 SWITCH
   local stat=(perf stat -a -A -x, -e raw_syscalls:sys_enter,context-switches -o "$work/stat.txt" --)
   if [ "$who" = kit ]; then
     "${stat[@]}" "$ipchost" --plugin "$transport" --mode throughput --size 1K --duration "$seconds" \
-      --warmup 0 --affinity 0,1 --impl "$impl" --format json -q >"$work/kit.json"
+      --warmup 0 --affinity 0,1 --impl "$impl" ${tcp_opt[@]+"${tcp_opt[@]}"} --format json -q >"$work/kit.json"
     msgs="$(jq '.results[0].integrity.messages_received' "$work/kit.json")"
   else
     local rd=(taskset -c 1) wr=("${stat[@]}" taskset -c 0)
