@@ -22,7 +22,8 @@
 # fidelity rows (section 6: each kit against a program of its language's own idiom) alone,
 # ONLY=fidelity-matrix its matrix of every kit, API and transport alone (FIDELITY_KITS="go java"
 # picks kits, here and in the round trips), ONLY=fidelity-csharp S0's and S1's C# rows and the
-# round trips, ONLY=core sections 1 to 4 (no kits: a before/after of a harness change).
+# round trips, ONLY=core sections 1 to 4 (no kits: a before/after of a harness change),
+# ONLY=peers TCP against iperf3 with 1, 2 and 128 streams, pinned and unpinned.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 rounds="${ROUNDS:-5}"
@@ -63,8 +64,10 @@ verdict() { awk -v r="$1" -v op="$2" -v t="$3" 'BEGIN {ok = op == ">=" ? r >= t 
 ipchost_json() {  # mode transport size [ipchost options...] -> JSON of the first result
   local mode="$1" t="$2" s="$3" rc=0
   shift 3
+  local pin=(--affinity "${affinity:-0,1}")
+  [ "${affinity:-}" != none ] || pin=()  # affinity=none: unpinned, the scheduler's choice
   "$ipchost" --plugin "$t" --mode "$mode" --size "$s" --duration "$duration" --warmup 0.1 \
-    --affinity "${affinity:-0,1}" --format json "$@" 2>"$work/ipchost.err" >"$work/ipchost.json" || rc=$?
+    "${pin[@]}" --format json "$@" 2>"$work/ipchost.err" >"$work/ipchost.json" || rc=$?
   if [ "$rc" != 0 ]; then
     echo "bench: ipchost --plugin $t --mode $mode --size $s $* exited with $rc:" >&2
     tail -n 3 "$work/ipchost.err" >&2
@@ -501,6 +504,39 @@ if [ "${ONLY:-}" = fidelity-csharp ]; then
 fi
 if [ "${ONLY:-}" = fidelity ]; then
   fidelity_section
+  cat "$out"
+  exit 0
+fi
+# ONLY=peers: TCP against iperf3 with 1, 2 and 128 streams of 128 KiB writes, pinned (iperf3's
+# client and server by taskset on CPUs 0 and 1, ipchost by --affinity 0,1) and unpinned (neither
+# pinned, both tools the scheduler's), each tool timing whole seconds; printed, not written.
+if [ "${ONLY:-}" = peers ]; then
+  taskset -c 1 iperf3 -s -B 127.0.0.1 -p 5297 >/dev/null 2>&1 &
+  servers+=($!)
+  iperf3 -s -B 127.0.0.1 -p 5296 >/dev/null 2>&1 &
+  servers+=($!)
+  sleep 0.5
+  iperf_streams() {  # pinned|unpinned STREAMS -> received bytes/s
+    local client=(taskset -c 0) port=5297
+    [ "$1" = pinned ] || { client=(); port=5296; }
+    "${client[@]}" timeout 60 iperf3 -c 127.0.0.1 -p "$port" -l 128K -P "$2" -N -t "$peer_seconds" -J 2>/dev/null |
+      jq -r '.end.sum_received.bits_per_second / 8'
+  }
+  {
+    echo "| TCP, 128 KiB writes | ipchost GB/s | iperf3 GB/s | ratio | target | meets |"
+    echo "|---|---:|---:|---:|---:|---|"
+  } >>"$out"
+  for pin in pinned unpinned; do
+    for p in 1 2 128; do
+      aff=0,1
+      [ "$pin" = pinned ] || aff=none
+      alternate "affinity=$aff duration=$peer_seconds ipchost_tput socket.tcp 131072 --streams $p" \
+        "iperf_streams $pin $p" "$p streams $pin vs iperf3 -P $p"
+      printf '| %s stream(s), %s | %.2f | %.2f | %s | >= 1.0 | %s |\n' "$p" "$pin" \
+        "$(awk -v x="$ours" 'BEGIN {print x/1e9}')" "$(awk -v x="$theirs" 'BEGIN {print x/1e9}')" \
+        "$rat_text" "$(verdict "$rat" ">=" 1.0)" >>"$out"
+    done
+  done
   cat "$out"
   exit 0
 fi
