@@ -539,7 +539,7 @@ const option_case option_cases[] = {
 const data_case option_case_shape{"option", measure_mode::throughput, 256, 2000, 1, 0, true, true};
 
 // A check the kit's manifest rules out (a side it does not take): left out, and said.
-check_result not_taken(const plugin::transport_info &t, const char *name, std::string why) {
+check_result not_taken(const plugin::transport_info &t, const char *name, const std::string &why) {
     check_result out{t.id, name, false, "not run: " + why};
     out.skipped = true;
     return out;
@@ -636,8 +636,7 @@ std::vector<check_result> run_kit_conformance(
         for (const auto &d : data_cases) {
             std::string why =
                 harness::kit_skip_reason(*t, settings_of(d, *t, k.manifest.name), &kits);
-            add(why.empty() ? run_data_case(kits, k, *t, d)
-                            : not_taken(*t, d.name, std::move(why)));
+            add(why.empty() ? run_data_case(kits, k, *t, d) : not_taken(*t, d.name, why));
         }
         for (auto &r : option_checks(kits, k, *t)) add(std::move(r));
     }
