@@ -23,7 +23,9 @@
 # ONLY=fidelity-matrix its matrix of every kit, API and transport alone (FIDELITY_KITS="go java"
 # picks kits, here and in the round trips), ONLY=fidelity-csharp S0's and S1's C# rows and the
 # round trips, ONLY=core sections 1 to 4 (no kits: a before/after of a harness change),
-# ONLY=peers TCP against iperf3 with 1, 2 and 128 streams, pinned and unpinned.
+# ONLY=peers TCP against iperf3 with 1, 2 and 128 streams, pinned and unpinned. A before/after:
+# `IPCHOST=OLD/bin/ipchost ONLY=core scripts/bench.sh >before.md`, the same without IPCHOST
+# >after.md, then `scripts/bench/side_by_side.py before.md after.md` (each run's ratios, side by side).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 rounds="${ROUNDS:-5}"
