@@ -36,19 +36,18 @@ public:
     }
 
     int32_t operator()(std::uint64_t header) {
-        int32_t s = sender_.send(
-            1,
-            [&](unsigned char *m, std::uint32_t) {
+        int32_t s = sender_.send_one(
+            [&](unsigned char *m) {
                 write_header(m, header);
                 if (write_payload_) pattern_.write(m, header & sequence_mask);
             },
-            &n_, IPCB_WAIT_FOREVER);
+            IPCB_WAIT_FOREVER);
         if (s != IPCB_OK) {
             failed = "send";
             return s;
         }
         for (;;) {
-            s = receiver_.receive(
+            s = receiver_.receive_one(
                 [&](const unsigned char *m) {
                     const std::uint64_t pong_header = read_header(m);
                     verdict = timing::judge_pong(header, pong_header, reliable_);
@@ -66,9 +65,8 @@ public:
     }
 
     int32_t send_end_marker(std::uint64_t seq) {
-        return sender_.send(
-            1, [&](unsigned char *m, std::uint32_t) { write_header(m, flag_end | seq); }, &n_,
-            IPCB_WAIT_FOREVER);
+        return sender_.send_one([&](unsigned char *m) { write_header(m, flag_end | seq); },
+                                IPCB_WAIT_FOREVER);
     }
     std::string path() const { return sender_.name() + " -> " + receiver_.name(); }
 
@@ -84,7 +82,6 @@ private:
     const bool verify_, reliable_;
     const std::int64_t timeout_;
     bool write_payload_ = false;
-    std::uint32_t n_ = 0;
 };
 
 }  // namespace
@@ -173,7 +170,7 @@ loop_result run_ponger(plugin::transport_endpoint &in, plugin::transport_endpoin
     int32_t status = IPCB_OK, send_status = IPCB_OK;
     auto echo = [&](const unsigned char *m) { return sender.send_copy_of(m, IPCB_WAIT_FOREVER); };
     for (;;) {
-        status = receiver.receive(
+        status = receiver.receive_one(
             [&](const unsigned char *m) {
                 const timing::pong_step step = timing::ponger_step(read_header(m), timed);
                 if (step == timing::pong_step::end) {
