@@ -17,6 +17,12 @@
 #include "shm_os.h"
 #include "shm_ring.h"
 
+/* For the few helpers on every message's path (GCC and Clang, mingw-w64 included). */
+#if defined(__GNUC__)
+#define RING_INLINE static inline __attribute__((always_inline))
+#else
+#define RING_INLINE static inline
+#endif
 #define WAIT_SPIN 0
 #define WAIT_FUTEX 1
 #define WAIT_HYBRID 2
@@ -34,6 +40,7 @@ struct ipcb_endpoint {
     int32_t last_cpu; /* the CPU this side last published in the ring (-2: none yet) */
     uint32_t calls;   /* data calls, to publish the CPU every 64th (hybrid) */
     int can_lazy;     /* hybrid, and the peer's remote barrier reaches this process */
+    int may_spin;     /* spin, or hybrid with the peer last seen on another CPU (data_soon) */
     int lazy;         /* publishing indices with plain stores now (ring->lazy[me]) */
     char address[64];
     /* Cached copies of the other side's index: read the shared line only when they run out. */
@@ -165,7 +172,9 @@ static int32_t wait_for(ipcb_endpoint *ep, int (*ready)(ipcb_endpoint *), _Atomi
  * is announced, and fenced, before the first plain store. */
 static void choose_publishing(ipcb_endpoint *ep) {
     const int me = ep->role == IPCB_ROLE_CREATOR ? 0 : 1;
-    const int want = ep->can_lazy && !shares_cpu(ep);
+    int want;
+    ep->may_spin = !shares_cpu(ep);
+    want = ep->can_lazy && ep->may_spin;
     if (want == ep->lazy) return;
     if (want) {
         /* A read-modify-write: a full barrier, before the first plain store. */
@@ -176,15 +185,22 @@ static void choose_publishing(ipcb_endpoint *ep) {
     ep->lazy = want;
 }
 
+static void wake_other(ipcb_endpoint *ep, _Atomic uint32_t *seq) {
+    atomic_fetch_add_explicit(seq, 1, memory_order_release);
+    shm_os_wake(&ep->region, seq);
+}
+
 /* Moves an index (head: data published; tail: space freed) to `value` and wakes the other side
  * if it sleeps on `seq`. The sleeper stores its `waiting` flag, fences and reads the index; the
  * index goes out here by a seq_cst exchange before `waiting` is read (seq_cst), so one of the
  * two sees the other (the exchange costs less than a store and a full fence on x86). With
  * wait=spin nobody ever sleeps: a plain release store. Every data call passes here: with
  * wait=hybrid, every 64th also publishes this side's CPU, so a side that never waits (a
- * pinger's sending ring) still tells the other where it runs. */
-static void advance(ipcb_endpoint *ep, _Atomic uint64_t *index, uint64_t value,
-                    _Atomic uint32_t *seq, _Atomic uint32_t *waiting) {
+ * pinger's sending ring) still tells the other where it runs. Inlined (a call on every message
+ * is part of what kept the round trip over the plain ring's; abiloop, issue 44), the wake out
+ * of line. */
+RING_INLINE void advance(ipcb_endpoint *ep, _Atomic uint64_t *index, uint64_t value,
+                         _Atomic uint32_t *seq, _Atomic uint32_t *waiting) {
     if (ep->wait == WAIT_SPIN) {
         atomic_store_explicit(index, value, memory_order_release);
         return;
@@ -194,10 +210,8 @@ static void advance(ipcb_endpoint *ep, _Atomic uint64_t *index, uint64_t value,
     else
         atomic_exchange_explicit(index, value, memory_order_seq_cst);
     if (ep->wait == WAIT_HYBRID && (++ep->calls & 63) == 0) choose_publishing(ep);
-    if (atomic_load_explicit(waiting, ep->lazy ? memory_order_relaxed : memory_order_seq_cst)) {
-        atomic_fetch_add_explicit(seq, 1, memory_order_release);
-        shm_os_wake(&ep->region, seq);
-    }
+    if (atomic_load_explicit(waiting, ep->lazy ? memory_order_relaxed : memory_order_seq_cst))
+        wake_other(ep, seq);
 }
 
 static void IPCB_CALL ring_close(ipcb_endpoint *ep) {
@@ -364,6 +378,7 @@ static int32_t IPCB_CALL ring_connect(ipcb_endpoint *ep, int64_t timeout_ns, ipc
             return ipcb_fail(error, IPCB_E_TIMEOUT, 0, "shm.ring: the peer did not attach");
         shm_os_wait(&ep->region, &ep->ring->attached[1 - me], 0, 1000000);
     }
+    ep->may_spin = ep->wait == WAIT_SPIN || (ep->wait == WAIT_HYBRID && !shares_cpu(ep));
     return IPCB_OK;
 }
 
@@ -380,6 +395,22 @@ static int has_data(ipcb_endpoint *ep) {
     if (ep->cached_head != tail) return 1;
     ep->cached_head = atomic_load_explicit(&ep->ring->head, memory_order_acquire);
     return ep->cached_head != tail;
+}
+
+/* Whether a record is there or arrives within 64 looks at the producer's index, in a loop of
+ * its own, where this side may spin (one look where it may not, or for a poll): the loop a plain
+ * ring writes, which reads the record the moment the index moves. wait_for, the full wait
+ * (deadline, the peer's close, sleeping), comes after it; its first deadline check came after
+ * 64 spins already. A hybrid side whose peer has just moved onto its CPU spins those 64 at most
+ * before wait_for learns so (may_spin follows every 64th data call). */
+RING_INLINE int data_soon(ipcb_endpoint *ep, int64_t timeout_ns) {
+    const uint64_t tail = atomic_load_explicit(&ep->ring->tail, memory_order_relaxed);
+    if (ep->cached_head != tail) return 1;
+    for (int i = ep->may_spin && timeout_ns != 0 ? 64 : 1;; cpu_relax()) {
+        ep->cached_head = atomic_load_explicit(&ep->ring->head, memory_order_acquire);
+        if (ep->cached_head != tail) return 1;
+        if (--i == 0) return 0;
+    }
 }
 
 /* Bytes a record of len needs at ring index `at`, the skip to the start included. */
@@ -406,16 +437,16 @@ static uint64_t place_record(ipcb_endpoint *ep, uint64_t *at, size_t len, uint64
     return pos + 8;
 }
 
-static int32_t IPCB_CALL ring_send(ipcb_endpoint *ep, const void *buf, size_t len,
-                                   int64_t timeout_ns, ipcb_error *error) {
-    struct shm_ring_header *r;
+/* ring_send's rare cases, out of line: the refusals, a record that wraps, a wait for room. */
+static int32_t send_slow(ipcb_endpoint *ep, const void *buf, size_t len, int64_t timeout_ns,
+                         ipcb_error *error) {
+    struct shm_ring_header *r = ep ? ep->ring : NULL;
     uint64_t head, need;
     int32_t s;
     if (ep == NULL || buf == NULL || len == 0 || ep->direction != IPCB_DIR_SEND)
         return ipcb_fail(error, IPCB_E_INVALID, 0, "send needs a sending endpoint and data");
     if (ep->outstanding)
         return ipcb_fail(error, IPCB_E_INVALID, 0, "send while borrowed slots are not published");
-    r = ep->ring;
     need = 8 + align8(len);
     if (need > ep->capacity / 2)
         return ipcb_fail(error, IPCB_E_TOO_BIG, 0,
@@ -432,8 +463,31 @@ static int32_t IPCB_CALL ring_send(ipcb_endpoint *ep, const void *buf, size_t le
     return IPCB_OK;
 }
 
-static int32_t IPCB_CALL ring_recv(ipcb_endpoint *ep, void *buf, size_t cap, size_t *len,
+/* The common case inline: a valid call whose record fits before the end of the ring, with room
+ * by the cached tail and the receiver still there. The same steps as send_slow, with nothing
+ * else on the way (a round trip is two of these and two receives). */
+static int32_t IPCB_CALL ring_send(ipcb_endpoint *ep, const void *buf, size_t len,
                                    int64_t timeout_ns, ipcb_error *error) {
+    uint64_t head, need, pos;
+    /* capacity / 4: well inside the limit send_slow enforces (a record of half the ring). */
+    if (ep == NULL || buf == NULL || len == 0 || ep->direction != IPCB_DIR_SEND ||
+        ep->outstanding || len > ep->capacity / 4)
+        return send_slow(ep, buf, len, timeout_ns, error);
+    need = 8 + align8(len);
+    head = atomic_load_explicit(&ep->ring->head, memory_order_relaxed);
+    pos = head & (ep->capacity - 1);
+    if (ep->capacity - pos < need || ep->capacity - (head - ep->cached_tail) < need ||
+        peer_closed(ep))
+        return send_slow(ep, buf, len, timeout_ns, error);
+    memcpy(ep->data + pos, (uint32_t[2]){(uint32_t)len, 0}, 8);
+    memcpy(ep->data + pos + 8, buf, len);
+    advance(ep, &ep->ring->head, head + need, &ep->ring->data_seq, &ep->ring->consumer_waiting);
+    return IPCB_OK;
+}
+
+/* ring_recv's rare cases, out of line: the refusals, the waits, wrap markers, a record too big. */
+static int32_t recv_slow(ipcb_endpoint *ep, void *buf, size_t cap, size_t *len, int64_t timeout_ns,
+                         ipcb_error *error) {
     struct shm_ring_header *r;
     int32_t s;
     if (len != NULL) *len = 0;
@@ -467,6 +521,27 @@ static int32_t IPCB_CALL ring_recv(ipcb_endpoint *ep, void *buf, size_t cap, siz
         advance(ep, &r->tail, tail + 8 + align8(header[0]), &r->space_seq, &r->producer_waiting);
         return IPCB_OK;
     }
+}
+
+/* The common case inline: a valid call and a record of at most cap bytes there or arriving in
+ * data_soon's spin. The same steps as recv_slow, with nothing else on the way. */
+static int32_t IPCB_CALL ring_recv(ipcb_endpoint *ep, void *buf, size_t cap, size_t *len,
+                                   int64_t timeout_ns, ipcb_error *error) {
+    uint64_t tail, pos;
+    uint32_t header[2];
+    if (ep == NULL || buf == NULL || cap == 0 || len == NULL || ep->direction != IPCB_DIR_RECV ||
+        ep->outstanding || !data_soon(ep, timeout_ns))
+        return recv_slow(ep, buf, cap, len, timeout_ns, error);
+    tail = atomic_load_explicit(&ep->ring->tail, memory_order_relaxed);
+    pos = tail & (ep->capacity - 1);
+    memcpy(header, ep->data + pos, sizeof header);
+    if (header[0] == SHM_WRAP || header[0] > cap)
+        return recv_slow(ep, buf, cap, len, timeout_ns, error);
+    memcpy(buf, ep->data + pos + 8, header[0]);
+    *len = header[0];
+    advance(ep, &ep->ring->tail, tail + 8 + align8(header[0]), &ep->ring->space_seq,
+            &ep->ring->producer_waiting);
+    return IPCB_OK;
 }
 
 /* ---- Zero-copy and batches (ABI 1.1) ---------------------------------------------------- */
@@ -594,7 +669,7 @@ static int32_t IPCB_CALL ring_take(ipcb_endpoint *ep, uint32_t max_count, ipcb_m
                          ep->outstanding);
     if ((s = reserve_ends(ep, max_count, error)) != IPCB_OK) return s;
     for (;;) {
-        if (!has_data(ep) &&
+        if (!data_soon(ep, timeout_ns) &&
             (s = wait_for(ep, has_data, &ep->ring->data_seq, &ep->ring->consumer_waiting,
                           posix_deadline(timeout_ns), error)) != IPCB_OK)
             return s;
@@ -675,7 +750,7 @@ static int32_t IPCB_CALL ring_recv_batch(ipcb_endpoint *ep, ipcb_msg *msgs, uint
         return ipcb_fail(error, IPCB_E_INVALID, 0,
                          "recv_batch needs a receiving endpoint and msgs");
     for (;;) {
-        if (!has_data(ep) &&
+        if (!data_soon(ep, timeout_ns) &&
             (s = wait_for(ep, has_data, &ep->ring->data_seq, &ep->ring->consumer_waiting,
                           posix_deadline(timeout_ns), error)) != IPCB_OK)
             return s;
