@@ -18,6 +18,7 @@
 # never got there are listed at the end as unresolved. Prints Markdown; `--write-docs` also
 # writes docs/benchmarks.md. DURATION (0.5 s per run) tunes it; QUICK=1 runs one size per
 # transport and fewer stream counts (a smoke run); ONLY=shm-wait runs the shm.ring wait rows alone,
+# ONLY=shm-split the shm.ring round trip split into the harness's and the plugin's share alone,
 # ONLY=kits the kit rows (section 5) alone (KITS="java mono" picks kits); ONLY=fidelity the
 # fidelity rows (section 6: each kit against a program of its language's own idiom) alone,
 # ONLY=fidelity-matrix its matrix of every kit, API and transport alone (FIDELITY_KITS="go java"
@@ -50,6 +51,10 @@ trap cleanup EXIT
 trap 'echo "bench.sh: line $LINENO failed: $BASH_COMMAND" >&2' ERR
 gcc -O2 -Wall -o "$work/refloop" "$root/scripts/bench/refloop.c" -lrt
 refloop="$work/refloop"
+# abiloop: refloop's ping-pong through a plugin's C ABI, the plugins of the ipchost measured.
+gcc -O2 -Wall -I"$root/sdk/include" -o "$work/abiloop" "$root/scripts/bench/abiloop.c" -ldl
+abiloop="$work/abiloop"
+plugin_dir="$(dirname "$ipchost")/../lib/ipcbench/plugins"
 
 # iperf3, sockperf and qperf take whole seconds.
 peer_seconds="$(awk -v d="$duration" 'BEGIN {s = int(d + 0.999); print (s < 1 ? 1 : s)}')"
@@ -80,6 +85,17 @@ ipchost_tput() { ipchost_json throughput "$@" | jq -r '.throughput.bytes_per_sec
 ipchost_p50() { ipchost_json latency "$@" | jq -r '.latency_ns.p50 // 0'; }
 ref_tput() { "$refloop" tput "$1" "$2" "$duration" | sed -n 's/.*mb_per_sec=\([0-9.]*\).*/\1/p' | awk '{print $1 * 1e6}'; }
 ref_p50() { "$refloop" lat "$1" "$2" "$duration" | sed -n 's/.*p50_ns=\([0-9]*\).*/\1/p'; }
+
+opts_for() {  # the ipchost options matching what the reference loop does
+  case "$1" in
+    # The reference ring spins and copies in and out, as send/recv do; the zero-copy path is
+    # measured on its own below.
+    shm.ring) echo "--opt wait=spin --zero-copy off" ;;
+    *) echo "" ;;
+  esac
+}
+# abi_p50 SIZE: shm.ring's round trip through abiloop on the path opts_for gives ipchost.
+abi_p50() { "$abiloop" "$plugin_dir/ipcb-shm.so" shm.ring "$1" "$duration" copy wait=spin | sed -n 's/.*p50_ns=\([0-9]*\).*/\1/p'; }
 
 # per_message_cost SIZE OURS THEIRS (bytes/s) -> "+12": what ipchost spends per message beyond
 # the reference loop, in ns (from the medians; a change that adds work between the clock reads
@@ -128,6 +144,31 @@ alternate() {
   ours="$(printf '%s\n' "${os[@]}" | median)"
   theirs="$(printf '%s\n' "${ts[@]}" | median)"
   rat_text="$(awk -v r="$rat" -v l="$lo" -v h="$hi" -v n="$n" 'BEGIN {printf "%.2f [%.2f, %.2f] n=%d", r, l, h, n}')"
+}
+
+# The shm.ring round trip split in two, each part alternated on its own: ipchost against abiloop
+# (the plugin through its C ABI, nothing of ipchost around it) is the harness's share; abiloop
+# against refloop (the same ring inlined) the plugin's. All on the round-trip table's path
+# (opts_for: copy, wait=spin), so the two shares explain its shm.ring rows. Appends to $out.
+shm_split_table() {
+  {
+    echo
+    echo "### shm.ring's round trip split: the harness's share and the plugin's (p50)"
+    echo
+    echo "| size | part | ipchost or abiloop p50 µs | abiloop or reference p50 µs | ratio | ns |"
+    echo "|---:|---|---:|---:|---:|---:|"
+  } >>"$out"
+  for size in 32 1024; do
+    alternate "ipchost_p50 shm.ring $size $(opts_for shm.ring)" "abi_p50 $size" \
+      "shm.ring $size ipchost vs abiloop"
+    printf '| %s | the harness: ipchost / abiloop | %.2f | %.2f | %s | %+.0f |\n' "$size" \
+      "$(awk -v x="$ours" 'BEGIN {print x/1e3}')" "$(awk -v x="$theirs" 'BEGIN {print x/1e3}')" \
+      "$rat_text" "$(awk -v a="$ours" -v b="$theirs" 'BEGIN {print a - b}')" >>"$out"
+    alternate "abi_p50 $size" "ref_p50 shm $size" "shm.ring $size abiloop vs refloop"
+    printf '| %s | the plugin: abiloop / refloop | %.2f | %.2f | %s | %+.0f |\n' "$size" \
+      "$(awk -v x="$ours" 'BEGIN {print x/1e3}')" "$(awk -v x="$theirs" 'BEGIN {print x/1e3}')" \
+      "$rat_text" "$(awk -v a="$ours" -v b="$theirs" 'BEGIN {print a - b}')" >>"$out"
+  done
 }
 
 machine="$(lscpu | sed -n 's/^Model name: *//p' | head -n1), $(nproc) CPUs, kernel $(uname -r)"
@@ -542,17 +583,16 @@ if [ "${ONLY:-}" = peers ]; then
   cat "$out"
   exit 0
 fi
+# ONLY=shm-split: the shm.ring round-trip split alone (printed, never written to the docs).
+if [ "${ONLY:-}" = shm-split ]; then
+  shm_split_table
+  cat "$out"
+  exit 0
+fi
+
 # ONLY=shm-wait: the shm.ring default-wait rows alone (printed, never written to the docs).
 if [ "${ONLY:-}" != shm-wait ]; then
 pairs="pipe.fifo:fifo socket.unix:unix socket.tcp:tcp mq.sysv:sysv mq.posix:posix shm.ring:shm"
-opts_for() {  # the ipchost options matching what the reference loop does
-  case "$1" in
-    # The reference ring spins and copies in and out, as send/recv do; the zero-copy path is
-    # measured on its own below.
-    shm.ring) echo "--opt wait=spin --zero-copy off" ;;
-    *) echo "" ;;
-  esac
-}
 calls_for() { ipchost_json throughput "$@" | jq -r '.data_path'; }
 for pair in $pairs; do
   t="${pair%%:*}"
@@ -660,6 +700,7 @@ for pair in $pairs; do
       "$rat_text" "$(verdict "$rat" "<=" 1.05)" "$(awk -v a="$ours" -v b="$theirs" 'BEGIN {print a - b}')" >>"$out"
   done
 done
+[ "${QUICK:-0}" = 1 ] || shm_split_table
 
 # The optional paths against the default of the same transport, alternated the same way.
 {
