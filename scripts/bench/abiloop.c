@@ -121,6 +121,9 @@ static void pinger(ipcb_endpoint *ping, ipcb_endpoint *pong, double seconds) {
     qsort(rtt, n, sizeof *rtt, cmp);
     for (size_t i = 0; i < n; ++i) mean += (double)rtt[i];
     printf("p50_ns=%lld mean_ns=%.0f round_trips=%zu\n", (long long)rtt[n / 2], mean / n, n);
+    free(rtt);
+    free(in);
+    free(buf);
 }
 
 /* Echoes each ping until the end marker: with zero-copy straight from where it arrived into the
@@ -146,6 +149,7 @@ static void ponger(ipcb_endpoint *ping, ipcb_endpoint *pong) {
         check(tp->release(ping, got, &err), "release");
         if (seq == UINT64_MAX) break;
     }
+    free(buf);
 }
 
 int main(int argc, char **argv) {

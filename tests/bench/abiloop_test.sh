@@ -4,14 +4,19 @@
 # the zero-copy and the copy path and two wait modes, over a second plugin, and the refusals a
 # user meets, each by its words.
 set -euo pipefail
-root="$1" plugins="$2" cc="$3"
+root="$1" plugins="$2" cc="$3" cflags="${4:-}" # cflags: the tree's sanitizer, if any
 dir="$(mktemp -d)"
 trap 'rm -rf "$dir"' EXIT
-"$cc" -O2 -Wall -Werror -I"$root/sdk/include" -o "$dir/abiloop" "$root/scripts/bench/abiloop.c" -ldl
+# shellcheck disable=SC2086 # cflags is a list of flags
+"$cc" -O2 -Wall -Werror $cflags -I"$root/sdk/include" -o "$dir/abiloop" \
+  "$root/scripts/bench/abiloop.c" -ldl
 
 trips() {  # PLUGIN TRANSPORT SIZE PATH [OPTIONS]: round trips made, each p50 > 0
   local line
-  line="$("$dir/abiloop" "$plugins/$1" "$2" "$3" 0.2 "$4" "${@:5}")"
+  line="$("$dir/abiloop" "$plugins/$1" "$2" "$3" 0.2 "$4" "${@:5}" 2>&1)" || {
+    echo "FAIL: abiloop $*: $line"
+    exit 1
+  }
   echo "$*: $line"
   if ! [[ "$line" =~ ^p50_ns=([0-9]+)\ mean_ns=[0-9]+\ round_trips=([0-9]+)$ ]]; then
     echo "FAIL: unexpected output: $line"
