@@ -161,14 +161,15 @@ shm_split_table() {
   for size in 32 1024; do
     alternate "ipchost_p50 shm.ring $size $(opts_for shm.ring)" "abi_p50 $size" \
       "shm.ring $size ipchost vs abiloop"
-    printf '| %s | the harness: ipchost / abiloop | %.2f | %.2f | %s | %+.0f |\n' "$size" \
-      "$(awk -v x="$ours" 'BEGIN {print x/1e3}')" "$(awk -v x="$theirs" 'BEGIN {print x/1e3}')" \
-      "$rat_text" "$(awk -v a="$ours" -v b="$theirs" 'BEGIN {print a - b}')" >>"$out"
+    split_row "$size" "the harness: ipchost / abiloop"
     alternate "abi_p50 $size" "ref_p50 shm $size" "shm.ring $size abiloop vs refloop"
-    printf '| %s | the plugin: abiloop / refloop | %.2f | %.2f | %s | %+.0f |\n' "$size" \
-      "$(awk -v x="$ours" 'BEGIN {print x/1e3}')" "$(awk -v x="$theirs" 'BEGIN {print x/1e3}')" \
-      "$rat_text" "$(awk -v a="$ours" -v b="$theirs" 'BEGIN {print a - b}')" >>"$out"
+    split_row "$size" "the plugin: abiloop / refloop"
   done
+}
+split_row() {  # SIZE PART: one row of the split table from alternate's figures
+  printf '| %s | %s | %.2f | %.2f | %s | %+.0f |\n' "$1" "$2" \
+    "$(awk -v x="$ours" 'BEGIN {print x/1e3}')" "$(awk -v x="$theirs" 'BEGIN {print x/1e3}')" \
+    "$rat_text" "$(awk -v a="$ours" -v b="$theirs" 'BEGIN {print a - b}')" >>"$out"
 }
 
 machine="$(lscpu | sed -n 's/^Model name: *//p' | head -n1), $(nproc) CPUs, kernel $(uname -r)"

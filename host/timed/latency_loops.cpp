@@ -47,7 +47,7 @@ public:
             return s;
         }
         for (;;) {
-            s = receiver_.receive_one(
+            s = receiver_.receive(
                 [&](const unsigned char *m) {
                     const std::uint64_t pong_header = read_header(m);
                     verdict = timing::judge_pong(header, pong_header, reliable_);
@@ -170,7 +170,7 @@ loop_result run_ponger(plugin::transport_endpoint &in, plugin::transport_endpoin
     int32_t status = IPCB_OK, send_status = IPCB_OK;
     auto echo = [&](const unsigned char *m) { return sender.send_copy_of(m, IPCB_WAIT_FOREVER); };
     for (;;) {
-        status = receiver.receive_one(
+        status = receiver.receive(
             [&](const unsigned char *m) {
                 const timing::pong_step step = timing::ponger_step(read_header(m), timed);
                 if (step == timing::pong_step::end) {

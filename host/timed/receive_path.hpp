@@ -55,6 +55,7 @@ public:
     // to on_message. Returns the plugin status; IPCB_E_TRUNCATED for a message of another size.
     template <class OnMessage>
     int32_t receive(OnMessage &&on_message, std::int64_t timeout_ns) {
+        if (zero_copy_ && batch_ == 1) return take_one(on_message, timeout_ns);
         if (zero_copy_) {
             std::uint32_t got = 0;
             int32_t s = ep_.take_raw(batch_, msgs_.data(), &got, timeout_ns);
@@ -91,11 +92,11 @@ public:
         return s;
     }
 
-    // Receives one message (batch 1, the round trips): receive() without the batch's loops, as
-    // every instruction here is on the timed path. Other paths go through receive().
+private:
+    // One message taken (batch 1: the round trips): the batch's loop left out, as every
+    // instruction here is on the timed path.
     template <class OnMessage>
-    int32_t receive_one(OnMessage &&on_message, std::int64_t timeout_ns) {
-        if (!zero_copy_ || batch_ != 1) return receive(on_message, timeout_ns);
+    int32_t take_one(OnMessage &&on_message, std::int64_t timeout_ns) {
         std::uint32_t got = 0;
         const int32_t s = ep_.take_raw(1, msgs_.data(), &got, timeout_ns);
         if (s != IPCB_OK) return s;
@@ -106,7 +107,6 @@ public:
         return whole ? r : IPCB_E_TRUNCATED;
     }
 
-private:
     // Out of line: the message is built only when a plugin breaks the contract.
     int32_t take_violation(std::uint32_t got) {
         ep_.release_raw(got > batch_ ? 0 : got);
