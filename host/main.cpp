@@ -122,6 +122,8 @@ int run_main(int argc, char **argv) {
             return 0;
         }
         if (cmd.subcommand == "compare") return cli::compare_command(cmd);
+        if (cmd.subcommand == "ab") return cli::ab_command(cmd);
+        if (cmd.subcommand == "trend") return cli::trend_command(cmd);
         if (cmd.subcommand == "system") return cli::system_command(cmd);
         if (cmd.subcommand == "new-plugin") return cli::new_plugin_command(cmd);
         if (cmd.subcommand == "serve") return remote::serve(cmd.serve);

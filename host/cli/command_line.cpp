@@ -5,6 +5,8 @@
 #include <fmt/format.h>
 #include <algorithm>
 #include <boost/program_options.hpp>
+#include <cmath>
+#include <set>
 #include <sstream>
 #include <tuple>
 
@@ -31,9 +33,10 @@ struct typed_options {
                 data_port, idle_timeout, max_sessions, max_sessions_per_client, from, agents_file,
                 pairs, sample, seed, concurrency, gap, bitrate, batch, burst, zero_copy = "auto",
                 io = "auto", threads, format = "table", peer, token, bind = "127.0.0.1", lang = "c",
-                dir, memory_budget, allow_ports, columns, token_env, precision;
+                dir, memory_budget, allow_ports, columns, token_env, precision, rounds = "auto",
+                budget, threshold, base_ipchost, new_ipchost;
     std::vector<std::string> plugin_lists, dirs, allow_connect, allow_peer, allow_unbound,
-        allow_option, kit_dirs, impls, fleet_agents, labels;
+        allow_option, kit_dirs, impls, fleet_agents, labels, base_args, new_args;
 };
 
 po::options_description general_options(typed_options &t, command_line &cmd) {
@@ -159,11 +162,39 @@ po::options_description output_options(typed_options &t, command_line &cmd) {
         "JSON: list every stream of a case (by default only up to 64; stream_spread sums them "
         "up either way)");
     add("fail-on-regression", po::value(&t.regression)->value_name("PERCENT"),
-        "compare: exit 1 when a figure got significantly worse by more than PERCENT, naming "
-        "each such row; also when nothing matched, or a case is in one file only");
+        "ab, compare: the gate: exit 1 when a gated figure's whole 95 % interval lies past "
+        "PERCENT on the bad side (Holm across the gated figures), 0 when every one is faster or "
+        "within +/-PERCENT, 3 when that is undecided or cannot be judged; also 1 when nothing "
+        "matched, or a case is in one file only");
     add("allow-missing",
-        "compare: with --fail-on-regression, cases in one file only are listed but do not fail "
-        "the gate");
+        "ab, compare: with --fail-on-regression, cases on one side only are listed but do not "
+        "fail the gate");
+    return d;
+}
+
+po::options_description ab_options_of(typed_options &t) {
+    po::options_description d("Base against new (ab) and the gate");
+    auto add = d.add_options();
+    add("base-ipchost", po::value(&t.base_ipchost)->value_name("PATH"),
+        "ab: the ipchost that runs the base side (default: this one); held to the plugin rules");
+    add("new-ipchost", po::value(&t.new_ipchost)->value_name("PATH"),
+        "ab: the ipchost that runs the new side (default: this one)");
+    add("base-arg", po::value(&t.base_args)->value_name("ARG"),
+        "ab: a run argument for the base side only, one word each: --base-arg=--plugin-dir "
+        "--base-arg=old/ or --base-arg=--opt=pipe_size=4K; repeatable");
+    add("new-arg", po::value(&t.new_args)->value_name("ARG"),
+        "ab: a run argument for the new side only; repeatable");
+    add("rounds", po::value(&t.rounds)->value_name("N|auto"),
+        "ab: rounds of base and new, each side its own ipchost and worker processes per round, "
+        "in ABBA order; auto (default): until every gated figure is decided, --budget ends or "
+        "200 rounds");
+    add("budget", po::value(&t.budget)->value_name("SECONDS"),
+        "ab: with --rounds auto, start no round after SECONDS (default 900)");
+    add("threshold", po::value(&t.threshold)->value_name("PERCENT"),
+        "ab, compare: the change that counts, either way (default 5, or --fail-on-regression's)");
+    add("gate-cpu",
+        "ab, compare: also gate the sender's and receiver's CPU time per message (never CPU %, "
+        "which rises with throughput)");
     return d;
 }
 
@@ -256,7 +287,8 @@ po::options_description remote_options(typed_options &t) {
         "repeatable");
     add("label", po::value(&t.labels)->value_name("KEY=VALUE"),
         "serve: a label naming where this agent runs (node=n1, zone=a), told to every client "
-        "and carried by every fleet row it is in; repeatable");
+        "and carried by every fleet row it is in; a run: a label of its result (commit=abc123), "
+        "which ipchost trend names it by; repeatable");
     add("allow-option", po::value(&t.allow_option)->value_name("ID:KEY"),
         "serve: also take transport option KEY of ID from clients (built-ins take only "
         "options that name no address, port, path or device); repeatable");
@@ -440,7 +472,8 @@ std::vector<std::pair<std::string, std::string>> parse_implementations(
 void parse_repetitions(const typed_options &t, command_line &cmd) {
     const bool automatic = t.repeat == "auto";
     if (!t.repeat.empty() && !automatic)
-        cmd.repeat = parse_small_int("--repeat", t.repeat, 1, 1000);
+        cmd.repeat = parse_small_int("--repeat", t.repeat, 1, 1000,
+                                     " or auto" + text::did_you_mean(t.repeat, {"auto"}));
     if (!automatic && t.precision.empty()) return;
     cmd.precision = t.precision.empty()
                         ? command_line::default_precision
@@ -519,7 +552,7 @@ void check_option_scope(const po::variables_map &vm, const command_line &cmd) {
         {"max-sessions", {"serve"}},
         {"max-sessions-per-client", {"serve"}},
         {"no-peer-runs", {"serve"}},
-        {"label", {"serve"}},
+        {"label", {"serve", "", "ab"}},
         {"from", {""}},
         {"agent", {"fleet"}},
         {"agents", {"fleet"}},
@@ -528,22 +561,30 @@ void check_option_scope(const po::variables_map &vm, const command_line &cmd) {
         {"seed", {"fleet"}},
         {"concurrency", {"fleet"}},
         {"gap", {"fleet"}},
-        {"fail-on-regression", {"compare"}},
-        {"allow-missing", {"compare"}},
+        {"fail-on-regression", {"compare", "ab"}},
+        {"allow-missing", {"compare", "ab"}},
+        {"threshold", {"compare", "ab"}},
+        {"gate-cpu", {"compare", "ab"}},
+        {"base-ipchost", {"ab"}},
+        {"new-ipchost", {"ab"}},
+        {"base-arg", {"ab"}},
+        {"new-arg", {"ab"}},
+        {"rounds", {"ab"}},
+        {"budget", {"ab"}},
         {"lang", {"new-plugin"}},
         {"dir", {"new-plugin"}},
-        {"peer", {""}},
-        {"data-port", {"", "fleet"}},
+        {"peer", {"", "ab"}},
+        {"data-port", {"", "fleet", "ab"}},
         {"token", {"", "serve", "fleet"}},
-        {"token-file", {"", "serve", "fleet"}},
+        {"token-file", {"", "serve", "fleet", "ab"}},
         {"token-env", {"", "serve", "fleet"}},
         {"allow-ports", {"serve"}},
         {"allow-connect", {"serve"}},
         {"allow-peer", {"serve"}},
         {"allow-unbound", {"serve"}},
         {"allow-option", {"serve"}},
-        {"memory-budget", {"", "serve"}},
-        {"impl", {"", "check"}},
+        {"memory-budget", {"", "serve", "ab"}},
+        {"impl", {"", "check", "ab"}},
     };
     if (cmd.help || cmd.version) return;
     const std::string here = cmd.list                 ? std::string("--list")
@@ -720,9 +761,99 @@ void apply_fleet_options(const typed_options &t, command_line &cmd) {
         throw usage_error("ipchost fleet takes its agents from --agent / --agents, not --peer");
 }
 
+// The verdicts' threshold: --threshold, else --fail-on-regression's, else 5 %.
+void apply_gate_options(const po::variables_map &vm, const typed_options &t, command_line &cmd) {
+    cmd.gate_cpu = vm.count("gate-cpu") > 0;
+    if (cmd.fail_on_regression >= 100)
+        throw usage_error("--fail-on-regression '" + t.regression +
+                          "': below 100 (percent: a change by a factor, either way)");
+    if (!t.threshold.empty()) {
+        cmd.threshold = parse_positive("--threshold", t.threshold, "percent") / 100;
+        if (cmd.threshold >= 1)
+            throw usage_error("--threshold '" + t.threshold + "': below 100 (percent)");
+        if (cmd.fail_on_regression >= 0 &&
+            std::fabs(cmd.fail_on_regression / 100 - cmd.threshold) > 1e-12)
+            throw usage_error(
+                "--threshold and --fail-on-regression name the gate's threshold "
+                "twice, differently; give one");
+    } else if (cmd.fail_on_regression >= 0) {
+        cmd.threshold = cmd.fail_on_regression / 100;
+    }
+}
+
+// What ab gives a side: every run option as typed, less ab's own and the output's, and less
+// those the side names itself (a side's --size or --plugin-dir replaces the run's), then the
+// side's own. The side's words are parsed here, so a mistyped one is refused before any round.
+std::vector<std::string> ab_side_args(const po::parsed_options &parsed,
+                                      const std::vector<std::string> &own,
+                                      const po::options_description &all, const char *flag) {
+    static const std::set<std::string> ab_only = {
+        "base-ipchost",  "new-ipchost", "base-arg",
+        "new-arg",       "rounds",      "budget",
+        "threshold",     "gate-cpu",    "fail-on-regression",
+        "allow-missing", "format",      "output",
+        "quiet",         "wide",        "columns",
+        "verbose",       "input"};
+    std::set<std::string> replaced;
+    try {
+        for (const auto &o : po::command_line_parser(own).options(all).run().options) {
+            if (ab_only.count(o.string_key) || o.string_key == "repeat")
+                throw usage_error(std::string(flag) + " --" + o.string_key +
+                                  ": an option of ab itself, not of a side");
+            replaced.insert(o.string_key);
+        }
+    } catch (const po::error &e) {
+        throw usage_error(std::string(flag) + ": " + e.what() +
+                          " (one word each: --new-arg=--opt=pipe_size=1M)");
+    }
+    std::vector<std::string> out;
+    for (const auto &o : parsed.options)
+        if (ab_only.count(o.string_key) == 0 && replaced.count(o.string_key) == 0)
+            out.insert(out.end(), o.original_tokens.begin(), o.original_tokens.end());
+    out.insert(out.end(), own.begin(), own.end());
+    return out;
+}
+
+void apply_ab_options(const po::variables_map &vm, const typed_options &t,
+                      const po::parsed_options &parsed, const po::options_description &all,
+                      command_line &cmd) {
+    if (cmd.subcommand != "ab" || cmd.help) return;
+    for (const char *refused : {"repeat", "precision", "histogram"})
+        if (vm.count(refused))
+            throw usage_error(std::string("--") + refused +
+                              " is not for ipchost ab: each round runs every case once on each "
+                              "side; --rounds N (or auto) sets how many rounds");
+    auto &ab = cmd.ab;
+    ab.base_ipchost = t.base_ipchost;
+    ab.new_ipchost = t.new_ipchost;
+    ab.base_args = t.base_args;
+    ab.new_args = t.new_args;
+    if (t.rounds != "auto")
+        ab.rounds = parse_small_int("--rounds", t.rounds, 2, 1000,
+                                    " or auto" + text::did_you_mean(t.rounds, {"auto"}));
+    if (!t.budget.empty()) ab.budget_s = parse_seconds("--budget", t.budget, false);
+    ab.base_run_args = ab_side_args(parsed, t.base_args, all, "--base-arg");
+    ab.new_run_args = ab_side_args(parsed, t.new_args, all, "--new-arg");
+    if (cmd.format != report::output_format::table && cmd.format != report::output_format::json)
+        throw usage_error("ipchost ab --format: table or json");
+}
+
 void check_inputs(const command_line &cmd) {
-    if (cmd.subcommand.empty() && !cmd.inputs.empty())
-        throw usage_error("unexpected argument '" + cmd.inputs.front() + "'; see ipchost --help");
+    if (cmd.subcommand.empty() && !cmd.inputs.empty()) {
+        std::vector<std::string> names;
+        for (const auto &doc : subcommand_docs()) names.emplace_back(doc.name);
+        const std::string hint = text::did_you_mean(cmd.inputs.front(), names);
+        throw usage_error("unexpected argument '" + cmd.inputs.front() + "'" +
+                          (hint.empty() ? "" : ": not a subcommand" + hint) +
+                          "; see ipchost --help");
+    }
+    if (cmd.subcommand == "ab" && !cmd.inputs.empty())
+        throw usage_error("ipchost ab takes no file ('" + cmd.inputs.front() +
+                          "'): it runs both sides; compare takes two files");
+    if (cmd.subcommand == "trend" && cmd.inputs.size() < 2)
+        throw usage_error(
+            "trend needs result files in time order: ipchost trend night1.json "
+            "night2.json ... (at least 2, 6 or more to find a change)");
     if (cmd.subcommand == "compare" && cmd.inputs.size() != 2)
         throw usage_error("compare needs two result files: ipchost compare BASE.json NEW.json");
     if (cmd.subcommand == "new-plugin" && cmd.inputs.size() != 1)
@@ -770,6 +901,7 @@ std::vector<option_group> option_table(typed_options &t, command_line &cmd) {
             group(output_options(t, cmd), "Repetitions and output"),
             group(remote_options(t), "Two hosts"),
             group(fleet_options_of(t), "A fleet"),
+            group(ab_options_of(t), "Base against new (ab) and the gate"),
             group(new_plugin_options(t), "New plugin")};
 }
 
@@ -791,8 +923,10 @@ command_line parse_command_line(int argc, const char *const argv[]) {
     po::positional_options_description positional;
     positional.add("input", -1);
     po::variables_map vm;
+    po::parsed_options parsed(&all);
     try {
-        po::store(po::command_line_parser(args).options(all).positional(positional).run(), vm);
+        parsed = po::command_line_parser(args).options(all).positional(positional).run();
+        po::store(parsed, vm);
         po::notify(vm);
     } catch (const po::unknown_option &e) {
         std::vector<std::string> names;
@@ -815,6 +949,8 @@ command_line parse_command_line(int argc, const char *const argv[]) {
     apply_output_options(vm, t, cmd);
     apply_remote_options(vm, t, cmd);
     apply_fleet_options(t, cmd);
+    apply_gate_options(vm, t, cmd);
+    apply_ab_options(vm, t, parsed, all, cmd);
     check_option_scope(vm, cmd);
     if (cmd.subcommand == "new-plugin") {
         cmd.new_plugin.lang = t.lang;

@@ -30,8 +30,20 @@ struct fleet_options {
     int data_port_last = 0;           //   (0: any free port)
 };
 
+// `ipchost ab`: what differs between the two sides and how long to go on (cli/ab_command.cpp).
+struct ab_options {
+    std::string base_ipchost, new_ipchost;         // "" = this ipchost
+    std::vector<std::string> base_args, new_args;  // --base-arg / --new-arg, one word each
+    // What each side runs with: the run's options as typed, less those the side names itself
+    // (which replace them), then the side's own.
+    std::vector<std::string> base_run_args, new_run_args;
+    int rounds = 0;         // 0: auto
+    double budget_s = 900;  // auto: start no round after this
+    static constexpr int most_rounds = 200;
+};
+
 struct command_line {
-    std::string subcommand;           // "", "check", "compare", "report", "serve", "new-plugin"
+    std::string subcommand;  // "", "ab", "check", "compare", "report", "serve", "trend", ...
     std::vector<std::string> inputs;  // compare: BASE NEW; report: RESULTS
     bool help = false;
     bool version = false;
@@ -64,8 +76,11 @@ struct command_line {
     static constexpr double default_precision = 0.05;
     static constexpr int default_repeat_cap = 30;
     double cv_warning = 0.10;
-    double fail_on_regression = -1;  // compare: percent; < 0 = never fail
-    bool allow_missing = false;      // compare: cases on one side only do not fail the gate
+    double fail_on_regression = -1;  // compare, ab: percent; < 0 = never fail
+    bool allow_missing = false;      // compare, ab: cases on one side only do not fail the gate
+    double threshold = 0.05;         // compare, ab: the change that counts (a share)
+    bool gate_cpu = false;           // compare, ab: gate CPU time per message too
+    ab_options ab;
     std::uint64_t memory_budget = model::default_memory_budget;  // --memory-budget of a run
 
     report::output_format format = report::output_format::table;

@@ -9,6 +9,8 @@ namespace ipcbench::cli {
 int list_command(const command_line &cmd, const plugin::plugin_registry &registry);
 int describe_command(const command_line &cmd, const plugin::plugin_registry &registry);
 int compare_command(const command_line &cmd);
+int ab_command(const command_line &cmd);
+int trend_command(const command_line &cmd);
 int system_command(const command_line &cmd);
 int new_plugin_command(const command_line &cmd);
 int report_command(const command_line &cmd);

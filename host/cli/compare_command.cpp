@@ -1,5 +1,5 @@
-// `ipchost compare BASE.json NEW.json`: per matching case and figure, the ratio of the medians
-// and a verdict from a two-sided Mann-Whitney U test over the repetitions.
+// `ipchost compare BASE.json NEW.json`: per matching case and figure, the ratio new / base with
+// its 95 % interval over the two files' repetitions and a verdict (report/verdict_rules.hpp).
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <cmath>
@@ -7,134 +7,19 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "cli/change_table.hpp"
 #include "cli/commands.hpp"
 #include "cli/report_output.hpp"
 #include "cli/result_file.hpp"
 #include "cli/usage_error.hpp"
 #include "report/json_report.hpp"
 #include "report/result_columns.hpp"
+#include "report/verdict_rules.hpp"
+#include "stats/summary_statistics.hpp"
 #include "text/printable_text.hpp"
 
 namespace ipcbench::cli {
 namespace {
-
-constexpr double alpha = 0.05;
-
-// The case's name as compare prints it: from two files that may be anyone's, so made safe for a
-// terminal (text::terminal_text).
-std::string case_key(const report::case_result &r) {
-    const auto &c = r.settings;
-    return text::terminal_text(
-        fmt::format("{} {} {}{} {}{}{}", c.transport_id, model::to_string(c.mode),
-                    model::to_string(r.direction), r.bidir() ? " bidir" : "",
-                    report::format_size(c.size_bytes),
-                    c.streams > 1 ? fmt::format(" x{}", c.streams) : "",
-                    c.rate_per_s > 0 ? fmt::format(" @{:g}/s", c.rate_per_s) : "") +
-        // A fleet's rows compare pair by pair.
-        (r.fleet ? fmt::format(" {} -> {}", r.fleet->source, r.fleet->destination) : "") +
-        // Who ran each side (a kit and its API: go, dotnet:sync, mono): another implementation
-        // is another case, never a row to compare with native's.
-        (c.sender_impl != "native" || c.receiver_impl != "native"
-             ? fmt::format(" [{} -> {}]", c.sender_impl, c.receiver_impl)
-             : ""));
-}
-
-// A figure as the run's table shows it: its name with the unit, and the factor from the file's
-// base unit (B/s to MB/s, ns to µs).
-struct figure_view {
-    std::string label;
-    double scale;
-};
-
-figure_view view_of(const std::string &figure) {
-    if (figure == "bytes_per_sec") return {"MB/s", 1e-6};
-    if (figure == "messages_per_sec") return {"msg/s", 1};
-    if (figure.rfind("latency_", 0) == 0 && figure.size() > 11)  // latency_p50_ns -> p50 µs
-        return {figure.substr(8, figure.size() - 11) + " µs", 1e-3};
-    if (figure.size() > 8 && figure.compare(figure.size() - 8, 8, "_percent") == 0)
-        return {figure.substr(0, figure.size() - 8) + " %", 1};  // sender_cpu %
-    if (figure.size() > 15 && figure.compare(figure.size() - 15, 15, "_us_per_message") == 0)
-        return {figure.substr(0, figure.size() - 15) + " µs/msg", 1};
-    return {figure, 1};
-}
-
-// "kernel '6.1' -> '6.6'" when a text condition differs (quoted, made safe for a terminal).
-void text_difference(const char *what, const std::string &x, const std::string &y,
-                     std::vector<std::string> &out) {
-    if (x != y) out.push_back(text::terminal_text(fmt::format("{} '{}' -> '{}'", what, x, y)));
-}
-
-// What differs between the two machines (or one machine at two times) that moves figures:
-// stated above the verdicts, so a regression on a busier machine is read as such.
-// The noise sources `ipchost system` names, as recorded over each run (when both were sampled).
-void noise_differences(const platform::machine_conditions &a, const platform::machine_conditions &b,
-                       std::vector<std::string> &out) {
-    if (a.sample_s <= 0 || b.sample_s <= 0) return;
-    text_difference("turbo", a.turbo, b.turbo, out);
-    text_difference("SMT", a.smt, b.smt, out);
-    text_difference("isolated CPUs", a.isolated_cpus, b.isolated_cpus, out);
-    text_difference("virtualisation", a.virtualization, b.virtualization, out);
-    if (a.irqbalance != b.irqbalance)
-        out.push_back(fmt::format("irqbalance {} -> {}", a.irqbalance ? "running" : "stopped",
-                                  b.irqbalance ? "running" : "stopped"));
-    const double sa = a.steal_percent, sb = b.steal_percent;
-    if (sa >= 0 && sb >= 0 && std::fabs(sa - sb) >= 1)
-        out.push_back(fmt::format("steal {:.1f}% -> {:.1f}% of the CPU time", sa, sb));
-    if (a.busiest.size() != b.busiest.size())
-        out.push_back(
-            fmt::format("busy other processes {} -> {}", a.busiest.size(), b.busiest.size()));
-}
-
-std::vector<std::string> condition_differences(const report::run_report &base,
-                                               const report::run_report &next) {
-    const platform::system_info &a = base.environment, &b = next.environment;
-    std::vector<std::string> out;
-    text_difference("CPU", a.cpu_model, b.cpu_model, out);
-    text_difference("kernel", a.kernel, b.kernel, out);
-    text_difference("frequency governor", a.governor, b.governor, out);
-    text_difference("host", a.hostname, b.hostname, out);
-    if (a.cores != b.cores) out.push_back(fmt::format("cores {} -> {}", a.cores, b.cores));
-    const double la = a.load_average_1m, lb = b.load_average_1m;
-    if (la >= 0 && lb >= 0 && std::fabs(la - lb) > std::max(0.5, 0.25 * std::max(la, lb)))
-        out.push_back(fmt::format("load average {:.2f} -> {:.2f} (on {} cores)", la, lb, b.cores));
-    noise_differences(base.conditions, next.conditions, out);
-    return out;
-}
-
-// A figure as the tables print one: four significant digits, never in e-notation.
-std::string figure_text(double v) {
-    const double a = std::fabs(v);
-    if (a >= 1e4) return fmt::format("{:.0f}", v);
-    if (a >= 100) return fmt::format("{:.1f}", v);
-    if (a >= 1) return fmt::format("{:.3f}", v);
-    return fmt::format("{:.4g}", v);
-}
-
-std::vector<double> samples_of(const report::case_result &r, const std::string &figure,
-                               double value) {
-    auto it = r.statistics.find(figure);
-    if (it != r.statistics.end() && !it->second.second.empty()) return it->second.second;
-    return {value};
-}
-
-std::string verdict_for(const std::string &figure, bool enough, double p, bool improved) {
-    const bool cpu = figure.find("cpu") != std::string::npos;
-    if (!enough) return "too few repetitions for a test (--repeat 5 or more)";
-    if (p >= alpha) return "no significant difference";
-    if (improved) return cpu ? "cheaper" : "faster";
-    return cpu ? "costlier" : "slower";
-}
-
-// --fail-on-regression: exit 1 naming each figure that got significantly worse.
-int report_regressions(const std::vector<std::string> &regressions, double percent) {
-    if (regressions.empty()) return 0;
-    fmt::print(stderr,
-               "ipchost compare: {} {} significantly worse by more than {:g}% "
-               "(--fail-on-regression):\n",
-               regressions.size(), regressions.size() == 1 ? "figure got" : "figures got", percent);
-    for (const auto &line : regressions) fmt::print(stderr, "  {}\n", line);
-    return 1;
-}
 
 // The settings in which two matched cases differ ("batch 1 -> 32"), from the one field list
 // both results carry, so a compare of runs that differ on purpose says so on every row.
@@ -149,64 +34,40 @@ std::vector<std::string> settings_differences(const report::case_result &base,
     return out;
 }
 
+// Every matched case's figures, judged together (Holm across the gated ones).
 struct comparison {
     explicit comparison(const command_line &c) : cmd(c) {}
     const command_line &cmd;
-    nlohmann::json rows = nlohmann::json::array();
     nlohmann::json differences = nlohmann::json::object();
-    std::vector<std::string> regressions;
-    std::size_t cases = 0, better = 0, worse = 0, unchanged = 0;
-    std::string text = fmt::format("{:<44} {:<22} {:>12} {:>12} {:>7} {:>8}  {}\n", "case",
-                                   "figure", "base", "new", "ratio", "p", "verdict");
+    std::vector<report::figure_change> changes;
+    std::size_t cases = 0;
+    std::string settings_text;
 
     void add(const report::case_result &b, const report::case_result &r) {
         ++cases;
         const std::string key = case_key(r);
         if (const auto differ = settings_differences(b, r); !differ.empty()) {
             differences[key] = differ;
-            text += fmt::format("{}: the settings differ: {}\n", key, fmt::join(differ, ", "));
+            settings_text +=
+                fmt::format("{}: the settings differ: {}\n", key, fmt::join(differ, ", "));
         }
-        const auto base_figures = report::comparable_figures(b);
-        for (const auto &[figure, value] : report::comparable_figures(r)) {
+        const auto base_figures = figure_samples(b);
+        for (auto &[figure, samples] : figure_samples(r)) {
             auto bf = base_figures.find(figure);
-            if (bf == base_figures.end() || bf->second == 0) continue;
-            figure_row(key, figure, samples_of(b, figure, bf->second),
-                       samples_of(r, figure, value));
+            if (bf == base_figures.end() || stats::summarize(bf->second).median == 0) continue;
+            report::figure_change c;
+            c.case_key = key;
+            c.figure = figure;
+            c.base = bf->second;
+            c.next = samples;
+            changes.push_back(std::move(c));
         }
     }
 
-    void figure_row(const std::string &key, const std::string &figure,
-                    const std::vector<double> &xs, const std::vector<double> &ys) {
-        const double base_median = stats::summarize(xs).median;
-        const double new_median = stats::summarize(ys).median;
-        const double ratio = base_median != 0 ? new_median / base_median : 0;
-        const bool enough = xs.size() >= 2 && ys.size() >= 2;
-        const double p = enough ? stats::mann_whitney_p(xs, ys) : 1;
-        const bool better_if_higher = report::higher_is_better(figure);
-        const bool improved = better_if_higher ? ratio > 1 : ratio < 1;
-        const std::string verdict = verdict_for(figure, enough, p, improved);
-        ++(enough && p < alpha ? (improved ? better : worse) : unchanged);
-        const double change = (improved ? 1 : -1) * std::fabs(ratio - 1) * 100;
-        const figure_view view = view_of(figure);
-        const std::string base_text = figure_text(base_median * view.scale);
-        const std::string new_text = figure_text(new_median * view.scale);
-        if (enough && p < alpha && !improved && cmd.fail_on_regression >= 0 &&
-            std::fabs(ratio - 1) * 100 > cmd.fail_on_regression)
-            regressions.push_back(fmt::format("{} {}: {} -> {} ({:+.1f}%, p = {:.4f})", key,
-                                              view.label, base_text, new_text, (ratio - 1) * 100,
-                                              p));
-        rows.push_back({{"case", key},
-                        {"figure", figure},
-                        {"base", base_median},
-                        {"new", new_median},
-                        {"ratio", ratio},
-                        {"p_value", p},
-                        {"base_samples", xs.size()},
-                        {"new_samples", ys.size()},
-                        {"change_percent", change},
-                        {"verdict", verdict}});
-        text += fmt::format("{:<44} {:<22} {:>12} {:>12} {:>7.3f} {:>8.4f}  {}\n", key, view.label,
-                            base_text, new_text, ratio, p, verdict);
+    std::size_t count(report::verdict v) const {
+        std::size_t n = 0;
+        for (const auto &c : changes) n += c.result == v ? 1 : 0;
+        return n;
     }
 };
 
@@ -235,11 +96,70 @@ int report_missing(const command_line &cmd, std::size_t compared,
 }
 
 std::string summary_line(const comparison &c, std::size_t missing, std::size_t unmatched) {
+    using report::verdict;
     return fmt::format(
-        "compared {} {} ({} figures): {} better, {} worse, {} unchanged or not significant; {} "
-        "base {} missing from the new run, {} new without a base\n",
-        c.cases, c.cases == 1 ? "case" : "cases", c.better + c.worse + c.unchanged, c.better,
-        c.worse, c.unchanged, missing, missing == 1 ? "case" : "cases", unmatched);
+        "compared {} {} ({} figures): {} better, {} worse, {} equivalent within +/-{:g} %, {} "
+        "inconclusive; {} base {} missing from the new run, {} new without a base\n",
+        c.cases, c.cases == 1 ? "case" : "cases", c.changes.size(), c.count(verdict::faster),
+        c.count(verdict::slower), c.count(verdict::equivalent), c.cmd.threshold * 100,
+        c.count(verdict::inconclusive), missing, missing == 1 ? "case" : "cases", unmatched);
+}
+
+// Two files are two runs: what the intervals include, and whether the files can be judged.
+std::string method_lines(const comparison &c, const report::gate_settings &s) {
+    std::size_t fewest = SIZE_MAX, gated = 0;
+    for (const auto &f : c.changes)
+        if (f.gated) {
+            ++gated;
+            fewest = std::min({fewest, f.base.size(), f.next.size()});
+        }
+    std::string out =
+        "two files from two runs: each interval includes the machine's drift between them "
+        "(ipchost ab measures base and new interleaved in one run)\n";
+    const std::size_t least = report::least_samples(s, gated);
+    if (gated > 0 && fewest < least)
+        out += fmt::format(
+            "too few repetitions for a verdict on the {} gated figures: {} in a "
+            "file, {} needed (measure with --repeat {})\n",
+            gated, fewest, least, least);
+    return out;
+}
+
+}  // namespace
+
+namespace {
+
+nlohmann::json comparison_json(const command_line &cmd, const comparison &c,
+                               const std::vector<std::string> &conditions,
+                               const std::vector<std::string> &missing,
+                               const std::vector<std::string> &unmatched) {
+    using report::verdict;
+    nlohmann::json rows = nlohmann::json::array();
+    for (const auto &f : c.changes) {
+        auto row = change_row_json(f);
+        row["p_value"] = stats::mann_whitney_p(f.base, f.next);  // two-sided, no threshold
+        rows.push_back(std::move(row));
+    }
+    return {{"base", cmd.inputs[0]},
+            {"new", cmd.inputs[1]},
+            {"method",
+             "unpaired: Hodges-Lehmann shift of the logs with its Mann-Whitney 95 % interval; "
+             "gate: Holm across the gated figures"},
+            {"threshold_percent", cmd.threshold * 100},
+            {"alpha", report::gate_settings{}.alpha},
+            {"summary",
+             {{"compared", c.cases},
+              {"better", c.count(verdict::faster)},
+              {"worse", c.count(verdict::slower)},
+              {"equivalent", c.count(verdict::equivalent)},
+              {"inconclusive", c.count(verdict::inconclusive)},
+              {"missing", missing.size()},
+              {"new", unmatched.size()}}},
+            {"conditions_differ", conditions},
+            {"comparisons", rows},
+            {"settings_differ", c.differences},
+            {"missing", missing},
+            {"unmatched", unmatched}};
 }
 
 }  // namespace
@@ -264,36 +184,25 @@ int compare_command(const command_line &cmd) {
         }
     }
     for (const auto &[key, r] : base_cases) missing.push_back(key);
+    report::gate_settings settings;
+    settings.threshold = cmd.threshold;
+    settings.gate_cpu = cmd.gate_cpu;
+    settings.paired = false;
+    settings.most_rounds = command_line::default_repeat_cap;
+    report::judge_changes(c.changes, settings);
     const auto conditions = condition_differences(base, next);
     std::string text = summary_line(c, missing.size(), unmatched.size());
     for (const auto &line : conditions) text += "conditions differ: " + line + "\n";
-    text += c.text;
+    text += method_lines(c, settings) + c.settings_text + change_table_header();
+    for (const auto &f : c.changes) text += change_row_text(f);
     for (const auto &m : missing) text += "missing from the new run: " + m + "\n";
     for (const auto &u : unmatched) text += "not in the base run: " + u + "\n";
-    if (cmd.format == report::output_format::json) {
-        nlohmann::json doc = {{"base", cmd.inputs[0]},
-                              {"new", cmd.inputs[1]},
-                              {"alpha", alpha},
-                              {"summary",
-                               {{"compared", c.cases},
-                                {"better", c.better},
-                                {"worse", c.worse},
-                                {"unchanged", c.unchanged},
-                                {"missing", missing.size()},
-                                {"new", unmatched.size()}}},
-                              {"conditions_differ", conditions},
-                              {"comparisons", c.rows},
-                              {"settings_differ", c.differences},
-                              {"missing", missing},
-                              {"unmatched", unmatched}};
-        text = doc.dump(2) + "\n";
-    }
-    if (cmd.output.empty())
-        fmt::print("{}", text);
-    else
-        std::ofstream(cmd.output) << text;
+    if (cmd.format == report::output_format::json)
+        text = comparison_json(cmd, c, conditions, missing, unmatched).dump(2) + "\n";
+    write_text(text, cmd.output);
     const int gaps = report_missing(cmd, c.cases, missing, unmatched);
-    return std::max(gaps, report_regressions(c.regressions, cmd.fail_on_regression));
+    if (gaps != 0 || cmd.fail_on_regression < 0) return gaps;
+    return report_gate("compare", c.changes, report::gate(c.changes, settings));
 }
 
 }  // namespace ipcbench::cli

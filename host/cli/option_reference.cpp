@@ -56,71 +56,128 @@ std::string escape_roff(const std::string &text) {
 
 }  // namespace
 
-const std::vector<subcommand_doc> &subcommand_docs() {
-    static const std::vector<subcommand_doc> docs = {
-        {"check",
-         "[--plugin ID] [--plugin-dir DIR] [--impl KIT[:API]] [--kit-dir DIR] [--opt KEY=VALUE] "
-         "[--timeout SECONDS]",
-         "runs the conformance suite (payload byte for byte, message boundaries, timeouts, peer "
-         "close, option and address errors, zero-copy and batches, leaks) against each "
-         "transport, or with --impl a kit's worker against ipchost's own on each transport the kit "
-         "offers; `check` comes first, before its options; one line per check, then 'N passed, N "
-         "failed'; exit code 0 only if all pass.",
-         "ipchost check                              # every transport found, every check\n"
-         "ipchost check --plugin pipe.fifo           # one transport\n"
-         "ipchost check --impl go                    # the Go kit against ipchost's own worker\n"},
-        {"compare", "BASE.json NEW.json [--fail-on-regression PERCENT] [--allow-missing]",
-         "a summary line (cases compared, better, worse, unchanged, missing), what differs between "
-         "the two machines' conditions, then per matching case (transport, mode, direction, size, "
-         "streams, rate and who ran each side: native or a kit and its API) the ratio of each "
-         "figure in the table's units and a verdict from a Mann-Whitney U test over the "
-         "repetitions (use --repeat when measuring); cases in one file only are listed. With "
-         "--fail-on-regression, exit 1 naming each row that got significantly worse by more than "
-         "PERCENT, and when nothing matched or a case is in one file only (unless "
-         "--allow-missing).",
-         "ipchost --repeat 5 --format json --output base.json   # measure, with repetitions\n"
+// The commands that judge a change: ab, compare, trend (report/verdict_rules.hpp).
+std::vector<subcommand_doc> verdict_docs() {
+    return {
+        {"ab",
+         "[--base-ipchost PATH] [--new-ipchost PATH] [--base-arg ARG] [--new-arg ARG] "
+         "[--rounds N|auto] [--budget SECONDS] [--threshold PERCENT] [--fail-on-regression "
+         "PERCENT] [--gate-cpu] [--allow-missing] [--format FORMAT] [--output FILE] "
+         "[run options]",
+         "measures base and new side by side on this machine in one invocation: two ipchost "
+         "builds, two plugin folders holding the same transport ids, two kits or APIs, or two "
+         "option sets. Rounds alternate in ABBA order and each side of each round is its own "
+         "ipchost and worker processes, so the machine's drift hits both; every figure gets the "
+         "ratio new/base with a 95 % interval from the paired rounds (Wilcoxon signed-rank on "
+         "the log ratios, Hodges-Lehmann estimate), the noise of one round, and a verdict: "
+         "faster, slower, equivalent within +/-PERCENT, or inconclusive with the rounds that "
+         "would decide it. With no side argument it is an A/A run: the noise floor per figure. "
+         "The gate (--fail-on-regression) judges MB/s and msg/s (throughput) and p50 and p99 "
+         "(latency), CPU time per message with --gate-cpu, Holm across all of them: exit 1 "
+         "slower, 0 faster or equivalent, 3 inconclusive.",
+         "ipchost ab --base-ipchost /opt/base/bin/ipchost --plugin pipe.fifo --size 1K\n"
+         "ipchost ab --base-arg=--plugin-dir=old/ --new-arg=--plugin-dir=new/ --plugin ring\n"
+         "ipchost ab --new-arg=--opt=pipe_size=1M --plugin pipe.fifo --fail-on-regression 5\n"
+         "ipchost ab --base-arg=--impl=go --new-arg=--impl=python --plugin pipe.fifo\n"
+         "ipchost ab --plugin socket.unix --size 1K --rounds 12   # A/A: this machine's noise\n"},
+        {"compare",
+         "BASE.json NEW.json [--threshold PERCENT] [--fail-on-regression PERCENT] [--gate-cpu] "
+         "[--allow-missing] [--format FORMAT] [--output FILE]",
+         "a summary line (cases compared, better, worse, equivalent, inconclusive, missing), what "
+         "differs between the two machines' conditions, then per matching case (transport, "
+         "mode, direction, size, streams, rate and who ran each side: native or a kit and its "
+         "API) the ratio of each figure in the table's units with its 95 % interval "
+         "(Hodges-Lehmann shift of the logs, Mann-Whitney interval over the repetitions) and a "
+         "verdict by the rules of ab; two files come from two runs, so the interval includes "
+         "the machine's drift between them (ipchost ab interleaves instead). With "
+         "--fail-on-regression, exit 1 when a gated figure is slower (Holm across them), 3 "
+         "when the files cannot decide it (too few repetitions: --repeat 5 or more), and 1 when "
+         "nothing matched or a case is in one file only (unless --allow-missing).",
+         "ipchost --repeat 6 --format json --output base.json   # measure, with repetitions\n"
          "ipchost compare base.json new.json              # the two runs, case by case\n"
-         "ipchost compare base.json new.json --fail-on-regression 5   # a CI gate\n"},
-        {"report", "RESULTS.json [--output report.html] [--format FORMAT]",
-         "one self-contained HTML page with SVG charts (or the results in another format).",
-         "ipchost report results.json --output report.html   # the HTML page\n"
-         "ipchost report results.json --format csv     # the same results as CSV\n"},
-        {"serve",
-         "[--bind ADDR:PORT] [--token TOKEN | --token-file FILE | --insecure] [--once] "
-         "[--allow-root] [--idle-timeout SECONDS] [--allow-ports FIRST-LAST] "
-         "[--allow-connect ADDR] [--allow-peer ADDR[/BITS]] [--allow-unbound ID] [--allow-option "
-         "ID:KEY] "
-         "[--memory-budget BYTES]",
-         "an agent for runs from another host (ipchost --peer ADDR:PORT ...); it runs only "
-         "cross-host transports from its own plugin folders, listens only on the address a "
-         "client reached it by, connects only back to the client, and takes from the wire only "
-         "options that name no address, port, path or device.",
-         "ipchost serve --bind 0.0.0.0:7878 --token-file agent.token   # an agent\n"
-         "ipchost --peer 10.0.0.2:7878 --token-file agent.token --plugin socket.tcp   # use it\n"},
-        {"fleet",
-         "--agent HOST:PORT... | --agents FILE [--token-file FILE] [--pairs mesh|star=AGENT | "
-         "--sample K --seed S] [--concurrency C] [--gap SECONDS] [case options]",
-         "runs the cases between every pair of `ipchost serve` agents (agent to agent, none of "
-         "it on this host) in rounds where no agent is in two pairs; every row names its source "
-         "and destination agent, their labels and its round; an agent that fails fails only its "
-         "rows.",
-         "ipchost fleet --agents agents.txt --token-file agent.token --plugin socket.tcp\n"
-         "ipchost fleet --agent a:7878 --agent b:7878 --agent c:7878 --pairs star=a\n"},
-        {"system", "[--format json] [--output FILE]",
-         "what on this machine can move a figure between runs, and what to change: "
-         "virtualisation and the CPU time a hypervisor stole, the frequency governor and turbo, "
-         "SMT siblings, isolated CPUs, interrupts per CPU and irqbalance, the load and the busiest "
-         "other processes, ASLR; rates over one second; it changes nothing. Every run's result "
-         "records the same conditions over the run (JSON `conditions`), and compare states the "
-         "ones that differ.",
-         "ipchost system                   # the conditions, then what to change\n"
-         "ipchost system --format json     # the same as JSON\n"},
-        {"new-plugin", "NAME [--lang c|cpp] [--dir DIR]",
-         "writes a ready plugin project from the installed SDK template (default ./NAME): it "
-         "builds with find_package(ipcbench), loads with --plugin-dir and passes ipchost check; "
-         "its README says the next commands.",
-         "ipchost new-plugin myring --lang c   # a project in ./myring\n"},
+         "ipchost compare base.json new.json --fail-on-regression 5   # a gate over two files\n"
+         "ipchost compare base.json new.json --format json --output change.json\n"},
+        {"trend", "FILE... [--format FORMAT] [--output FILE]",
+         "reads result files of a series of runs (nightly, in time order) and reports the change "
+         "points of each case's figures: where the series shifted, by E-divisive means (the "
+         "method of Apache Otava/Hunter and MongoDB's CI: energy distance, a seeded permutation "
+         "test at p < 0.01, each segment at least 3 runs), with the median before and after and "
+         "the label (--label KEY=VALUE of the run: a commit) or file of each side.",
+         "ipchost --label commit=$(git rev-parse --short HEAD) --format json --output n42.json\n"
+         "ipchost trend nights/*.json                 # change points per case and figure\n"},
     };
+}
+
+const std::vector<subcommand_doc> &subcommand_docs() {
+    static const std::vector<subcommand_doc> docs = [] {
+        std::vector<subcommand_doc> all = {
+            {"check",
+             "[--plugin ID] [--plugin-dir DIR] [--impl KIT[:API]] [--kit-dir DIR] [--opt "
+             "KEY=VALUE] "
+             "[--timeout SECONDS]",
+             "runs the conformance suite (payload byte for byte, message boundaries, timeouts, "
+             "peer "
+             "close, option and address errors, zero-copy and batches, leaks) against each "
+             "transport, or with --impl a kit's worker against ipchost's own on each transport the "
+             "kit "
+             "offers; `check` comes first, before its options; one line per check, then 'N passed, "
+             "N "
+             "failed'; exit code 0 only if all pass.",
+             "ipchost check                              # every transport found, every check\n"
+             "ipchost check --plugin pipe.fifo           # one transport\n"
+             "ipchost check --impl go                    # the Go kit against ipchost's own "
+             "worker\n"},
+            {"report", "RESULTS.json [--output report.html] [--format FORMAT]",
+             "one self-contained HTML page with SVG charts (or the results in another format).",
+             "ipchost report results.json --output report.html   # the HTML page\n"
+             "ipchost report results.json --format csv     # the same results as CSV\n"},
+            {"serve",
+             "[--bind ADDR:PORT] [--token TOKEN | --token-file FILE | --insecure] [--once] "
+             "[--allow-root] [--idle-timeout SECONDS] [--allow-ports FIRST-LAST] "
+             "[--allow-connect ADDR] [--allow-peer ADDR[/BITS]] [--allow-unbound ID] "
+             "[--allow-option "
+             "ID:KEY] "
+             "[--memory-budget BYTES]",
+             "an agent for runs from another host (ipchost --peer ADDR:PORT ...); it runs only "
+             "cross-host transports from its own plugin folders, listens only on the address a "
+             "client reached it by, connects only back to the client, and takes from the wire only "
+             "options that name no address, port, path or device.",
+             "ipchost serve --bind 0.0.0.0:7878 --token-file agent.token   # an agent\n"
+             "ipchost --peer 10.0.0.2:7878 --token-file agent.token --plugin socket.tcp   # use "
+             "it\n"},
+            {"fleet",
+             "--agent HOST:PORT... | --agents FILE [--token-file FILE] [--pairs mesh|star=AGENT | "
+             "--sample K --seed S] [--concurrency C] [--gap SECONDS] [case options]",
+             "runs the cases between every pair of `ipchost serve` agents (agent to agent, none of "
+             "it on this host) in rounds where no agent is in two pairs; every row names its "
+             "source "
+             "and destination agent, their labels and its round; an agent that fails fails only "
+             "its "
+             "rows.",
+             "ipchost fleet --agents agents.txt --token-file agent.token --plugin socket.tcp\n"
+             "ipchost fleet --agent a:7878 --agent b:7878 --agent c:7878 --pairs star=a\n"},
+            {"system", "[--format json] [--output FILE]",
+             "what on this machine can move a figure between runs, and what to change: "
+             "virtualisation and the CPU time a hypervisor stole, the frequency governor and "
+             "turbo, "
+             "SMT siblings, isolated CPUs, interrupts per CPU and irqbalance, the load and the "
+             "busiest "
+             "other processes, ASLR; rates over one second; it changes nothing. Every run's result "
+             "records the same conditions over the run (JSON `conditions`), and compare states the "
+             "ones that differ.",
+             "ipchost system                   # the conditions, then what to change\n"
+             "ipchost system --format json     # the same as JSON\n"},
+            {"new-plugin", "NAME [--lang c|cpp] [--dir DIR]",
+             "writes a ready plugin project from the installed SDK template (default ./NAME): it "
+             "builds with find_package(ipcbench), loads with --plugin-dir and passes ipchost "
+             "check; "
+             "its README says the next commands.",
+             "ipchost new-plugin myring --lang c   # a project in ./myring\n"},
+        };
+        const auto verdicts = verdict_docs();
+        all.insert(all.begin() + 1, verdicts.begin(), verdicts.end());  // after check
+        return all;
+    }();
     return docs;
 }
 

@@ -23,6 +23,7 @@ report::run_report start_report(const command_line &cmd, int argc, const char *c
     report.per_stream_list = cmd.per_stream_list;
     if (cmd.agent) report.peer = cmd.agent->address.text();
     if (cmd.from_agent) report.from = cmd.from_agent->address.text();
+    report.labels = cmd.serve.labels;  // --label, checked as an agent's labels are
     return report;
 }
 

@@ -280,6 +280,9 @@ int run_command(const command_line &cmd, const plugin::plugin_registry &registry
         lines->write(report::start_line(report));
     }
     case_runner runner(cmd, cases.size(), lines ? &*lines : nullptr, kits.get());
+    if (cmd.case_defaults.interval_s > 0 && cmd.format == report::output_format::table)
+        fmt::print("{}Intervals as each case runs; the results follow.\n\n",
+                   report::run_heading(report, false, cmd.layout));
     for (const auto &c : cases) {
         if (platform::interrupted()) break;
         runner.run(*c.transport, c.settings, report);

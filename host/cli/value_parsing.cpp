@@ -102,13 +102,14 @@ double parse_seconds(const std::string &flag, const std::string &text, bool allo
     return value;
 }
 
-int parse_small_int(const std::string &flag, const std::string &text, int low, int high) {
+int parse_small_int(const std::string &flag, const std::string &text, int low, int high,
+                    const std::string &alternative) {
     errno = 0;
     char *end = nullptr;
     long value = std::strtol(text.c_str(), &end, 10);
     if (text.empty() || *end != '\0' || errno == ERANGE || value < low || value > high)
         throw usage_error(flag + " '" + text + "': expected a whole number from " +
-                          std::to_string(low) + " to " + std::to_string(high));
+                          std::to_string(low) + " to " + std::to_string(high) + alternative);
     return static_cast<int>(value);
 }
 

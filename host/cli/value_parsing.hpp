@@ -21,7 +21,9 @@ std::vector<std::uint64_t> parse_size_list(const std::string &flag, const std::s
 double parse_seconds(const std::string &flag, const std::string &text, bool allow_zero);
 std::uint64_t parse_count(const std::string &flag, const std::string &text);
 // An integer in [low, high]; a positive finite number (rates, percentages).
-int parse_small_int(const std::string &flag, const std::string &text, int low, int high);
+// `alternative` follows the range in the error: " (or auto: ...)".
+int parse_small_int(const std::string &flag, const std::string &text, int low, int high,
+                    const std::string &alternative = "");
 double parse_positive(const std::string &flag, const std::string &text, const std::string &unit);
 
 // Splits "a,b,c", dropping empty items.

@@ -8,7 +8,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <sstream>
@@ -19,15 +21,27 @@
 namespace ipcbench::platform {
 namespace {
 
-// Reads what the child prints until it closes its end or the deadline passes.
-bool read_until(int fd, std::int64_t deadline, std::size_t max_bytes, std::string &text) {
+constexpr std::int64_t grace_ns = 10'000'000'000;  // after SIGTERM, before SIGKILL
+
+// Reads what the child prints until it closes its end or the deadline passes. When `stop` says
+// so, the child's group gets SIGTERM and the deadline moves to grace_ns from then.
+bool read_until(int fd, std::int64_t deadline, std::size_t max_bytes, std::string &text,
+                pid_t group, const std::function<bool()> &stop) {
     char buf[1024];
+    bool stopping = false;
     for (;;) {
+        if (stop && !stopping && stop()) {
+            stopping = true;
+            kill(-group, SIGTERM);
+            deadline = std::min(deadline, now_ns() + grace_ns);
+        }
         const std::int64_t left_ms = (deadline - now_ns()) / 1'000'000;
         if (left_ms <= 0) return false;
         pollfd p{fd, POLLIN, 0};
-        const int r = IPCBENCH_OS_CALL(poll)(&p, 1, static_cast<int>(left_ms));
+        const int slice = stop ? 100 : static_cast<int>(std::min<std::int64_t>(left_ms, INT32_MAX));
+        const int r = IPCBENCH_OS_CALL(poll)(&p, 1, std::min(slice, static_cast<int>(left_ms)));
         if (r < 0 && errno == EINTR) continue;
+        if (r == 0 && stop && now_ns() < deadline) continue;
         if (r <= 0) return r == 0 ? false : true;
         const ssize_t n = IPCBENCH_OS_CALL(read)(fd, buf, sizeof buf);
         if (n < 0 && errno == EINTR) continue;
@@ -53,7 +67,7 @@ exit_status status_of(int raw) {
 }  // namespace
 
 command_output run_for_output(const std::vector<std::string> &argv, int timeout_ms,
-                              std::size_t max_bytes) {
+                              std::size_t max_bytes, const std::function<bool()> &stop) {
     command_output out;
     if (argv.empty() || argv[0].empty() || argv[0][0] != '/') {
         out.failure = "the command must start with an absolute program path";
@@ -79,7 +93,7 @@ command_output run_for_output(const std::vector<std::string> &argv, int timeout_
     }
     if (pid == 0) {  // only async-signal-safe calls until exec
         setpgid(0, 0);
-        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        prctl(PR_SET_PDEATHSIG, stop ? SIGTERM : SIGKILL);
         if (getppid() != parent) _exit(127);
         const int null_fd = open("/dev/null", O_RDONLY);
         if (null_fd < 0 || dup2(null_fd, 0) < 0 || dup2(fds[1], 1) < 0 || dup2(fds[1], 2) < 0)
@@ -90,7 +104,7 @@ command_output run_for_output(const std::vector<std::string> &argv, int timeout_
     setpgid(pid, pid);
     close(fds[1]);
     const std::int64_t deadline = now_ns() + std::int64_t{timeout_ms} * 1'000'000;
-    const bool closed = read_until(fds[0], deadline, max_bytes, out.text);
+    const bool closed = read_until(fds[0], deadline, max_bytes, out.text, pid, stop);
     close(fds[0]);
     int raw = 0;
     if (!closed) {

@@ -9,7 +9,7 @@
 namespace ipcbench::platform {
 
 command_output run_for_output(const std::vector<std::string> &argv, int timeout_ms,
-                              std::size_t max_bytes) {
+                              std::size_t max_bytes, const std::function<bool()> &stop) {
     command_output out;
     if (argv.empty() || argv[0].empty()) {
         out.failure = "the command is empty";
@@ -52,7 +52,7 @@ command_output run_for_output(const std::vector<std::string> &argv, int timeout_
                 available == 0)
                 break;
         }
-        if (now_ns() >= deadline) {
+        if (now_ns() >= deadline || (stop && stop())) {
             out.timed_out = true;
             TerminateJobObject(started.job.get(), 1);
             break;

@@ -5,10 +5,12 @@
 #include <map>
 
 #include "model/units.hpp"
+#include "report/condition_checks.hpp"
 #include "report/fleet_heatmap.hpp"
 #include "report/impl_grid.hpp"
 #include "report/result_columns.hpp"
 #include "report/svg_chart.hpp"
+#include "report/warning_groups.hpp"
 
 namespace ipcbench::report {
 namespace {
@@ -127,6 +129,31 @@ of the recorded values.</p>
                        stats::latency_histogram::relative_error * 100);
 }
 
+// What the table says under its tables: what on the machine may have moved the figures over the
+// run (ipchost system's noise sources), and each kind of warning with the cases it covers.
+std::string warnings_html(const run_report &report) {
+    std::string out;
+    std::string noted;
+    for (const auto &note : condition_notes(report.conditions))
+        noted += (noted.empty() ? "" : ", ") + note;
+    if (!noted.empty())
+        out += fmt::format(
+            "<p>Over this run, what may have moved its figures: {} (ipchost system "
+            "says what to change)</p>\n",
+            html_escape(noted));
+    std::vector<const case_result *> warned;
+    for (const auto &r : report.results)
+        if (!r.warnings.empty()) warned.push_back(&r);
+    if (warned.empty()) return out;
+    out += "<h2>Warnings</h2>\n<ul>\n";
+    for (const auto &group : group_warnings(warned)) {
+        std::string cases;
+        for (const auto &c : group.cases) cases += (cases.empty() ? "" : ", ") + c;
+        out += fmt::format("<li>{} ({})</li>\n", html_escape(group.text), html_escape(cases));
+    }
+    return out + "</ul>\n";
+}
+
 }  // namespace
 
 std::string to_html(const run_report &report) {
@@ -156,6 +183,7 @@ std::string to_html(const run_report &report) {
     if (!d.lat.empty()) html += table_html(table_columns(report, table_kind::latency), d.lat);
     html += grids_html(impl_grids(report));
     html += heatmaps_html(fleet_heatmaps(report));
+    html += warnings_html(report);
     if (!d.bad.empty()) {
         html += "<h2>Not measured</h2>\n<ul>\n";
         for (const auto *r : d.bad)

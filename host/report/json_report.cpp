@@ -367,13 +367,15 @@ json header_json(const run_report &report) {
     const header_settings fields{const_cast<run_report &>(report)};  // NOLINT
     json settings = figures_json(fields);
     settings["latency_histogram_relative_error"] = stats::latency_histogram::relative_error;
-    return {{"schema_version", json_schema_version},
-            {"ipcbench_version", IPCBENCH_VERSION},
-            {"started_at", report.started_at},
-            {"command_line", report.command_line},
-            {"environment", figures_json(report.environment)},
-            {"conditions", conditions_json(report.conditions)},
-            {"settings", std::move(settings)}};
+    json header = {{"schema_version", json_schema_version},
+                   {"ipcbench_version", IPCBENCH_VERSION},
+                   {"started_at", report.started_at},
+                   {"command_line", report.command_line},
+                   {"environment", figures_json(report.environment)},
+                   {"conditions", conditions_json(report.conditions)},
+                   {"settings", std::move(settings)}};
+    if (!report.labels.empty()) header["labels"] = report.labels;
+    return header;
 }
 
 run_report run_report_from_json(const json &doc) {
@@ -385,6 +387,10 @@ run_report run_report_from_json(const json &doc) {
     run_report report;
     report.started_at = doc.value("started_at", "");
     report.command_line = doc.value("command_line", "");
+    if (const auto labels = doc.find("labels"); labels != doc.end() && labels->is_object())
+        for (const auto &[key, value] : labels->items())  // a string each, else left out
+            if (value.is_string() && report.labels.size() < 32)
+                report.labels[key] = value.get<std::string>();
     report.environment = figures_from<platform::system_info>(
         doc.value("environment", json::object()), "environment");
     if (doc.contains("conditions")) report.conditions = conditions_from_json(doc["conditions"]);

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,8 @@ struct run_report {
     double precision = 0;  // --precision: the share each case's median was pinned to; 0 none
     std::string peer;      // --peer: the agent that ran the server side; "" for local runs
     std::string from;      // --from: the agent that ran the client side; "" when this host did
+    // --label KEY=VALUE of a run (commit=abc123, night=42): what `ipchost trend` names a run by.
+    std::map<std::string, std::string> labels;
     std::vector<case_result> results;
     bool per_stream_list = false;  // --per-stream: JSON lists every stream, however many
 };

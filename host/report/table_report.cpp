@@ -213,8 +213,19 @@ std::string not_measured_text(const std::vector<const case_result *> &bad, bool 
 
 }  // namespace
 
-std::string to_table(const run_report &report, bool markdown, const table_layout &layout) {
+std::string run_heading(const run_report &report, bool markdown, const table_layout &layout) {
     const auto &env = report.environment;
+    auto safe = [markdown](const std::string &untrusted) {
+        return shown_text(untrusted, markdown);
+    };
+    return wrapped(fmt::format("{}ipcbench {} on {} {} ({}, {} cores, load {:.2f}), {}",
+                               markdown ? "## " : "", IPCBENCH_VERSION, safe(env.os),
+                               safe(env.kernel), env.cpu_model.empty() ? "?" : safe(env.cpu_model),
+                               env.cores, env.load_average_1m, safe(report.started_at)),
+                   markdown ? std::string::npos / 2 : layout.width, 0);
+}
+
+std::string to_table(const run_report &report, bool markdown, const table_layout &layout) {
     const std::string heading = markdown ? "### " : "";
     // Prose lines: wrapped to the table's width in a terminal, whole in a document.
     const std::size_t width = markdown ? std::string::npos / 2 : layout.width;
@@ -224,11 +235,7 @@ std::string to_table(const run_report &report, bool markdown, const table_layout
     auto safe = [markdown](const std::string &untrusted) {
         return shown_text(untrusted, markdown);
     };
-    std::string out =
-        prose(fmt::format("{}ipcbench {} on {} {} ({}, {} cores, load {:.2f}), {}",
-                          markdown ? "## " : "", IPCBENCH_VERSION, safe(env.os), safe(env.kernel),
-                          env.cpu_model.empty() ? "?" : safe(env.cpu_model), env.cores,
-                          env.load_average_1m, safe(report.started_at)));
+    std::string out = run_heading(report, markdown, layout);
     if (!report.peer.empty() || !report.from.empty())  // --peer, --from: which host ran what
         out += prose(fmt::format(
             "Two hosts: the client side (sender, pinger) on {}, the server side (receiver, "

@@ -23,6 +23,9 @@ struct table_layout {
 
 // The human-readable report: a throughput table, a latency table, warnings, then the cases not
 // measured and why. `markdown` renders the same tables as GitHub-flavoured Markdown.
+// The table's first line: version, system, CPU, cores, load, start time. A run with --interval
+// prints it before the first interval line, so the lines that follow have a head.
+std::string run_heading(const run_report &report, bool markdown, const table_layout &layout);
 std::string to_table(const run_report &report, bool markdown = false,
                      const table_layout &layout = {});
 

@@ -158,9 +158,18 @@ TEST_CASE("serve --label takes KEY=VALUE by the label rule, naming what breaks i
         CHECK(run.exit_code == 2);
         CHECK_THAT(run.err, Catch::Contains("--label") && Catch::Contains(says));
     }
-    const auto elsewhere = run_ipchost({"--label", "node=n1", "--plugin", "pipe.fifo"});
+    const auto elsewhere = run_ipchost({"check", "--label", "node=n1", "--plugin", "pipe.fifo"});
     CHECK(elsewhere.exit_code == 2);
     CHECK_THAT(elsewhere.err, Catch::Contains("--label is an option of ipchost serve"));
+    // A run takes labels too, by the same rule, and its result carries them (ipchost trend).
+    const auto bad_run = run_ipchost({"--label", "no de=x", "--plugin", "pipe.fifo"});
+    CHECK(bad_run.exit_code == 2);
+    CHECK_THAT(bad_run.err, Catch::Contains("only letters, digits"));
+    const auto run =
+        run_ipchost({"--label", "commit=abc123", "--plugin", "pipe.fifo", "--mode", "latency",
+                     "--count", "100", "--warmup", "0", "--format", "json"});
+    REQUIRE(run.exit_code == 0);
+    CHECK(nlohmann::json::parse(run.out).at("labels") == nlohmann::json({{"commit", "abc123"}}));
 }
 
 TEST_CASE("a fleet's rows carry the labels the agents told at the roll call, the list's first",

@@ -79,7 +79,7 @@ TEST_CASE("the --help text and the man page list every option of the table", "[c
         for (char c : name) roff += c == '-' ? std::string("\\-") : std::string(1, c);
         CHECK_THAT(man.out, Catch::Contains("\\fB" + roff + "\\fR"));
     }
-    for (const char *sub : {"check", "compare", "report", "serve", "new-plugin"}) {
+    for (const char *sub : {"ab", "check", "compare", "report", "serve", "new-plugin", "trend"}) {
         CHECK_THAT(help.out, Catch::Contains(std::string("ipchost ") + sub + " "));
         std::string roff;
         for (char c : std::string(sub)) roff += c == '-' ? std::string("\\-") : std::string(1, c);
@@ -151,6 +151,9 @@ TEST_CASE("bash completion offers subcommands, options, transport ids and option
     const auto keys = complete({"--plugin", "pipe.fifo", "--opt", ""});
     CHECK_THAT(keys, !VectorContains(std::string("nodelay=")));  // socket.tcp's, not selected
     CHECK_THAT(complete({"--lang", ""}), VectorContains(std::string("cpp")));
+    CHECK_THAT(complete({"a"}), VectorContains(std::string("ab")));
+    CHECK_THAT(complete({"ab", "--rounds", ""}), VectorContains(std::string("auto")));
+    CHECK_THAT(complete({"tr"}), VectorContains(std::string("trend")));
 }
 
 TEST_CASE("the JSON of --list and --describe says what a script needs", "[cli]") {
@@ -227,7 +230,7 @@ TEST_CASE("options of other commands are refused, naming the command they belong
          "--bind is an option of ipchost serve, not of a run"},
         {{"--plugin", "pipe.fifo", "--once"}, "--once is an option of ipchost serve"},
         {{"--plugin", "pipe.fifo", "--fail-on-regression", "5"},
-         "--fail-on-regression is an option of ipchost compare, not of a run"},
+         "--fail-on-regression is an option of ipchost compare and ipchost ab, not of a run"},
         {{"serve", "--peer", "127.0.0.1:1"}, "--peer is an option of a run"},
         {{"check", "--lang", "cpp"},
          "--lang is an option of ipchost new-plugin, not of ipchost check"},

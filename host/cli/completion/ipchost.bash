@@ -48,7 +48,7 @@ _ipchost() {
     mapfile -t COMPREPLY < <(compgen -d -- "$cur")
     return
     ;;
-  --output | --histogram | --token-file)
+  --output | --histogram | --token-file | --base-ipchost | --new-ipchost)
     mapfile -t COMPREPLY < <(compgen -f -- "$cur")
     return
     ;;
@@ -57,12 +57,13 @@ _ipchost() {
   --zero-copy) mapfile -t COMPREPLY < <(compgen -W "auto on off" -- "$cur"); return ;;
   --io) mapfile -t COMPREPLY < <(compgen -W "auto threads epoll uring iocp" -- "$cur"); return ;;
   --lang) mapfile -t COMPREPLY < <(compgen -W "c cpp" -- "$cur"); return ;;
+  --rounds | --repeat) mapfile -t COMPREPLY < <(compgen -W "auto" -- "$cur"); return ;;
   esac
   local words
   words="$("$ipchost" --help --format words 2>/dev/null | tr -d '=')"
   if [[ "$cur" != -* ]]; then
     case "${COMP_WORDS[1]:-}" in
-    compare | report) mapfile -t COMPREPLY < <(compgen -f -- "$cur"); return ;;
+    compare | report | trend) mapfile -t COMPREPLY < <(compgen -f -- "$cur"); return ;;
     esac
     [ "$COMP_CWORD" -eq 1 ] || return
     words="$(grep -v '^-' <<<"$words")"
