@@ -69,14 +69,16 @@ print(f"{ratio:.4f} {low:.4f} {high:.4f}")
 EOF
 }
 
-# The cost that makes the case $1 (0.10) slower: start from a guess, scale by what it did.
+# The cost that makes the case $1 (0.10) slower: start from a guess, then scale it by what it
+# did, in time (a send costing c more makes a message take t0 + k c: the ratio is t0 / (t0 + k c),
+# so the extra time 1/ratio - 1 grows with c).
 calibrate() {
   local target="$1" cost="${2:-2000}" measured low high
   for attempt in 1 2 3 4 5; do
     read -r measured low high < <(true_ratio "$cost")
     echo "calibrate: cost_ns=$cost -> rate ratio $measured [$low, $high] (target $(python3 -c "print(1-$target)"))" >&2
     if [ "$attempt" = 5 ] || python3 -c "import sys; sys.exit(0 if abs((1-$measured)-$target) <= 0.02 else 1)"; then break; fi
-    cost=$(python3 -c "print(max(50, int($cost * $target / max(0.005, 1 - $measured))))")
+    cost=$(python3 -c "print(max(20, int($cost * (1 / (1 - $target) - 1) / max(0.005, 1 / $measured - 1))))")
   done
   echo "$cost $measured $low $high"  # the cost, and its ratio as measured
 }
