@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <cmath>
+#include <cstdint>
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>

@@ -15,7 +15,9 @@
 # a side), and the cost is scaled until it is within 2 points of the target.
 # Usage: RUNS=20 BUDGET=900 scripts/bench/gate_power.sh [BUILD_DIR]   (default build-test, a
 # tree built with -DIPCBENCH_BUILD_TESTS=ON: the fixture plugin lives there)
-# CASE="--mode throughput --size 1K" picks the case; CONDITIONS="aa-quiet slow10-quiet" a subset.
+# CASE="--mode throughput --size 1K" picks the case; CONDITIONS="aa-quiet slow10-quiet" a subset;
+# COST10=110 COST20=250 take those costs and only measure their true size (the search by
+# successive long runs is slow where the effect of a cost drifts with the machine's state).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 build="$(cd "${1:-$root/build-test}" && pwd)"
@@ -73,11 +75,12 @@ EOF
 # did, in time (a send costing c more makes a message take t0 + k c: the ratio is t0 / (t0 + k c),
 # so the extra time 1/ratio - 1 grows with c).
 calibrate() {
-  local target="$1" cost="${2:-2000}" measured low high
-  for attempt in 1 2 3 4 5; do
+  local target="$1" cost="${2:-2000}" measured low high tries=5
+  [ -n "${3:-}" ] && cost="$3" && tries=1  # COST10 / COST20: that cost, its size measured once
+  for attempt in $(seq 1 "$tries"); do
     read -r measured low high < <(true_ratio "$cost")
     echo "calibrate: cost_ns=$cost -> rate ratio $measured [$low, $high] (target $(python3 -c "print(1-$target)"))" >&2
-    if [ "$attempt" = 5 ] || python3 -c "import sys; sys.exit(0 if abs((1-$measured)-$target) <= 0.02 else 1)"; then break; fi
+    if [ "$attempt" = "$tries" ] || python3 -c "import sys; sys.exit(0 if abs((1-$measured)-$target) <= 0.02 else 1)"; then break; fi
     cost=$(python3 -c "print(max(20, int($cost * (1 / (1 - $target) - 1) / max(0.005, 1 / $measured - 1))))")
   done
   echo "$cost $measured $low $high"  # the cost, and its ratio as measured
@@ -108,7 +111,10 @@ gate_runs() {
 echo "gate_power.sh: case ${case_args[*]} on slowdown.stream, threshold $threshold %, budget $budget s, $runs runs a condition" >&2
 slow10="" slow20=""
 for c in $conditions; do
-  case "$c" in slow10-*|fast10-*) [ -z "$slow10" ] && slow10="$(calibrate 0.10)" ;; slow20-*) [ -z "$slow20" ] && slow20="$(calibrate 0.20 4000)" ;; esac
+  case "$c" in
+    slow10-* | fast10-*) [ -z "$slow10" ] && slow10="$(calibrate 0.10 2000 "${COST10:-}")" ;;
+    slow20-*) [ -z "$slow20" ] && slow20="$(calibrate 0.20 4000 "${COST20:-}")" ;;
+  esac
 done
 echo
 echo "| condition | true change (rate ratio, 95 %) | runs | failed | passed | inconclusive | error | rounds (median) | seconds (median) | load |"
