@@ -46,31 +46,35 @@ void estimate_rounds(figure_change &c, const gate_settings &s, double z) {
     const double noise = std::max(c.estimate.noise, 1e-6);
     const double half_at_most = z * noise / std::sqrt(static_cast<double>(s.most_rounds) * 3 / pi);
     const char *unit = s.paired ? "rounds" : "repetitions per file";
-    if (half_at_most >= s.threshold * 0.999) {
-        c.note = fmt::format(
-            "cannot detect {:g} % on this machine now (noise +/-{:.1f} % a {}; {} {} would give "
-            "+/-{:.1f} %)",
-            s.threshold * 100, noise_share(c.estimate.noise) * 100, s.paired ? "round" : "sample",
-            s.most_rounds, unit, (std::exp(half_at_most) - 1) * 100);
-        return;
-    }
-    // The estimate itself moves as samples come: one near a threshold asks for the most there
-    // may be, never for none (only the noise says that nothing can decide it).
+    const char *one = s.paired ? "round" : "sample";
+    // A change far past the threshold needs few samples to show it, whatever the noise: the
+    // samples to decide come from the margin first. The estimate itself moves as samples come,
+    // so one near a threshold asks for the most there may be, never for none.
     const auto have = static_cast<double>(c.estimate.n);
     const double most = static_cast<double>(s.most_rounds);
     const double needed =
         margin <= 1e-9 ? most : std::min(most, std::ceil(std::pow(z * noise / margin, 2) * pi / 3));
-    c.more_rounds = static_cast<std::size_t>(std::max(1.0, needed - have));
-    if (needed >= most) {
-        c.note = fmt::format(
-            "the ratio lies near a threshold: even {} {} may not decide it (noise +/-{:.1f} % a "
-            "{})",
-            s.most_rounds, unit, noise_share(c.estimate.noise) * 100,
-            s.paired ? "round" : "sample");
+    if (needed < most) {
+        c.more_rounds = static_cast<std::size_t>(std::max(1.0, needed - have));
+        c.note = fmt::format("about {} more {} would decide it (noise +/-{:.1f} % a {})",
+                             c.more_rounds, unit, noise_share(c.estimate.noise) * 100, one);
         return;
     }
-    c.note = fmt::format("about {} more {} would decide it (noise +/-{:.1f} % a {})", c.more_rounds,
-                         unit, noise_share(c.estimate.noise) * 100, s.paired ? "round" : "sample");
+    // Only when even the most samples could not resolve +/-T is the answer the machine's noise
+    // (more_rounds 0: auto rounds stop here).
+    if (half_at_most >= s.threshold * 0.999) {
+        c.note = fmt::format(
+            "cannot detect {:g} % on this machine now (noise +/-{:.1f} % a {}; {} {} would give "
+            "+/-{:.1f} %)",
+            s.threshold * 100, noise_share(c.estimate.noise) * 100, one, s.most_rounds, unit,
+            (std::exp(half_at_most) - 1) * 100);
+        return;
+    }
+    c.more_rounds = static_cast<std::size_t>(std::max(1.0, most - have));
+    c.note = fmt::format(
+        "the ratio lies near a threshold: even {} {} may not decide it (noise "
+        "+/-{:.1f} % a {})",
+        s.most_rounds, unit, noise_share(c.estimate.noise) * 100, one);
 }
 
 void judge_one(figure_change &c, const gate_settings &s, std::size_t gated_count) {

@@ -242,3 +242,23 @@ TEST_CASE("change points: a shift found where it happened, none in noise alone",
     CHECK(both[0].index == 10);
     CHECK(both[1].index == 20);
 }
+
+TEST_CASE(
+    "auto rounds: a large change in heavy noise asks for more rounds, an A/A in the same "
+    "noise is answered with the noise",
+    "[verdicts]") {
+    report::gate_settings s;
+    std::vector<double> heavy(8);  // +/-0.5 on the log ratio: about +/-150 % a round
+    for (std::size_t i = 0; i < heavy.size(); ++i) heavy[i] = (i % 2 ? 0.5 : -0.5);
+    std::vector<report::figure_change> slow = {change("c", "bytes_per_sec", paired(0.75, heavy))};
+    report::judge_changes(slow, s);
+    REQUIRE(slow[0].result == report::verdict::inconclusive);
+    CHECK(slow[0].more_rounds > 0);  // 25 % past a 5 % threshold: rounds decide it
+    CHECK(slow[0].more_rounds < s.most_rounds);
+    CHECK_THAT(slow[0].note, Catch::Contains("more rounds would decide it"));
+    std::vector<report::figure_change> same = {change("c", "bytes_per_sec", paired(1.0, heavy))};
+    report::judge_changes(same, s);
+    REQUIRE(same[0].result == report::verdict::inconclusive);
+    CHECK(same[0].more_rounds == 0);  // +/-5 % cannot be resolved at this noise: stop, say so
+    CHECK_THAT(same[0].note, Catch::Contains("cannot detect 5 % on this machine now"));
+}
