@@ -983,6 +983,12 @@ if [ "${#unresolved[@]}" -gt 0 ]; then
     for u in "${unresolved[@]}"; do echo "- $u"; done
   } >>"$out"
 fi
+# The gate's measurement is its own script's (scripts/bench/gate_power.sh): its section is kept
+# in scripts/bench/gate_power.md and carried into every docs/benchmarks.md written here.
+{
+  echo
+  cat "$root/scripts/bench/gate_power.md"
+} >>"$out"
 {
   echo
   echo "## Reading the tables"

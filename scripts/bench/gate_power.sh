@@ -9,8 +9,9 @@
 #   slow10-quiet  new = a send cost that makes the case 10 % slower (its true size measured first)
 #   slow20-load   new = 20 % slower, under the same load
 #   fast10-quiet  base = the 10 % slower one, new = plain: a 10 % speed-up, which must never fail
-# and prints one Markdown row per condition: runs, failed (exit 1), passed (0), inconclusive (3),
-# the rounds and seconds a gate run took (median), the load average seen. The true size of each
+# and prints one Markdown row per condition: runs, failed (exit 1), passed (0), inconclusive
+# (3), the rounds and seconds a gate run took (median), the load average seen. docs/benchmarks.md
+# section 7 is kept in scripts/bench/gate_power.md, which bench.sh --write-docs carries over. The true size of each
 # slowdown comes from long alternated runs first (CALIBRATE_ROUNDS rounds of CALIBRATE_DURATION s
 # a side), and the cost is scaled until it is within 2 points of the target.
 # Usage: RUNS=20 BUDGET=900 scripts/bench/gate_power.sh [BUILD_DIR]   (default build-test, a
