@@ -4,7 +4,6 @@
 #include <fmt/ranges.h>
 #include <cmath>
 #include <cstdint>
-#include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
 

@@ -196,8 +196,8 @@ gate_outcome gate(const std::vector<figure_change> &changes, const gate_settings
         g.exit_code = exit_gate_failed;
         g.summary = fmt::format(
             "failed: {} of {} gated figures slower by more than {:g} % (95 % "
-            "intervals, Holm across the {})",
-            g.slower, g.gated, s.threshold * 100, g.gated);
+            "intervals, Holm across the gated figures)",
+            g.slower, g.gated, s.threshold * 100);
     } else if (fewest < least) {
         g.exit_code = exit_inconclusive;
         g.summary = fmt::format(
