@@ -8,6 +8,7 @@
 #include "kit/kit_registry.hpp"
 #include "plugin/plugin_search_path.hpp"
 #include "report/table_report.hpp"
+#include "text/printable_text.hpp"
 
 namespace ipcbench::cli {
 
@@ -57,10 +58,44 @@ nlohmann::json kit_json(const kit::kit_info &k) {
             {"api", k.api.empty() ? nlohmann::json(nullptr) : nlohmann::json(k.api)},
             {"warmup_s", k.manifest.warmup_s},
             {"folder", k.folder.string()},
+            {"environment_dropped", k.environment.dropped},
             {"usable", k.usable()},
             {"problem", k.problem.empty() ? nlohmann::json(nullptr) : nlohmann::json(k.problem)},
             {"shadowed_by",
              k.shadowed_by.empty() ? nlohmann::json(nullptr) : nlohmann::json(k.shadowed_by)}};
+}
+
+// What of ipchost's environment every kit's processes go without (kit/kit_environment.hpp),
+// said once; what one kit's manifest adds (its runtime's options) is said under that kit.
+std::vector<std::string> dropped_by_all(const kit::kit_registry &kits) {
+    std::vector<std::string> common;
+    bool first = true;
+    for (const auto &k : kits.kits()) {
+        if (!k.api.empty() || !k.usable()) continue;
+        if (first) {
+            common = k.environment.dropped;
+            first = false;
+            continue;
+        }
+        std::vector<std::string> kept;
+        for (const auto &d : common)
+            if (std::find(k.environment.dropped.begin(), k.environment.dropped.end(), d) !=
+                k.environment.dropped.end())
+                kept.push_back(d);
+        common = std::move(kept);
+    }
+    return common;
+}
+
+void print_environment(const std::vector<std::string> &dropped, const std::string &indent) {
+    for (const auto &d : dropped) fmt::print("{}{}\n", indent, text::printable(d, 300));
+}
+
+void print_own_dropped(const kit::kit_info &k, const std::vector<std::string> &common,
+                       std::size_t w) {
+    for (const auto &d : k.environment.dropped)
+        if (std::find(common.begin(), common.end(), d) == common.end())
+            fmt::print("{:<{}}  environment without {}\n", "", w, text::printable(d, 300));
 }
 
 // The kits: name, runtime, roles and transports; a broken kit with its reason.
@@ -73,6 +108,7 @@ void print_kits(const kit::kit_registry &kits, const std::vector<std::filesystem
     }
     fmt::print("\n{:<{}}  {:<{}}  {:<29}  {}\n", "kit", w, "runtime", rw, "roles", "transports");
     std::size_t shown = 0;
+    const auto common = dropped_by_all(kits);
     for (const auto &k : kits.kits()) {
         if (!k.shadowed_by.empty() && !verbose) continue;
         ++shown;
@@ -83,6 +119,7 @@ void print_kits(const kit::kit_registry &kits, const std::vector<std::filesystem
             transports += (transports.empty() ? "" : ",") + t;
         if (!k.problem.empty()) {
             fmt::print("{:<{}}  cannot run: {}\n", k.manifest.name, w, k.problem);
+            if (verbose && k.api.empty()) print_own_dropped(k, common, w);
             continue;
         }
         fmt::print("{:<{}}  {:<{}}  {:<29}  {}\n", k.manifest.name, w, k.runtime, rw, roles,
@@ -92,9 +129,14 @@ void print_kits(const kit::kit_registry &kits, const std::vector<std::filesystem
             fmt::print("{:<{}}  {} ({})\n", "", w, k.manifest.language, k.folder.string());
         else if (verbose)
             fmt::print("{:<{}}  {}\n", "", w, k.manifest.description);
+        if (verbose && k.api.empty()) print_own_dropped(k, common, w);
     }
     if (shown == 0) fmt::print("(no kits found; searched {})\n", folders.back().string());
     if (verbose) {
+        fmt::print("\nA kit's environment: ipchost's, {}\n",
+                   common.empty() ? "with nothing in it that names code"
+                                  : "without (it names code, or others may write it):");
+        print_environment(common, "  ");
         fmt::print("\nKit search path:\n");
         for (const auto &folder : folders) fmt::print("  {}\n", folder.string());
     }

@@ -189,14 +189,24 @@ const std::vector<environment_doc> &environment_docs() {
         {"IPCBENCH_PROBE_CACHE",
          "0 turns off the cache of plugin probe verdicts (a plugin whose "
          "loading depends on the environment)"},
-        {"IPCBENCH_JAVA", "the java the Java kit runs on (default: java on PATH)"},
-        {"IPCBENCH_JAVA_OPTS", "more JVM options for the Java kit (-Xmx..., -XX:+UseZGC)"},
+        {"IPCBENCH_JAVA",
+         "the java the Java kit runs on (default: java on PATH), found and held to the kit "
+         "folder's trust rules by ipchost, as every runtime a kit starts"},
+        {"IPCBENCH_JAVA_OPTS",
+         "more JVM options for the Java kit (-Xmx..., -XX:+UseZGC); passed only when every "
+         "word is a setting the kit's manifest allows (an option can name code)"},
         {"IPCBENCH_DOTNET",
          "the dotnet host the C# kit on CoreCLR runs on; DOTNET_* settings reach "
          "it as they reach a program (the kit sets DOTNET_TC_CallCountingDelayMs=0 "
-         "unless given: tier 1 within its warm-up)"},
+         "unless given: tier 1 within its warm-up), those that name code do not"},
         {"IPCBENCH_MONO", "the mono the C# kit on Mono runs on"},
-        {"IPCBENCH_MONO_OPTS", "more Mono runtime options (--gc-params=..., --llvm)"},
+        {"IPCBENCH_MONO_OPTS",
+         "more Mono runtime options (--gc-params=..., --llvm), the shapes the manifest allows"},
+        {"(kits)",
+         "a kit's processes get ipchost's environment without what names code (LD_*, "
+         "PYTHON*, JAVA_TOOL_OPTIONS, DOTNET_STARTUP_HOOKS, MONO_PATH...) and with PATH cut "
+         "to folders only their owner may write; ipchost --list --verbose says what was left "
+         "out"},
     };
     return docs;
 }

@@ -318,7 +318,7 @@ class session {
 public:
     explicit session(const kit::kit_info &k)
         : child_(k.worker.front(), std::vector<std::string>(k.worker.begin() + 1, k.worker.end()),
-                 "kit " + k.manifest.name),
+                 "kit " + k.manifest.name, nullptr, -1, &k.environment.variables),
           channel_(child_.control_socket()) {}
 
     // The next message within timeout_s; nullopt when none came or the channel ended.

@@ -192,6 +192,7 @@ void record_side(model::process_figures &figures, const side_view &view,
                  std::vector<std::string> &warnings, const std::string &side) {
     figures.implementation = view.identity->implementation;
     figures.runtime = view.identity->runtime;
+    figures.environment_dropped = view.identity->environment_dropped;
     figures.kit = view.kit;
     figures.agent_sessions = view.agent_sessions;
     if (!view.before || !view.after || view.after->at_ns <= view.before->at_ns) return;

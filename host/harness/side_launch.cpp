@@ -20,6 +20,8 @@ worker_launch launch_for(const std::string &impl, kit::side_role role,
     launch.program = k->worker.front();
     launch.args.assign(k->worker.begin() + 1, k->worker.end());
     launch.implementation = k->manifest.name;
+    launch.environment = k->environment.variables;
+    launch.environment_dropped = k->environment.dropped;
     return launch;
 }
 

@@ -64,7 +64,8 @@ struct worker_pair::process {
               this->side + (launch.implementation == "native"
                                 ? std::string(" worker")
                                 : " worker (" + launch.implementation + ")"),
-              keep, launch.start_cpu)),
+              keep, launch.start_cpu,
+              launch.implementation == "native" ? nullptr : &launch.environment)),
           channel(child->control_socket()) {}
     process(std::string side, platform::socket_handle remote_socket)
         : side(std::move(side)), remote_socket(remote_socket), channel(remote_socket) {}
@@ -99,7 +100,10 @@ struct worker_pair::process {
 };
 
 worker_launch worker_launch::native() {
-    return {platform::self_executable_path(), {"worker"}, "native"};
+    worker_launch launch;
+    launch.program = platform::self_executable_path();
+    launch.args = {"worker"};
+    return launch;
 }
 
 worker_pair::worker_pair(const plugin::transport_info &transport,
@@ -410,7 +414,7 @@ worker_identity worker_pair::welcome(process &w, const json &hello_message,
         throw pair_failure(refusal, IPCB_E_UNSUPPORTED, "hello");
     }
     send_to(w, control::write_message(control::worker_welcome{to_string(*picked)}));
-    return {said, hello.runtime, static_cast<long>(hello.pid), *picked};
+    return {said, hello.runtime, static_cast<long>(hello.pid), *picked, launch.environment_dropped};
 }
 
 json worker_pair::probe(const json &job, double watchdog_s) {

@@ -47,6 +47,10 @@ struct worker_launch {
     // The CPU the process starts on (-1: any): a kit's runtime then sizes itself for it
     // (--affinity; platform::child_process).
     int start_cpu = -1;
+    // A kit's whole environment (kit/kit_environment.hpp) and what of ipchost's it left out;
+    // empty for the native worker, which inherits ipchost's.
+    std::vector<std::string> environment;
+    std::vector<std::string> environment_dropped;
     static worker_launch native();
 };
 
@@ -55,7 +59,8 @@ struct worker_identity {
     std::string implementation;  // "native" or the kit's name
     std::string runtime;         // "" for native, else e.g. "go1.19.8"
     long pid = 0;
-    control::protocol_version protocol{1, 0};  // the worker protocol version both speak
+    control::protocol_version protocol{1, 0};      // the worker protocol version both speak
+    std::vector<std::string> environment_dropped;  // worker_launch's, for the result
 };
 
 class worker_pair {

@@ -3,6 +3,7 @@
 #include <fstream>
 #include <iterator>
 #include <nlohmann/json.hpp>
+#include <regex>
 #include <stdexcept>
 
 #include "control/worker_messages.hpp"
@@ -29,6 +30,36 @@ std::string spoken_list() {
     return out;
 }
 
+// A variable a kit may name is its own: IPCBENCH_ and capitals (never PATH or LD_PRELOAD).
+bool kit_variable(const std::string &name) {
+    if (name.rfind("IPCBENCH_", 0) != 0 || name.size() <= 9 || name == "IPCBENCH_RUNTIME")
+        return false;
+    for (const char c : name)
+        if (!((c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_')) return false;
+    return true;
+}
+
+template <class F>
+void check_runtime_fields(const kit_manifest &m, F &&fail) {
+    if (!m.runtime_variable.empty() && m.runtime.empty())
+        fail("'runtime_variable' without 'runtime': name the runtime the launcher starts");
+    for (const auto *v : {&m.runtime_variable, &m.runtime_options_variable})
+        if (!v->empty() && !kit_variable(*v))
+            fail("the variable '" + *v +
+                 "' is not a kit's own: name one IPCBENCH_ and capitals, digits or '_' (not "
+                 "IPCBENCH_RUNTIME)");
+    if (m.runtime_options_variable.empty() != m.runtime_options_allowed.empty())
+        fail("'runtime_options_variable' and 'runtime_options_allowed' go together");
+    for (const auto &shape : m.runtime_options_allowed) {
+        try {
+            std::regex check(shape);
+        } catch (const std::regex_error &e) {
+            fail("runtime_options_allowed: '" + shape + "' is no regular expression (" + e.what() +
+                 ")");
+        }
+    }
+}
+
 void check(const kit_manifest &m, const std::string &file) {
     auto fail = [&](const std::string &what) {
         throw std::runtime_error(file + ": " + what + " (docs/worker-protocol.md, \"Kits\")");
@@ -50,6 +81,7 @@ void check(const kit_manifest &m, const std::string &file) {
         for (std::size_t j = 0; j < i; ++j)
             if (m.apis[j].name == a.name) fail("the API '" + a.name + "' is listed twice");
     }
+    check_runtime_fields(m, fail);
     if (!control::pick_version(m.protocol))
         fail("it speaks worker protocol " +
              (m.protocol.empty() ? std::string("none") : m.protocol.front()) +

@@ -61,6 +61,18 @@ struct kit_manifest {
     // The untimed traffic its runtime needs before its loop runs at speed (a JIT compiling it):
     // a case's warm-up is at least this unless --warmup is given. 0: none declared.
     double warmup_s = 0;
+    // The runtime a launcher script starts (a kit whose worker is a script: java, dotnet,
+    // mono). ipchost finds it itself, on PATH or where `runtime_variable` names another (the
+    // user's IPCBENCH_JAVA), holds it to the kits' rules (kit/kit_trust.hpp) and hands the
+    // launcher its absolute path as IPCBENCH_RUNTIME: a launcher never looks anything up.
+    std::string runtime;
+    std::string runtime_variable;
+    // The variable that adds options to the runtime's command (IPCBENCH_JAVA_OPTS), and the
+    // shapes an option may have (ECMAScript regular expressions, each matching a whole word): a
+    // variable with any other word is dropped from the kit's environment and said
+    // (kit/kit_environment.hpp): an option can name code (-javaagent:, --profile=).
+    std::string runtime_options_variable;
+    std::vector<std::string> runtime_options_allowed;
 };
 
 template <class M, class V>
@@ -77,6 +89,10 @@ auto visit_fields(M &m, V &&v)
     v.text_list("transports", m.transports, 256, 200);
     v.optional_object_list("apis", m.apis, 16);
     v.optional_number("warmup_s", m.warmup_s, 0, max_kit_warmup_s);
+    v.optional_text("runtime", m.runtime, 256);
+    v.optional_text("runtime_variable", m.runtime_variable, 64);
+    v.optional_text("runtime_options_variable", m.runtime_options_variable, 64);
+    v.optional_text_list("runtime_options_allowed", m.runtime_options_allowed, 32, 200);
 }
 
 // The manifest in `folder`, every field checked: std::runtime_error naming the file and what

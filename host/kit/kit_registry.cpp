@@ -7,6 +7,7 @@
 
 #include "kit/kit_trust.hpp"
 #include "platform/command_output.hpp"
+#include "platform/system_info.hpp"
 #include "plugin/plugin_search_path.hpp"
 #include "text/printable_text.hpp"
 
@@ -16,15 +17,18 @@ namespace {
 // The first line a runtime-version command printed, or why it gave none.
 void probe_runtime(kit_info &k) {
     auto version = with_kit_dir(k.manifest.runtime_version, k.folder);
-    const std::string program = platform::find_program(version.front());
-    if (program.empty()) {
-        k.problem = "its runtime is missing: '" + version.front() +
-                    "' is not on PATH or not executable (install the runtime: "
-                    "scripts/install-deps.sh --kits)";
+    const checked_program program = check_program(version.front());
+    if (!program.problem.empty()) {
+        k.problem = program.missing ? "its runtime is missing: " + program.problem +
+                                          " (install the runtime: scripts/install-deps.sh --kits)"
+                                    : "refused, nothing of it runs: its runtime-version command "
+                                      "runs " +
+                                          program.problem + " (" + kit_trust_advice + ")";
         return;
     }
-    version.front() = program;
-    const auto out = platform::run_for_output(version, kit_registry::version_timeout_ms);
+    version.front() = program.path;
+    const auto out = platform::run_for_output(version, kit_registry::version_timeout_ms, 4096, {},
+                                              &k.environment.variables);
     std::string first = out.text.substr(0, out.text.find('\n'));
     if (!first.empty() && first.back() == '\r') first.pop_back();
     if (!out.failure.empty()) {
@@ -40,19 +44,36 @@ void probe_runtime(kit_info &k) {
     }
 }
 
+// The worker's program and the runtime its launcher starts, each found and checked by ipchost
+// (kit_trust.hpp), and the environment both start with.
 void resolve_worker(kit_info &k) {
     k.worker = with_kit_dir(k.manifest.worker, k.folder);
-    const std::string program = platform::find_program(k.worker.front());
-    if (program.empty()) {
+    const checked_program program = check_program(k.worker.front());
+    if (!program.problem.empty()) {
         const bool own = k.worker.front().find('/') != std::string::npos;
-        k.problem = own ? "its worker program '" + k.worker.front() +
-                              "' is missing or not executable (a compiled kit is built by CMake "
-                              "where its runtime is found)"
-                        : "its runtime is missing: '" + k.worker.front() +
-                              "' is not on PATH (install it: scripts/install-deps.sh --kits)";
+        if (!program.missing)
+            k.problem = "refused, nothing of it runs: its worker runs " + program.problem + " (" +
+                        kit_trust_advice + ")";
+        else
+            k.problem = own ? "its worker program '" + k.worker.front() +
+                                  "' is missing or not executable (a compiled kit is built by "
+                                  "CMake where its runtime is found)"
+                            : "its runtime is missing: " + program.problem +
+                                  " (install it: scripts/install-deps.sh --kits)";
         return;
     }
-    k.worker.front() = program;
+    k.worker.front() = program.path;
+    const auto environment = platform::environment_variables();
+    const checked_program runtime = check_runtime(k.manifest, environment);
+    if (!runtime.problem.empty()) {
+        k.problem = runtime.missing
+                        ? "its runtime is missing: " + runtime.problem +
+                              " (install it: scripts/install-deps.sh --kits)"
+                        : "refused, nothing of it runs: the runtime its launcher starts, " +
+                              runtime.problem + " (" + kit_trust_advice + ")";
+        return;
+    }
+    k.environment = environment_for_kit(environment, k.manifest, runtime.path);
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "kit/kit_environment.hpp"
 #include "kit/kit_manifest.hpp"
 
 namespace ipcbench::kit {
@@ -18,6 +19,9 @@ struct kit_info {
     std::string problem;              // why it cannot run; "" when it can
     std::string shadowed_by;          // an earlier folder's kit of the same name wins
     std::string api;  // KIT:API's API (the manifest's "apis"), "" for the kit's default
+    // What its worker and runtime-version probe start with, and what of ipchost's environment
+    // was left out (kit/kit_environment.hpp).
+    kit_environment environment;
 
     bool usable() const { return problem.empty() && shadowed_by.empty(); }
     bool offers(side_role role) const;

@@ -3,8 +3,10 @@
 #include <system_error>
 #include <vector>
 
+#include "kit/kit_environment.hpp"
 #include "platform/command_output.hpp"
 #include "platform/file_trust.hpp"
+#include "platform/system_info.hpp"
 
 namespace ipcbench::kit {
 namespace {
@@ -23,10 +25,9 @@ std::string untrusted_command(const std::vector<std::string> &command,
                               const std::filesystem::path &folder) {
     const auto args = with_kit_dir(command, folder);
     if (args.empty()) return "";
-    const std::string program = platform::find_program(args.front());
-    if (!program.empty())
-        if (std::string why = untrusted_named_file(program); !why.empty())
-            return "its command runs " + why;
+    if (const checked_program program = check_program(args.front());
+        !program.missing && !program.problem.empty())
+        return "its command runs " + program.problem;
     for (std::size_t i = 1; i < args.size(); ++i) {
         const std::filesystem::path p(args[i]);
         std::error_code ec;
@@ -58,7 +59,58 @@ std::string untrusted_kit_folder(const std::filesystem::path &folder) {
 std::string untrusted_kit_commands(const std::filesystem::path &folder, const kit_manifest &m) {
     for (const auto *command : {&m.worker, &m.runtime_version})
         if (std::string why = untrusted_command(*command, folder); !why.empty()) return why;
+    if (const checked_program runtime = check_runtime(m, platform::environment_variables());
+        !runtime.missing && !runtime.problem.empty())
+        return "the runtime its launcher starts, " + runtime.problem;
     return "";
+}
+
+checked_program check_program(const std::string &name) {
+    checked_program out;
+    if (name.find('/') != std::string::npos && !std::filesystem::path(name).is_absolute()) {
+        out.problem = "'" + name +
+                      "' is a relative path (name a program by an absolute path, "
+                      "or by a bare name found on PATH)";
+        return out;
+    }
+    const std::string found = platform::find_program(name);
+    if (found.empty()) {
+        out.missing = true;
+        out.problem = "'" + name + "' is not " +
+                      (name.find('/') == std::string::npos ? "on PATH" : "there") +
+                      " or not executable";
+        return out;
+    }
+    // Each link on the way, with the folder it lives in: whoever may write that folder could
+    // point the link elsewhere (/usr/bin/java -> /etc/alternatives/java -> the JDK's).
+    std::filesystem::path hop = std::filesystem::path(found).lexically_normal();
+    std::error_code ec;
+    for (int i = 0; i < 40; ++i) {
+        if (std::string why = untrusted_named_file(hop); !why.empty()) {
+            out.problem = why;
+            return out;
+        }
+        if (!std::filesystem::is_symlink(std::filesystem::symlink_status(hop, ec))) break;
+        const auto target = std::filesystem::read_symlink(hop, ec);
+        if (ec) break;
+        hop = (target.is_absolute() ? target : hop.parent_path() / target).lexically_normal();
+    }
+    const auto real = std::filesystem::canonical(found, ec);
+    out.path = ec ? found : real.string();
+    return out;
+}
+
+checked_program check_runtime(const kit_manifest &m, const std::vector<std::string> &environment) {
+    if (m.runtime.empty()) return {};
+    std::string name = m.runtime;
+    if (!m.runtime_variable.empty())
+        if (auto chosen = environment_value(environment, m.runtime_variable);
+            chosen && !chosen->empty())
+            name = *chosen;
+    checked_program out = check_program(name);
+    if (!out.problem.empty() && name != m.runtime)
+        out.problem += " (named by " + m.runtime_variable + ")";
+    return out;
 }
 
 }  // namespace ipcbench::kit

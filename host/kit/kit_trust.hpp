@@ -2,6 +2,7 @@
 
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include "kit/kit_manifest.hpp"
 
@@ -23,6 +24,24 @@ std::string untrusted_kit_folder(const std::filesystem::path &folder);
 // After it is read: "" or why a program or file its commands name is refused (a program is
 // judged where PATH finds it; one not found runs nothing and is reported as missing).
 std::string untrusted_kit_commands(const std::filesystem::path &folder, const kit_manifest &m);
+
+// A program a kit runs (its worker's argv[0], the runtime its launcher starts), found by
+// ipchost and held to the rules above: a bare name is looked up on ipchost's PATH (the first
+// executable of that name is the one judged: a later, trusted one is never silently taken), a
+// path must be absolute; the file, its folder and the folders above it, and every link on the
+// way to the file it resolves to with that link's folder. `path` is the resolved absolute file,
+// what is executed; `problem` says why not (`missing` when nothing of that name was found).
+struct checked_program {
+    std::string path;
+    std::string problem;
+    bool missing = false;
+};
+checked_program check_program(const std::string &name);
+
+// The runtime a kit's launcher starts (the manifest's "runtime", or the program the user's
+// `runtime_variable` names in ipchost's environment), checked as above; an empty path and no
+// problem for a kit that names none. `environment`: ipchost's (NAME=VALUE entries).
+checked_program check_runtime(const kit_manifest &m, const std::vector<std::string> &environment);
 
 // The advice that goes with every refusal.
 inline constexpr const char *kit_trust_advice =

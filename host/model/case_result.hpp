@@ -49,6 +49,10 @@ struct process_figures {
     // outside_cpu_percent's CPU in seconds: what a kit's own cpu_user_s + cpu_sys_s stays within
     // (the two percentages cover different spans).
     double outside_cpu_s = 0;
+    // What of ipchost's environment a kit's worker did not get, by name with the reason
+    // (kit/kit_environment.hpp): "LD_PRELOAD: ...", "PATH entry '/tmp/bin': ...". Empty for
+    // the native worker.
+    std::vector<std::string> environment_dropped;
 };
 
 // Where a row of `ipchost fleet` was measured: the two agents (the source runs the client
@@ -160,6 +164,7 @@ auto figure_fields(S &p, V &&v)
     v("outside_cpu_s", p.outside_cpu_s, false);
     v("kit", p.kit, false);
     v("agent_sessions", p.agent_sessions, false);
+    v("environment_dropped", p.environment_dropped, false);
 }
 
 template <class S, class V>

@@ -19,6 +19,7 @@
 //   cpu(name, int&)                                 -1 (none) or a CPU number
 //   text_map(name, std::map<std::string, std::string>&)
 //   text_list(name, std::vector<std::string>&, max_items, max_length)
+//   optional_text_list(name, ...)                   the same; absent when empty, read as empty
 //   integer_list(name, std::vector<std::int64_t>&, max_items, low, high)
 //   object_list(name, std::vector<T>&, min_items, max_items)   each T by its own field list
 //   object(name, T&)                                a nested T by its own field list
@@ -108,6 +109,10 @@ struct field_writer {
     void optional_number(const char *name, double v, double, double) {
         if (v != 0) out[name] = v;
     }
+    void optional_text_list(const char *name, const std::vector<std::string> &v, std::size_t,
+                            std::size_t) {
+        if (!v.empty()) out[name] = v;
+    }
     void document(const char *name, const nlohmann::json &v) { out[name] = v; }
 
     template <class T>
@@ -176,6 +181,11 @@ struct field_reader {
     }
     void optional_number(const char *name, double &v, double low, double high) {
         v = f.has(name) ? f.number(name, low, high) : 0;
+    }
+    void optional_text_list(const char *name, std::vector<std::string> &v, std::size_t max_items,
+                            std::size_t max_length) {
+        v.clear();
+        if (f.has(name)) text_list(name, v, max_items, max_length);
     }
     void document(const char *name, nlohmann::json &v);
 

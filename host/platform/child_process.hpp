@@ -36,9 +36,11 @@ public:
     // SetProcessAffinityMask before its first thread runs), so a runtime that sizes itself from
     // the CPUs it may use (Go's GOMAXPROCS, a JVM's processors, Mono's thread pool) sees one, as
     // under taskset; a CPU that cannot be set is left to the child, which reports it.
+    // `environment`, when given, is the child's whole environment (NAME=VALUE entries) instead
+    // of this process's (a kit's worker: kit/kit_environment.hpp).
     child_process(const std::string &program, const std::vector<std::string> &args,
                   const std::string &label = "worker", captured_output *keep = nullptr,
-                  int start_cpu = -1);
+                  int start_cpu = -1, const std::vector<std::string> *environment = nullptr);
     ~child_process();
     child_process(const child_process &) = delete;
     child_process &operator=(const child_process &) = delete;

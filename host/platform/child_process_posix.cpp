@@ -42,7 +42,8 @@ constexpr int child_fd_number = 3;
 }  // namespace
 
 child_process::child_process(const std::string &program, const std::vector<std::string> &args,
-                             const std::string &label, captured_output *keep, int start_cpu)
+                             const std::string &label, captured_output *keep, int start_cpu,
+                             const std::vector<std::string> *environment)
     : output_(std::make_unique<output_capture>(label, keep)) {
     cpu_set_t start_cpus;
     CPU_ZERO(&start_cpus);
@@ -64,6 +65,11 @@ child_process::child_process(const std::string &program, const std::vector<std::
     argv.reserve(argv_storage.size() + 1);
     for (auto &arg : argv_storage) argv.push_back(arg.data());
     argv.push_back(nullptr);
+    std::vector<std::string> env_storage;
+    std::vector<char *> envp;
+    if (environment != nullptr) env_storage = *environment;
+    for (auto &entry : env_storage) envp.push_back(entry.data());
+    envp.push_back(nullptr);
 
     pid_t parent = getpid();
     pid_t pid = IPCBENCH_OS_CALL(fork)();
@@ -88,7 +94,10 @@ child_process::child_process(const std::string &program, const std::vector<std::
         } else if (dup2(fds[1], child_fd_number) < 0) {
             _exit(127);
         }
-        execv(program.c_str(), argv.data());
+        if (environment != nullptr)
+            execve(program.c_str(), argv.data(), envp.data());
+        else
+            execv(program.c_str(), argv.data());
         _exit(127);
     }
     setpgid(pid, pid);  // also from the parent, so kill_group works whoever runs first

@@ -32,7 +32,8 @@ std::string self_executable_path() {
 // The worker gets its end of the control pair through WSADuplicateSocket, described on its stdin
 // (platform/stream_socket.hpp); stdout and stderr go to the output capture.
 child_process::child_process(const std::string &program, const std::vector<std::string> &args,
-                             const std::string &label, captured_output *keep, int start_cpu)
+                             const std::string &label, captured_output *keep, int start_cpu,
+                             const std::vector<std::string> *environment)
     : output_(std::make_unique<output_capture>(label, keep)) {
     std::array<socket_handle, 2> pair{};
     try {
@@ -52,8 +53,9 @@ child_process::child_process(const std::string &program, const std::vector<std::
         const windows::unique_handle input(in_read), input_writer(in_write);
         const HANDLE output = handle_of(output_->child_fd());
         // The socket's description for this very process, written before it runs.
-        started =
-            windows::start_in_job(program, full, input.get(), output, output, {}, [&](long pid) {
+        started = windows::start_in_job(
+            program, full, input.get(), output, output, {},
+            [&](long pid) {
                 if (start_cpu >= 0 && start_cpu < 64) {  // before its first thread runs
                     const windows::unique_handle p(
                         OpenProcess(PROCESS_SET_INFORMATION | PROCESS_QUERY_INFORMATION, FALSE,
@@ -67,7 +69,8 @@ child_process::child_process(const std::string &program, const std::vector<std::
                     written != info.size())
                     throw std::runtime_error("cannot pass the control socket to the worker: " +
                                              windows::last_error_text());
-            });
+            },
+            environment);
     } catch (...) {
         close_socket(pair[0]);
         close_socket(pair[1]);

@@ -24,8 +24,11 @@ struct command_output {
 // once it says so the child is asked to end (POSIX: SIGTERM to its process group, so ipchost
 // removes what it made and exits 130; SIGKILL 10 s later), and the child gets SIGTERM, not
 // SIGKILL, when this process dies. Windows: its Job object is ended at once.
+//
+// `environment`, when given, is the child's whole environment (NAME=VALUE entries).
 command_output run_for_output(const std::vector<std::string> &argv, int timeout_ms,
-                              std::size_t max_bytes = 4096, const std::function<bool()> &stop = {});
+                              std::size_t max_bytes = 4096, const std::function<bool()> &stop = {},
+                              const std::vector<std::string> *environment = nullptr);
 
 // The absolute path of `program`: itself when it holds a path separator, else the first
 // executable of that name on PATH; "" when there is none.

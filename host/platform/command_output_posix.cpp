@@ -67,7 +67,8 @@ exit_status status_of(int raw) {
 }  // namespace
 
 command_output run_for_output(const std::vector<std::string> &argv, int timeout_ms,
-                              std::size_t max_bytes, const std::function<bool()> &stop) {
+                              std::size_t max_bytes, const std::function<bool()> &stop,
+                              const std::vector<std::string> *environment) {
     command_output out;
     if (argv.empty() || argv[0].empty() || argv[0][0] != '/') {
         out.failure = "the command must start with an absolute program path";
@@ -83,6 +84,11 @@ command_output run_for_output(const std::vector<std::string> &argv, int timeout_
     args.reserve(storage.size() + 1);
     for (auto &a : storage) args.push_back(a.data());
     args.push_back(nullptr);
+    std::vector<std::string> env_storage;
+    std::vector<char *> envp;
+    if (environment != nullptr) env_storage = *environment;
+    for (auto &entry : env_storage) envp.push_back(entry.data());
+    envp.push_back(nullptr);
     const pid_t parent = getpid();
     const pid_t pid = fork();
     if (pid < 0) {
@@ -98,7 +104,10 @@ command_output run_for_output(const std::vector<std::string> &argv, int timeout_
         const int null_fd = open("/dev/null", O_RDONLY);
         if (null_fd < 0 || dup2(null_fd, 0) < 0 || dup2(fds[1], 1) < 0 || dup2(fds[1], 2) < 0)
             _exit(127);
-        execv(args[0], args.data());
+        if (environment != nullptr)
+            execve(args[0], args.data(), envp.data());
+        else
+            execv(args[0], args.data());
         _exit(127);
     }
     setpgid(pid, pid);

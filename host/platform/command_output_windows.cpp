@@ -9,7 +9,8 @@
 namespace ipcbench::platform {
 
 command_output run_for_output(const std::vector<std::string> &argv, int timeout_ms,
-                              std::size_t max_bytes, const std::function<bool()> &stop) {
+                              std::size_t max_bytes, const std::function<bool()> &stop,
+                              const std::vector<std::string> *environment) {
     command_output out;
     if (argv.empty() || argv[0].empty()) {
         out.failure = "the command is empty";
@@ -26,9 +27,9 @@ command_output run_for_output(const std::vector<std::string> &argv, int timeout_
     windows::job_process started;
     try {
         const windows::unique_handle input = windows::null_device(false);
-        started =
-            windows::start_in_job(argv[0], std::vector<std::string>(argv.begin() + 1, argv.end()),
-                                  input.get(), writer.get(), writer.get(), {writer.get()});
+        started = windows::start_in_job(
+            argv[0], std::vector<std::string>(argv.begin() + 1, argv.end()), input.get(),
+            writer.get(), writer.get(), {writer.get()}, {}, environment);
     } catch (const std::exception &e) {
         out.failure = e.what();
         return out;

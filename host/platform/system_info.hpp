@@ -2,6 +2,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace ipcbench::platform {
 
@@ -29,5 +30,9 @@ std::optional<std::string> take_environment_variable(const std::string &name);
 // Sets `name` in this process's environment, which the processes it starts inherit; an empty
 // value removes it.
 void set_environment_variable(const std::string &name, const std::string &value);
+
+// This process's environment as NAME=VALUE entries, in its order (for a child that starts with
+// an environment ipchost builds: kit/kit_environment.hpp).
+std::vector<std::string> environment_variables();
 
 }  // namespace ipcbench::platform

@@ -65,6 +65,12 @@ void set_environment_variable(const std::string &name, const std::string &value)
         setenv(name.c_str(), value.c_str(), 1);  // NOLINT(concurrency-mt-unsafe): set between runs
 }
 
+std::vector<std::string> environment_variables() {
+    std::vector<std::string> out;
+    for (char **e = environ; e != nullptr && *e != nullptr; ++e) out.emplace_back(*e);
+    return out;
+}
+
 std::optional<std::string> take_environment_variable(const std::string &name) {
     char *value = std::getenv(name.c_str());
     if (value == nullptr) return std::nullopt;

@@ -91,6 +91,12 @@ void set_environment_variable(const std::string &name, const std::string &value)
     SetEnvironmentVariableA(name.c_str(), value.empty() ? nullptr : value.c_str());
 }
 
+std::vector<std::string> environment_variables() {
+    std::vector<std::string> out;
+    for (char **e = _environ; e != nullptr && *e != nullptr; ++e) out.emplace_back(*e);
+    return out;
+}
+
 std::optional<std::string> take_environment_variable(const std::string &name) {
     const char *value = std::getenv(name.c_str());
     if (value == nullptr) return std::nullopt;

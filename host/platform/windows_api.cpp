@@ -111,7 +111,8 @@ unique_handle null_device(bool for_writing) {
 
 job_process start_in_job(const std::string &program, const std::vector<std::string> &args,
                          HANDLE std_in, HANDLE std_out, HANDLE std_err, std::vector<HANDLE> inherit,
-                         const std::function<void(long pid)> &before_resume) {
+                         const std::function<void(long pid)> &before_resume,
+                         const std::vector<std::string> *environment) {
     job_process out;
     out.job.reset(CreateJobObjectW(nullptr, nullptr));
     JOBOBJECT_EXTENDED_LIMIT_INFORMATION limits{};
@@ -139,11 +140,17 @@ job_process start_in_job(const std::string &program, const std::vector<std::stri
     startup.StartupInfo.hStdError = std_err;
     startup.lpAttributeList = listed ? attributes : nullptr;
     std::wstring line = command_line(program, args);
+    std::wstring block;  // NAME=VALUE\0 ... \0
+    if (environment != nullptr) {
+        for (const auto &entry : *environment) block += widen(entry) + L'\0';
+        block += L'\0';
+    }
     PROCESS_INFORMATION info{};
     const DWORD flags =
         CREATE_SUSPENDED | CREATE_UNICODE_ENVIRONMENT | (listed ? EXTENDED_STARTUPINFO_PRESENT : 0);
     const BOOL started = CreateProcessW(widen(program).c_str(), line.data(), nullptr, nullptr, TRUE,
-                                        flags, nullptr, nullptr, &startup.StartupInfo, &info);
+                                        flags, environment != nullptr ? block.data() : nullptr,
+                                        nullptr, &startup.StartupInfo, &info);
     const DWORD error = GetLastError();
     if (listed) DeleteProcThreadAttributeList(attributes);
     for (HANDLE h : inherit) SetHandleInformation(h, HANDLE_FLAG_INHERIT, 0);

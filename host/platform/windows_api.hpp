@@ -82,10 +82,12 @@ struct job_process {
     unique_handle job;
     long pid = 0;
 };
+// `environment`, when given, is the child's whole environment (NAME=VALUE entries).
 // `before_resume`, when given, runs while the process is still suspended (with its pid).
 job_process start_in_job(const std::string &program, const std::vector<std::string> &args,
                          HANDLE std_in, HANDLE std_out, HANDLE std_err, std::vector<HANDLE> inherit,
-                         const std::function<void(long pid)> &before_resume = {});
+                         const std::function<void(long pid)> &before_resume = {},
+                         const std::vector<std::string> *environment = nullptr);
 // NUL opened for reading or writing, inheritable (a child's unused standard handle).
 unique_handle null_device(bool for_writing);
 // What an exit code means: a crash's NTSTATUS ("exception 0xC0000005 (access violation)") or a

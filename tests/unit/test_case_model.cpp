@@ -126,10 +126,27 @@ TEST_CASE("every figure of a result reads back as written, and a mistyped one is
     r.throughput = report::throughput_figures{1.5e9, 2.5e6};
     r.latency = report::latency_figures{"one_way_from_schedule", 1, 2, 3, 4, 5, 6, 7, 8.5, 9};
     r.integrity = {10, 9, 1, 2, 3, 4, 5};
-    r.sender = {0.1,    0.2, 30,   40,         0.5,  600,  7,   8,
-                {0, 1}, 9.5, "go", "go1.19.8", 97.5, 6000, {1}, {{"gc_cycles", 3}}};
-    r.receiver = {1.1, 1.2,  130,      140, 1.5,  1600, 17,  18,
-                  {1}, 19.5, "native", "",  12.5, 7000, {0}, {}};
+    r.sender = {0.1,
+                0.2,
+                30,
+                40,
+                0.5,
+                600,
+                7,
+                8,
+                {0, 1},
+                9.5,
+                "go",
+                "go1.19.8",
+                97.5,
+                6000,
+                {1},
+                {{"gc_cycles", 3}},
+                0,
+                0,
+                {"LD_PRELOAD: the loader"}};
+    r.receiver = {1.1,      1.2, 130,  140,  1.5, 1600, 17, 18, {1}, 19.5,
+                  "native", "",  12.5, 7000, {0}, {},   0,  0,  {}};
     r.placement = report::placement_figures{21, 0.25, 3, 4};
     r.spread = ipcbench::stats::stream_spread{3, 1e6, 2e6, 3e6, 4e6, 0.875};
     r.setup = report::setup_figures{64, 0.5, 128, 1000, 2000, 3000};
