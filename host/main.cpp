@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include "cli/commands.hpp"
 #include "cli/report_output.hpp"
@@ -107,8 +108,18 @@ int run_main(int argc, char **argv) {
     using namespace ipcbench;
     platform::become_subreaper();  // what plugins leave running comes back here to be killed
     try {
-        auto cmd = cli::parse_command_line(argc, argv);
+        // Parsed from a copy, so the token's bytes can be wiped from the process's own argv.
+        std::vector<std::string> copies(argv, argv + argc);
+        std::vector<const char *> args;
+        for (const auto &a : copies) args.push_back(a.c_str());
+        const bool token_on_command_line = cli::wipe_token_arguments(argc, argv);
+        auto cmd = cli::parse_command_line(argc, args.data());
         set_up_logging(cmd.verbose && !cmd.list);
+        if (token_on_command_line)
+            spdlog::warn(
+                "--token was given on the command line, where every local user could read it "
+                "(ps, /proc/PID/cmdline) until ipchost wiped it at start; pass --token-file "
+                "FILE (mode 600) or --token-env NAME instead");
         if (cmd.help) {
             if (cmd.output.empty())
                 fmt::print("{}", cmd.help_text);

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <boost/program_options.hpp>
 #include <cmath>
+#include <cstring>
 #include <set>
 #include <sstream>
 #include <tuple>
@@ -973,6 +974,23 @@ command_line parse_command_line(int argc, const char *const argv[]) {
     }
     check_inputs(cmd);
     return cmd;
+}
+
+bool wipe_token_arguments(int argc, char **argv) {
+    bool wiped = false;
+    auto zero = [](char *text) {
+        for (volatile char *c = text; *c != '\0'; ++c) *c = '\0';
+    };
+    for (int i = 1; i < argc; ++i) {
+        if (std::strcmp(argv[i], "--token") == 0 && i + 1 < argc && argv[i + 1][0] != '\0') {
+            zero(argv[++i]);
+            wiped = true;
+        } else if (std::strncmp(argv[i], "--token=", 8) == 0 && argv[i][8] != '\0') {
+            zero(argv[i] + 8);
+            wiped = true;
+        }
+    }
+    return wiped;
 }
 
 }  // namespace ipcbench::cli

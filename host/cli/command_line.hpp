@@ -105,6 +105,12 @@ struct command_line {
 
 command_line parse_command_line(int argc, const char *const argv[]);
 
+// `--token T` (or --token=T) leaves T in /proc/PID/cmdline for every local user for as long as
+// the process runs: the caller parses a copy of argv and this overwrites the token's bytes in
+// the process's own argv with zeros. True when there was one (the caller warns: it was visible
+// until now). POSIX only in effect: Windows keeps its own copy of the command line.
+bool wipe_token_arguments(int argc, char **argv);
+
 // The settings of one case of this run: the defaults with its transport, mode and size; latency
 // cases run unpaced with batch 1.
 model::case_settings settings_for_case(const command_line &cmd, const std::string &transport_id,

@@ -202,6 +202,9 @@ const std::vector<environment_doc> &environment_docs() {
         {"IPCBENCH_MONO", "the mono the C# kit on Mono runs on"},
         {"IPCBENCH_MONO_OPTS",
          "more Mono runtime options (--gc-params=..., --llvm), the shapes the manifest allows"},
+        {"IPCBENCH_RUNTIME",
+         "set by ipchost, for a kit's launcher: the absolute path of the runtime it found and "
+         "checked (the manifest's \"runtime\"); one in ipchost's own environment is not passed"},
         {"(kits)",
          "a kit's processes get ipchost's environment without what names code (LD_*, "
          "PYTHON*, JAVA_TOOL_OPTIONS, DOTNET_STARTUP_HOOKS, MONO_PATH...) and with PATH cut "

@@ -6,7 +6,8 @@
 namespace ipcbench::control {
 
 void control_channel::send(const nlohmann::json &message) {
-    const std::string frame = encode_frame(message);
+    const std::string frame =
+        sealer_ ? sealer_->seal(encode_frame(message)) : encode_frame(message);
     try {
         if (!platform::send_all(socket_, frame.data(), frame.size(), send_stall_timeout_ms))
             throw channel_closed("control channel closed by the other process");

@@ -35,6 +35,12 @@ public:
     std::optional<nlohmann::json> poll() { return receive(0); }
     bool has_buffered() const { return decoder_.buffered() > 0; }
     platform::socket_handle socket() const { return socket_; }
+    // After an agent's handshake: every frame sent is sealed, every frame read must open
+    // (control/frame_seal.hpp).
+    void seal_with(frame_seal to_peer, frame_seal from_peer) {
+        sealer_ = std::move(to_peer);
+        decoder_.open_with(std::move(from_peer));
+    }
 
     // Reads whatever is readable now into the decoder; false at end of stream.
     bool pump();
@@ -43,6 +49,7 @@ public:
 private:
     platform::socket_handle socket_;
     frame_decoder decoder_;
+    std::optional<frame_seal> sealer_;
 };
 
 // A message of the given type, or a protocol_error naming what came instead. An {"type":"error"}

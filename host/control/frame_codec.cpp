@@ -40,6 +40,12 @@ std::optional<nlohmann::json> frame_decoder::next() {
     if (buffered() < 4 + std::size_t{n}) return std::nullopt;
     const char *body = buffer_.data() + consumed_ + 4;
     consumed_ += 4 + std::size_t{n};
+    std::string opened;
+    if (opener_) {
+        opened = opener_->open(body, n);
+        body = opened.data();
+        n = static_cast<std::uint32_t>(opened.size());
+    }
     nlohmann::json message;
     try {
         message = text::parse_untrusted_json(body, n, {max_frame_depth, max_frame_bytes / 2});

@@ -8,6 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "control/frame_seal.hpp"
+
 namespace ipcbench::control {
 
 // The control protocol between ipchost and its workers (and, later, a remote agent): frames of a
@@ -38,8 +40,11 @@ public:
     // object with a string "type".
     std::optional<nlohmann::json> next();
     std::size_t buffered() const { return buffer_.size() - consumed_; }
+    // From now on every frame must carry the tag `opener` expects (control/frame_seal.hpp).
+    void open_with(frame_seal opener) { opener_ = std::move(opener); }
 
 private:
+    std::optional<frame_seal> opener_;
     std::size_t max_frame_;
     std::string buffer_;
     std::size_t consumed_ = 0;

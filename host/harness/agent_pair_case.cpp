@@ -83,10 +83,11 @@ void fail(std::vector<report::case_result> &results, report::case_status status,
 }
 
 // Sends the request on a welcomed session and reads the answer into results; throws.
-void run_on(platform::socket_handle fd, const model::case_settings &settings,
+void run_on(remote::agent_link &link, const model::case_settings &settings,
             const remote::agent_address &server_agent, bool finish_when_interrupted,
             std::vector<report::case_result> &results) {
-    control::control_channel channel(fd);
+    control::control_channel channel(link.fd);
+    link.seal(channel);
     control::peer_case_request request;
     request.agent = server_agent.address.text();
     request.data_port_first = server_agent.data_port_first;
@@ -104,16 +105,16 @@ std::vector<report::case_result> run_case_between_agents(const plugin::transport
                                                          const remote::agent_address &server_agent,
                                                          bool finish_when_interrupted) {
     auto results = blank_results(transport, settings);
-    platform::socket_handle fd = platform::no_socket;
+    remote::agent_link link;
     try {
-        fd = remote::connect_agent(client_agent, 10, remote::agent_session::peer_client);
+        link = remote::connect_agent(client_agent, 10, remote::agent_session::peer_client);
     } catch (const std::exception &e) {
         fail(results, report::case_status::failed, e.what());  // names the agent and the cause
         return results;
     }
     const std::string where = "the agent at " + client_agent.address.text() + " (client side)";
     try {
-        run_on(fd, settings, server_agent, finish_when_interrupted, results);
+        run_on(link, settings, server_agent, finish_when_interrupted, results);
         model::mark_implausible(results, where);
     } catch (const control::peer_error &e) {
         fail(results, report::case_status::failed, where + " refused the case: " + e.what());
@@ -126,8 +127,8 @@ std::vector<report::case_result> run_case_between_agents(const plugin::transport
         fail(results, report::case_status::failed, where + ": " + e.what());
     }
     // The next round may put this agent on either side at once: its session ends there first.
-    remote::finish_session(fd, 5000);
-    platform::close_socket(fd);
+    remote::finish_session(link.fd, 5000);
+    platform::close_socket(link.fd);
     return results;
 }
 

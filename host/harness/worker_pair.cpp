@@ -67,8 +67,10 @@ struct worker_pair::process {
               keep, launch.start_cpu,
               launch.implementation == "native" ? nullptr : &launch.environment)),
           channel(child->control_socket()) {}
-    process(std::string side, platform::socket_handle remote_socket)
-        : side(std::move(side)), remote_socket(remote_socket), channel(remote_socket) {}
+    process(std::string side, remote::agent_link link)
+        : side(std::move(side)), remote_socket(link.fd), channel(link.fd) {
+        link.seal(channel);
+    }
     ~process() { platform::close_socket(remote_socket); }
 
     bool finished() const { return child ? child->finished() : remote_closed; }

@@ -13,6 +13,12 @@ namespace ipcbench::platform {
 using sha256_digest = std::array<unsigned char, 32>;
 sha256_digest hmac_sha256(const std::string &key, const std::string &message);
 
+// HKDF-SHA256 (RFC 5869): `length` (<= 255 * 32) bytes of keys derived from `secret`, with
+// `salt` and `info`. OpenSSL's EVP_PKEY_HKDF on POSIX; on Windows its two steps over CNG's
+// HMAC-SHA256 (CNG's own HKDF needs Windows 10 and is missing under wine).
+std::string hkdf_sha256(const std::string &secret, const std::string &salt, const std::string &info,
+                        std::size_t length);
+
 // n bytes from the system's cryptographic random generator; throws std::runtime_error when it
 // fails (it does not fall back to anything weaker).
 std::string random_bytes(std::size_t n);

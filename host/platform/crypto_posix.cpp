@@ -4,6 +4,7 @@
 #include <openssl/err.h>
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
+#include <openssl/kdf.h>
 #include <openssl/rand.h>
 
 #include <stdexcept>
@@ -28,6 +29,27 @@ sha256_digest hmac_sha256(const std::string &key, const std::string &message) {
              &length) == nullptr ||
         length != out.size())
         throw std::runtime_error(openssl_error("HMAC-SHA256"));
+    return out;
+}
+
+std::string hkdf_sha256(const std::string &secret, const std::string &salt, const std::string &info,
+                        std::size_t length) {
+    std::string out(length, '\0');
+    EVP_PKEY_CTX *ctx = EVP_PKEY_CTX_new_id(EVP_PKEY_HKDF, nullptr);
+    const auto u = [](const std::string &s) {
+        return reinterpret_cast<const unsigned char *>(s.data());
+    };
+    std::size_t got = length;
+    const bool ok =
+        ctx != nullptr && EVP_PKEY_derive_init(ctx) > 0 &&
+        EVP_PKEY_CTX_set_hkdf_md(ctx, EVP_sha256()) > 0 &&
+        EVP_PKEY_CTX_set1_hkdf_salt(ctx, u(salt), static_cast<int>(salt.size())) > 0 &&
+        EVP_PKEY_CTX_set1_hkdf_key(ctx, u(secret), static_cast<int>(secret.size())) > 0 &&
+        EVP_PKEY_CTX_add1_hkdf_info(ctx, u(info), static_cast<int>(info.size())) > 0 &&
+        EVP_PKEY_derive(ctx, reinterpret_cast<unsigned char *>(out.data()), &got) > 0 &&
+        got == length;
+    EVP_PKEY_CTX_free(ctx);
+    if (!ok) throw std::runtime_error(openssl_error("HKDF-SHA256"));
     return out;
 }
 

@@ -53,6 +53,22 @@ sha256_digest hmac_sha256(const std::string &key, const std::string &message) {
     return out;
 }
 
+std::string hkdf_sha256(const std::string &secret, const std::string &salt, const std::string &info,
+                        std::size_t length) {
+    if (length > 255 * 32) throw std::runtime_error("HKDF-SHA256: too long an output");
+    // RFC 5869: PRK = HMAC(salt, secret); T(i) = HMAC(PRK, T(i-1) | info | i).
+    const sha256_digest prk = hmac_sha256(salt.empty() ? std::string(32, '\0') : salt, secret);
+    const std::string key(reinterpret_cast<const char *>(prk.data()), prk.size());
+    std::string out, block;
+    for (unsigned char i = 1; out.size() < length; ++i) {
+        const sha256_digest t = hmac_sha256(key, block + info + static_cast<char>(i));
+        block.assign(reinterpret_cast<const char *>(t.data()), t.size());
+        out += block;
+    }
+    out.resize(length);
+    return out;
+}
+
 std::string random_bytes(std::size_t n) {
     std::string out(n, '\0');
     const NTSTATUS status = BCryptGenRandom(nullptr, reinterpret_cast<PUCHAR>(out.data()),

@@ -13,6 +13,7 @@
 #include "remote/agent_handshake.hpp"
 #include "remote/agent_protocol.hpp"
 #include "text/printable_text.hpp"
+#include "text/untrusted_json.hpp"
 
 namespace ipcbench::remote {
 
@@ -80,13 +81,23 @@ bool recv_exact(platform::socket_handle fd, char *buf, std::size_t n, std::int64
     return true;
 }
 
+// A frame's JSON, or nullopt when it is none (a sealed frame's tag follows its JSON).
+std::optional<json> parsed(const char *text, std::size_t n) {
+    try {
+        return text::parse_untrusted_json(text, n, {control::max_frame_depth, 65536});
+    } catch (const text::json_error &) {
+        return std::nullopt;
+    }
+}
+
 std::string at(const agent_address &agent, const std::string &what) {
     return "the agent at " + agent.address.text() + " " + what;
 }
 
 // One frame of the agent's, by deadline: an "error" is its refusal, thrown with what it said;
 // anything that is no frame is an `unreached`.
-json read_answer(platform::socket_handle fd, const agent_address &agent, std::int64_t deadline) {
+json read_answer(platform::socket_handle fd, const agent_address &agent, std::int64_t deadline,
+                 control::frame_seal *opener = nullptr) {
     char header[4];
     if (!recv_exact(fd, header, 4, deadline))
         throw unreached(at(agent, "did not answer the handshake in time"));
@@ -98,10 +109,29 @@ json read_answer(platform::socket_handle fd, const agent_address &agent, std::in
     std::string body(n, '\0');
     if (!recv_exact(fd, body.data(), n, deadline))
         throw unreached(at(agent, "did not finish its answer in time"));
-    control::frame_decoder decoder;
-    const std::string frame = std::string(header, 4) + body;
-    decoder.feed(frame.data(), frame.size());
-    auto reply = decoder.next();
+    std::optional<json> reply;
+    if (opener != nullptr) {
+        // The agent's refusal (wrong token, busy) comes unsealed, as it cannot know the keys of
+        // a client it refuses; everything else after the auth is sealed.
+        if (const auto opened = opener->try_open(body.data(), n)) {
+            reply = parsed(opened->data(), opened->size());
+        } else {
+            reply = parsed(body.data(), body.size());
+            if (reply && !control::is(*reply, control::message_kind::error))
+                throw unreached(at(agent,
+                                   "answered the handshake with a frame not sealed with "
+                                   "this session's key (an agent of protocol " +
+                                       std::to_string(agent_protocol_version) +
+                                       " seals it; a relay cannot)"));
+        }
+        if (!reply || !reply->is_object())
+            throw unreached(at(agent, "answered with a malformed frame"));
+    } else {
+        control::frame_decoder decoder;
+        const std::string frame = std::string(header, 4) + body;
+        decoder.feed(frame.data(), frame.size());
+        reply = decoder.next();
+    }
     if (control::is(*reply, control::message_kind::error))
         throw std::runtime_error("the agent at " + agent.address.text() + " refused: " +
                                  text::printable(reply->value("message", "no reason given"), 300));
@@ -146,27 +176,39 @@ std::string check_challenge(const json &challenge, const agent_address &agent,
 }  // namespace
 
 json authenticate(platform::socket_handle fd, const agent_address &agent,
-                  const std::string &session, bool done, std::int64_t deadline) {
+                  const std::string &session, bool done, std::int64_t deadline, agent_link *link) {
     control::control_channel channel(fd);
-    handshake_transcript t{new_nonce(), "", session, done};
+    const auto dialled = platform::peer_address(fd);
+    handshake_transcript t{new_nonce(), "", session, done,
+                           transcript_address(dialled.host, dialled.port)};
     json hello = {{"protocol", agent_protocol_version},
                   {"nonce", t.client_nonce},
+                  {"dialled", t.dialled},
                   {"client", std::string("ipchost ") + IPCBENCH_VERSION}};
     if (session != "worker") hello["session"] = session;
     if (done) hello["done"] = true;
     channel.send(control::message(control::message_kind::hello, std::move(hello)));
     const std::string proof = check_challenge(read_answer(fd, agent, deadline), agent, t);
     channel.send(control::message(control::message_kind::auth, {{"proof", proof}}));
-    return read_answer(fd, agent, deadline);
+    const session_keys keys = derive_session_keys(agent.token, t);
+    control::frame_seal opener(keys.to_client);
+    json answer = read_answer(fd, agent, deadline, &opener);
+    if (link != nullptr) {
+        link->fd = fd;
+        link->to_agent = control::frame_seal(keys.to_agent);
+        link->from_agent = std::move(opener);
+    }
+    return answer;
 }
 
 namespace {
 
 // The connection and the handshake; a failure that is not the agent's own refusal is an
 // `unreached` naming the cause.
-platform::socket_handle open_session(const agent_address &agent, double timeout_s,
-                                     agent_session session, json *welcome = nullptr) {
+agent_link open_session(const agent_address &agent, double timeout_s, agent_session session,
+                        json *welcome = nullptr) {
     platform::socket_handle fd = platform::no_socket;
+    agent_link link;
     const std::int64_t deadline = platform::now_ns() + static_cast<std::int64_t>(timeout_s * 1e9);
     try {
         fd = connect_tcp(agent.address, timeout_s);
@@ -177,7 +219,7 @@ platform::socket_handle open_session(const agent_address &agent, double timeout_
         const char *kind = session == agent_session::peer_client ? "peer_client"
                            : session == agent_session::roll_call ? "roll_call"
                                                                  : "worker";
-        json answer = authenticate(fd, agent, kind, false, deadline);
+        json answer = authenticate(fd, agent, kind, false, deadline, &link);
         if (!control::is(answer, control::message_kind::welcome))
             throw unreached(
                 at(agent, "answered the handshake with '" + control::type_text(answer) + "'"));
@@ -192,13 +234,12 @@ platform::socket_handle open_session(const agent_address &agent, double timeout_
         platform::close_socket(fd);
         throw;
     }
-    return fd;
+    return link;
 }
 
 }  // namespace
 
-platform::socket_handle connect_agent(const agent_address &agent, double timeout_s,
-                                      agent_session session) {
+agent_link connect_agent(const agent_address &agent, double timeout_s, agent_session session) {
     const std::int64_t start = platform::now_ns();
     if (agent.hide_unreached_cause) timeout_s = std::min(timeout_s, hidden_failure_s);
     try {
@@ -219,7 +260,7 @@ platform::socket_handle connect_agent(const agent_address &agent, double timeout
 
 agent_identity roll_call(const agent_address &agent, double timeout_s) {
     json welcome;
-    platform::close_socket(open_session(agent, timeout_s, agent_session::roll_call, &welcome));
+    platform::close_socket(open_session(agent, timeout_s, agent_session::roll_call, &welcome).fd);
     agent_identity out;
     if (const auto v = welcome.find("agent"); v != welcome.end() && v->is_string())
         out.version = text::printable(v->get<std::string>(), 80);

@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "control/control_channel.hpp"
 #include "remote/agent_labels.hpp"
 #include "remote/tcp_endpoint.hpp"
 
@@ -34,11 +35,22 @@ inline constexpr double hidden_failure_s = 3;
 // A roll call only asks who the agent is (roll_call below).
 enum class agent_session { worker, peer_client, roll_call };
 
-// Connects to the agent and passes its handshake; returns the socket, now the control channel of
+// A session with an agent: the socket, and the seals of its two directions, which every frame
+// after the handshake carries (control/frame_seal.hpp). Not owning: the caller closes fd.
+struct agent_link {
+    platform::socket_handle fd = platform::no_socket;
+    control::frame_seal to_agent{""}, from_agent{""};
+    // The seals handed to the channel over fd that carries the session from now on.
+    void seal(control::control_channel &channel) {
+        channel.seal_with(std::move(to_agent), std::move(from_agent));
+    }
+};
+
+// Connects to the agent and passes its handshake; returns the link, now the control channel of
 // a fresh worker over there. Throws with the agent's own message when it refuses (wrong token,
 // busy, other protocol version).
-platform::socket_handle connect_agent(const agent_address &agent, double timeout_s,
-                                      agent_session session = agent_session::worker);
+agent_link connect_agent(const agent_address &agent, double timeout_s,
+                         agent_session session = agent_session::worker);
 
 // Ends this client's side of a session and waits, at most timeout_ms, until the agent has ended
 // it too: the agent closes its end only once the session no longer counts against its
@@ -52,8 +64,10 @@ bool finish_session(platform::socket_handle fd, int timeout_ms);
 // challenge checked against agent.token, auth. Returns the agent's last answer (a welcome, or a
 // goodbye when `done`); throws with the agent's own refusal by name, and with the reason when
 // the agent could not prove it holds the token (nothing that reveals it was sent then).
+// `link`, when given, receives the session's seals (fd included).
 nlohmann::json authenticate(platform::socket_handle fd, const agent_address &agent,
-                            const std::string &session, bool done, std::int64_t deadline);
+                            const std::string &session, bool done, std::int64_t deadline,
+                            agent_link *link = nullptr);
 
 // Tells the agent this client's run is over (an agent started with --once then exits).
 // Best effort: problems are only logged.

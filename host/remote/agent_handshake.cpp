@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "platform/crypto.hpp"
+#include "platform/stream_socket.hpp"
 
 namespace ipcbench::remote {
 
@@ -17,14 +18,36 @@ std::string hex(const unsigned char *bytes, std::size_t n) {
     return out;
 }
 
+namespace {
+
+std::string transcript_text(const handshake_transcript &t) {
+    return t.client_nonce + "\n" + t.agent_nonce + "\n" + t.session + "\n" +
+           (t.done ? "done" : "run") + "\n" + t.dialled;
+}
+
+}  // namespace
+
 std::string handshake_proof(const std::string &token, proof_role role,
                             const handshake_transcript &t) {
-    const std::string transcript = std::string("ipcbench agent protocol 2\n") +
+    const std::string transcript = std::string("ipcbench agent protocol 3\n") +
                                    (role == proof_role::agent ? "agent" : "client") + "\n" +
-                                   t.client_nonce + "\n" + t.agent_nonce + "\n" + t.session + "\n" +
-                                   (t.done ? "done" : "run");
+                                   transcript_text(t);
     const auto digest = platform::hmac_sha256(token, transcript);
     return hex(digest.data(), digest.size());
+}
+
+session_keys derive_session_keys(const std::string &token, const handshake_transcript &t) {
+    const std::string keys =
+        platform::hkdf_sha256(token, t.client_nonce + t.agent_nonce,
+                              "ipcbench agent protocol 3 session keys\n" + transcript_text(t), 64);
+    return {keys.substr(0, 32), keys.substr(32)};
+}
+
+std::string transcript_address(const std::string &host, int port) {
+    std::string h = platform::canonical_address(host);
+    if (h.empty()) h = host;
+    if (h.find(':') != std::string::npos) h = "[" + h + "]";
+    return h + ":" + std::to_string(port);
 }
 
 bool proof_matches(const std::string &expected, const std::string &given) {

@@ -43,6 +43,12 @@ std::variant<agent_hello, std::string> parse_hello(const json &frame) {
     if (!is_nonce(nonce->get<std::string>()))
         return std::string("malformed hello: 'nonce' must be 64 lower-case hex digits");
     hello.nonce = nonce->get<std::string>();
+    const auto dialled = frame.find("dialled");
+    if (dialled == frame.end()) return std::string("malformed hello: 'dialled' is missing");
+    if (!dialled->is_string()) return wrong_type("dialled", "a string", *dialled);
+    if (dialled->get_ref<const std::string &>().size() > 64)
+        return std::string("malformed hello: 'dialled' is longer than 64 characters");
+    hello.dialled = dialled->get<std::string>();
     if (const auto client = frame.find("client"); client != frame.end()) {
         if (!client->is_string()) return wrong_type("client", "a string", *client);
         hello.client = text::printable(client->get<std::string>(), 80);

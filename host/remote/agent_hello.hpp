@@ -14,6 +14,7 @@ struct agent_hello {
     std::string nonce;    // the client's nonce (64 hex digits)
     std::string session;  // "worker", "peer_client" or "roll_call", as the proofs cover it
     std::string client;   // free text for the session log ("ipchost 1.1.0"), capped
+    std::string dialled;  // the address the client's socket connected to, "host:port"
     bool done = false;    // the client's run is over: no worker wanted
     // "session": "peer_client": the session runs the client side of cases against another
     // agent (peer_client/peer_client.hpp) instead of one worker; "worker" (the default) as before.

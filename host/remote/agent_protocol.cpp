@@ -52,12 +52,35 @@ std::string read_token_variable(const std::string &name) {
 
 }  // namespace ipcbench::remote
 
+#include <cmath>
+#include <set>
+
 #include "remote/agent_handshake.hpp"
 
 namespace ipcbench::remote {
 
 std::string generate_token() {
     return new_nonce();  // 32 bytes of the cryptographic generator, in hex
+}
+
+double token_entropy_bits(const std::string &token) {
+    bool lower = false, upper = false, digit = false, other = false, hex = true;
+    std::set<char> distinct;
+    for (const char c : token) {
+        const auto u = static_cast<unsigned char>(c);
+        lower |= std::islower(u) != 0;
+        upper |= std::isupper(u) != 0;
+        digit |= std::isdigit(u) != 0;
+        other |= std::isalnum(u) == 0;
+        hex &= std::isxdigit(u) != 0;
+        distinct.insert(c);
+    }
+    const bool one_case_hex = hex && !(lower && upper);
+    const double alphabet =
+        one_case_hex ? 16
+                     : (lower ? 26 : 0) + (upper ? 26 : 0) + (digit ? 10 : 0) + (other ? 33 : 0);
+    const double length = static_cast<double>(std::min(token.size(), 4 * distinct.size()));
+    return alphabet > 1 ? length * std::log2(alphabet) : 0;
 }
 
 }  // namespace ipcbench::remote

@@ -38,13 +38,16 @@ std::int64_t seconds_ns(double s) {
 }
 
 // One attempt, never a wait: a peer that does not take a small error frame now loses it.
-void send_now(socket_handle s, const json &message) {
-    const std::string frame = control::encode_frame(message);
+void send_frame_now(socket_handle s, const std::string &frame) {
     try {
         platform::send_some(s, frame.data(), frame.size());
     } catch (const platform::socket_error &) {
         // the peer is gone: nothing more to tell it
     }
+}
+
+void send_now(socket_handle s, const json &message) {
+    send_frame_now(s, control::encode_frame(message));
 }
 
 void refuse(socket_handle s, const std::string &peer, const std::string &why) {
@@ -106,6 +109,12 @@ struct session {
     outbox to_worker{control::max_frame_bytes + 65536};
     std::unique_ptr<platform::run_directory> run_dir = std::make_unique<platform::run_directory>();
     std::unique_ptr<platform::child_process> worker;
+    // Seals every frame to the client (from_client opens every frame from it): the session is
+    // the handshake's (control/frame_seal.hpp).
+    control::frame_seal to_client_seal{""};
+    std::string sealed(const json &message) {
+        return to_client_seal.seal(control::encode_frame(message));
+    }
 };
 
 // Requests one client may have outstanding: ours sends one and waits for its answer.
@@ -297,12 +306,21 @@ private:
         if (hello.protocol != agent_protocol_version)
             return fmt::format(
                 "agent protocol version {}: this agent ({}) speaks version {} only, where the "
-                "token never crosses the wire; update the client to ipchost {} or later",
+                "token never crosses the wire and every frame of a session is bound to its "
+                "handshake; update the client to ipchost {} or later",
                 hello.protocol, std::string("ipchost ") + IPCBENCH_VERSION, agent_protocol_version,
                 IPCBENCH_VERSION);
+        const auto local = platform::local_address(client.fd);
+        const std::string here = transcript_address(local.host, local.port);
+        if (hello.dialled != here)
+            return fmt::format(
+                "the client dialled {}, but the connection reached this agent at {}: a relay or "
+                "an address translation lies between them (connect to {} directly)",
+                text::printable(hello.dialled, 64), here, here);
         client.hello = hello;
         client.agent_nonce = new_nonce();
-        const handshake_transcript t{hello.nonce, client.agent_nonce, hello.session, hello.done};
+        const handshake_transcript t{hello.nonce, client.agent_nonce, hello.session, hello.done,
+                                     hello.dialled};
         json challenge = {{"nonce", client.agent_nonce}};
         if (options_.insecure)
             challenge["insecure"] = true;
@@ -316,14 +334,19 @@ private:
         if (const auto *problem = std::get_if<std::string>(&parsed))
             return refuse(client.fd, client.peer, *problem);
         const agent_hello &hello = *client.hello;
-        const handshake_transcript t{hello.nonce, client.agent_nonce, hello.session, hello.done};
+        const handshake_transcript t{hello.nonce, client.agent_nonce, hello.session, hello.done,
+                                     hello.dialled};
         if (!options_.insecure &&
             !proof_matches(handshake_proof(options_.token, proof_role::client, t),
                            std::get<agent_auth>(parsed).proof))
             return refuse(client.fd, client.peer, "wrong token");
+        const session_keys keys = derive_session_keys(options_.token, t);
+        control::frame_seal seal(keys.to_client);
         if (hello.done) {
             // The client's run is over: no worker; --once stops here.
-            send_now(client.fd, control::message(control::message_kind::goodbye));
+            send_frame_now(
+                client.fd,
+                seal.seal(control::encode_frame(control::message(control::message_kind::goodbye))));
             platform::close_socket(client.fd);
             spdlog::info("client {}: run finished", client.peer);
             stop_ = options_.once;
@@ -331,7 +354,7 @@ private:
         }
         if (hello.roll_call) {
             // Who this agent is, for a fleet's roll call: no session, no worker.
-            send_now(client.fd, welcome_frame());
+            send_frame_now(client.fd, seal.seal(control::encode_frame(welcome_frame())));
             platform::close_socket(client.fd);
             spdlog::info("client {}: roll call answered", client.peer);
             return;
@@ -342,7 +365,7 @@ private:
                           "it with ipchost serve --no-peer-runs)");
         if (const std::string why = busy_text(client.source); !why.empty())
             return refuse(client.fd, client.peer, why);
-        start_session(client, hello);
+        start_session(client, hello, keys);
     }
 
     // The welcome: the agent's version and labels, and how many sessions it runs of how many.
@@ -378,8 +401,11 @@ private:
         return "";
     }
 
-    void start_session(const pending_client &client, const agent_hello &hello) {
+    void start_session(const pending_client &client, const agent_hello &hello,
+                       const session_keys &keys) {
         auto s = std::make_unique<session>();
+        s->to_client_seal = control::frame_seal(keys.to_client);
+        s->from_client.open_with(control::frame_seal(keys.to_agent));
         s->fd = client.fd;
         s->peer = client.peer;
         s->source = client.source;
@@ -404,7 +430,7 @@ private:
         // Not made non-blocking: on Windows the worker's duplicate would share the mode. Reads
         // poll first and writes are send_some, which never waits.
         s->worker_fd = s->worker->control_socket();
-        s->to_client.push(control::encode_frame(welcome_frame()));
+        s->to_client.push(s->sealed(welcome_frame()));
         spdlog::info("client {}: session started ({}); {}; {} of {} session(s) running", s->peer,
                      hello.client.empty() ? "?" : hello.client,
                      s->peer_client ? std::string("a peer client, for cases against other agents")
@@ -558,7 +584,7 @@ private:
             frame["agent_sessions"] = s.running_beside;  // the agent's word, not the worker's
             s.running_beside = 0;
         }
-        if (!s.to_client.push(control::encode_frame(frame)))
+        if (!s.to_client.push(s.sealed(frame)))
             return fmt::format(
                 "the client does not read its answers: {} bytes are waiting, the bound is {}",
                 s.to_client.pending(), s.to_client.limit());
@@ -573,8 +599,13 @@ private:
     void end_session(session &s, const std::string &why, bool tell_client) {
         if (s.ended) return;
         s.ended = true;
-        if (tell_client)
-            send_now(s.fd, control::message(control::message_kind::error, {{"message", why}}));
+        if (tell_client) {
+            // Sealed, after what the client is still owed (the sequence is the frames' order).
+            bool moved = false;
+            s.to_client.push(
+                s.sealed(control::message(control::message_kind::error, {{"message", why}})));
+            s.to_client.flush(s.fd, moved);
+        }
         platform::shutdown_socket(s.fd);
         platform::close_socket(s.fd);
         platform::shutdown_socket(s.worker_fd);
@@ -628,8 +659,19 @@ private:
     bool stop_ = false;
 };
 
-// Tokens shorter than this draw a warning: 22 random letters and digits carry about 128 bits.
-constexpr std::size_t min_token_length = 22;
+// Why the token given by hand is refused ("" when it is not): no offline oracle for a weak one.
+std::string weak_token(const serve_options &options) {
+    if (options.insecure || options.token.empty()) return "";
+    const double bits = token_entropy_bits(options.token);
+    if (bits >= min_token_bits) return "";
+    return fmt::format(
+        "the token carries about {:.0f} bits of entropy, under the {:.0f} an agent needs: every "
+        "challenge the agent sends, to anyone, is a proof made with it that a guess can be "
+        "checked against offline. Use a generated token: serve without --token (it writes one "
+        "to a private file), or --token-file FILE of one made with `head -c 32 /dev/urandom | "
+        "od -An -tx1 | tr -d ' \\n' > FILE; chmod 600 FILE`",
+        bits, min_token_bits);
+}
 
 // Decides the token: the one given, none with --insecure, else a fresh one written to a private
 // file and printed once. Returns the file to remove at exit ("" if none); throws if refused.
@@ -640,15 +682,7 @@ std::filesystem::path settle_token(serve_options &options) {
         options.token.clear();
         return {};
     }
-    if (!options.token.empty()) {
-        if (options.token.size() < min_token_length)
-            spdlog::warn(
-                "the token has {} characters: each challenge carries a proof made with it, so a "
-                "short one can be guessed offline; prefer the generated one (serve without "
-                "--token) or {} random characters at least",
-                options.token.size(), min_token_length);
-        return {};
-    }
+    if (!options.token.empty()) return {};  // weak_token judged it
     options.token = generate_token();
     std::filesystem::path file = options.token_path;
     if (file.empty())
@@ -672,6 +706,10 @@ int serve(const serve_options &given) {
             "refusing to serve as root (on Windows: elevated): the agent runs benchmarks for "
             "network clients with its own "
             "privileges. Run it as an ordinary user, or pass --allow-root");
+        return 2;
+    }
+    if (const std::string why = weak_token(options); !why.empty()) {
+        spdlog::error("{}", why);
         return 2;
     }
     std::filesystem::path token_file;

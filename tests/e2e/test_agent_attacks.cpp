@@ -46,7 +46,7 @@ bool says_goodbye(const agent &a, const std::string &source, int delay_ms) {
     const int fd = a.connect_raw(source);
     if (fd < 0) return false;
     std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms));
-    const json challenge = send_hello_and_auth(fd, "s3cret", {{"done", true}});
+    const json challenge = send_hello_and_auth(fd, "s3cret-4f1c9e7a2b8d6053", {{"done", true}});
     const json reply = challenge.value("type", "") == "challenge" ? read_frame(fd) : json();
     close(fd);
     return reply.is_object() && reply.value("type", "") == "goodbye";
@@ -80,8 +80,7 @@ json creator_setup(const std::string &address, const json &options = json::objec
 // first error frame the agent sent on that connection (null if none came).
 json flood_until_cut(const worker_session &s, const json &message, int count) {
     std::string burst;
-    const std::string one = frame(message);
-    for (int i = 0; i < count; ++i) burst += one;
+    for (int i = 0; i < count; ++i) burst += ipcbench::test::frame_on(s.fd, message);  // sealed
     // The agent stops reading once it cuts the session: the rest of the write fails, as it
     // should.
     std::thread writer([&] { send(s.fd, burst.data(), burst.size(), MSG_NOSIGNAL); });
@@ -97,11 +96,11 @@ json flood_until_cut(const worker_session &s, const json &message, int count) {
 
 TEST_CASE("a pipelined flood that does not read is cut, and the agent serves and stops on time",
           "[remote]") {
-    agent a({"--token", "s3cret"});
+    agent a({"--token", "s3cret-4f1c9e7a2b8d6053"});
     {
         // 200,000 frames of 18 bytes ({"type":"run"}) in one write, no answer read: cut at the
         // first, which is no job; meanwhile others are served at once.
-        worker_session flood(a, "s3cret");
+        worker_session flood(a, "s3cret-4f1c9e7a2b8d6053");
         REQUIRE(frame({{"type", "run"}}).size() == 18);
         const auto start = clock_type::now();
         bool served = false;  // Catch's checks stay on the test's own thread
@@ -117,7 +116,7 @@ TEST_CASE("a pipelined flood that does not read is cut, and the agent serves and
     }
     {
         // Requests the worker does answer, pipelined without reading: cut past four.
-        worker_session flood(a, "s3cret");
+        worker_session flood(a, "s3cret-4f1c9e7a2b8d6053");
         const json said =
             flood_until_cut(flood, {{"type", "connect"}, {"timeout_ns", 1000}}, 200000);
         INFO(said.dump());
@@ -128,9 +127,10 @@ TEST_CASE("a pipelined flood that does not read is cut, and the agent serves and
     CHECK(says_goodbye(a, "", 0));
     // A client that keeps writing and reads nothing while SIGTERM comes: the agent still ends
     // within a second.
-    worker_session busy(a, "s3cret");
+    worker_session busy(a, "s3cret-4f1c9e7a2b8d6053");
     std::string burst;
-    for (int i = 0; i < 100000; ++i) burst += frame({{"type", "sender_done"}});
+    for (int i = 0; i < 100000; ++i)
+        burst += ipcbench::test::frame_on(busy.fd, {{"type", "sender_done"}});
     send(busy.fd, burst.data(), burst.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
     const double took = a.stop(5);
     CHECK(took >= 0);
@@ -139,8 +139,8 @@ TEST_CASE("a pipelined flood that does not read is cut, and the agent serves and
 
 TEST_CASE("creators listen only where the agent says, options that name addresses are refused",
           "[remote]") {
-    agent a({"--token", "s3cret"});
-    worker_session s(a, "s3cret");
+    agent a({"--token", "s3cret-4f1c9e7a2b8d6053"});
+    worker_session s(a, "s3cret-4f1c9e7a2b8d6053");
     // The option that made a root agent listen on port 80 of every interface.
     json bind = s.request(creator_setup("127.0.0.1:0", {{"bind", "0.0.0.0:80"}}));
     INFO(bind.dump());
@@ -150,7 +150,7 @@ TEST_CASE("creators listen only where the agent says, options that name addresse
                    Catch::Contains("nodelay, rcvbuf, sndbuf, zerocopy"));
     // The session ended with that: every rule below gets its own client, one rule broken each.
     auto refused = [&](const json &setup) {
-        worker_session one(a, "s3cret");
+        worker_session one(a, "s3cret-4f1c9e7a2b8d6053");
         const json reply = one.request(setup);
         INFO(reply.dump());
         REQUIRE(reply.at("type") == "error");
@@ -165,7 +165,7 @@ TEST_CASE("creators listen only where the agent says, options that name addresse
     CHECK_THAT(refused(creator_setup("127.0.0.1:1023")), Catch::Contains("port 1023 refused"));
     // What a well-behaved client asks for is still served: the reached address, any free port
     // or an unprivileged one, and a buffer option.
-    worker_session good(a, "s3cret");
+    worker_session good(a, "s3cret-4f1c9e7a2b8d6053");
     const int port = ipcbench::test::free_port();
     json opened = good.request(creator_setup("127.0.0.1:" + std::to_string(port),
                                              {{"sndbuf", "65536"}, {"nodelay", "1"}}));
@@ -176,23 +176,23 @@ TEST_CASE("creators listen only where the agent says, options that name addresse
 
 TEST_CASE("the operator widens the agent's ports and options by name, and only those", "[remote]") {
     const int first = ipcbench::test::free_port();
-    agent a({"--token", "s3cret", "--allow-ports",
+    agent a({"--token", "s3cret-4f1c9e7a2b8d6053", "--allow-ports",
              std::to_string(first) + "-" + std::to_string(first), "--allow-option",
              "socket.tcp:bind"});
     {
-        worker_session s(a, "s3cret");
+        worker_session s(a, "s3cret-4f1c9e7a2b8d6053");
         json inside = s.request(creator_setup("127.0.0.1:" + std::to_string(first)));
         INFO(inside.dump());
         CHECK(inside.at("type") == "opened");
     }
-    worker_session outside(a, "s3cret");
+    worker_session outside(a, "s3cret-4f1c9e7a2b8d6053");
     json reply = outside.request(creator_setup("127.0.0.1:" + std::to_string(first + 1)));
     REQUIRE(reply.at("type") == "error");
     CHECK_THAT(reply.at("message").get<std::string>(),
                Catch::Contains("ports " + std::to_string(first) + "-" + std::to_string(first)));
     // --allow-option took bind: a setup with it reaches the worker (and, bound elsewhere than
     // the reached address, is caught by the check of what the creator opened).
-    worker_session elsewhere(a, "s3cret");
+    worker_session elsewhere(a, "s3cret-4f1c9e7a2b8d6053");
     json moved = elsewhere.request(creator_setup("127.0.0.1:0", {{"bind", "127.0.0.3:0"}}));
     INFO(moved.dump());
     REQUIRE(moved.at("type") == "error");
@@ -202,12 +202,12 @@ TEST_CASE("the operator widens the agent's ports and options by name, and only t
 
 TEST_CASE("connectors reach only the client's own address, and a failure says nothing of why",
           "[remote]") {
-    agent a({"--token", "s3cret"});
+    agent a({"--token", "s3cret-4f1c9e7a2b8d6053"});
     // The client comes from 127.0.0.2: the agent's own loopback services (127.0.0.1) are
     // another host's to it, out of reach.
     const int closed_port = ipcbench::test::free_port();
     auto connector = [&](const std::string &host, int port) {
-        worker_session s(a, "s3cret", "127.0.0.2");
+        worker_session s(a, "s3cret-4f1c9e7a2b8d6053", "127.0.0.2");
         json setup = ipcbench::test::setup_frame("", "socket.tcp", "connector",
                                                  host + ":" + std::to_string(port));
         json reply = s.request(setup);
@@ -233,7 +233,7 @@ TEST_CASE("connectors reach only the client's own address, and a failure says no
 
 TEST_CASE("a flood of silent connections does not keep a slow client from another host out",
           "[remote]") {
-    agent a({"--token", "s3cret"});
+    agent a({"--token", "s3cret-4f1c9e7a2b8d6053"});
     std::atomic<bool> flooding{true};
     std::atomic<int> opened{0};
     // About 1,000 connections a second from 127.0.0.1 that never say hello, for 2 s at most.
@@ -266,7 +266,7 @@ TEST_CASE("a flood of silent connections does not keep a slow client from anothe
 }
 
 TEST_CASE("hellos are bounded small and shallow before authentication", "[remote]") {
-    agent a({"--token", "s3cret"});
+    agent a({"--token", "s3cret-4f1c9e7a2b8d6053"});
     // 8 MiB of nesting, announced as one frame: refused from its header, never buffered.
     const std::size_t depth = 4u << 20;
     std::string nested(depth, '[');
@@ -296,8 +296,8 @@ TEST_CASE("hellos are bounded small and shallow before authentication", "[remote
 
 TEST_CASE("a job over the memory budget is refused with the figure, at the agent and locally",
           "[remote]") {
-    agent a({"--token", "s3cret", "--memory-budget", "1M"});
-    worker_session s(a, "s3cret");
+    agent a({"--token", "s3cret-4f1c9e7a2b8d6053", "--memory-budget", "1M"});
+    worker_session s(a, "s3cret-4f1c9e7a2b8d6053");
     ipcbench::model::job job;
     job.kind = ipcbench::model::job_kind::receive;
     job.settings.transport_id = "socket.tcp";

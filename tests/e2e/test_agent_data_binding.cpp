@@ -103,7 +103,7 @@ void race_udp(const std::string &source, int port, const std::atomic<bool> &stop
 ipcbench::test::process_output race_once(const std::string &transport, bool udp,
                                          attack_record &other_host, attack_record &same_host) {
     const int port = ipcbench::test::free_port();
-    agent a({"--token", "s3cret"});
+    agent a({"--token", "s3cret-4f1c9e7a2b8d6053"});
     std::atomic<bool> stop{false};
     // Two attackers from the first moment on: another host, and this host without the key.
     std::thread far([&] {
@@ -115,11 +115,12 @@ ipcbench::test::process_output race_once(const std::string &transport, bool udp,
             : race_tcp("127.0.0.1", port, stop, same_host);
     });
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    std::vector<std::string> args{"--peer",     a.address(), "--token",     "s3cret",
-                                  "--plugin",   transport,   "--data-port", std::to_string(port),
-                                  "--size",     "1K",        "--count",     "2000",
-                                  "--warmup",   "0",         "--verify",    "--mode",
-                                  "throughput", "--format",  "json"};
+    std::vector<std::string> args{
+        "--peer",     a.address(), "--token",     "s3cret-4f1c9e7a2b8d6053",
+        "--plugin",   transport,   "--data-port", std::to_string(port),
+        "--size",     "1K",        "--count",     "2000",
+        "--warmup",   "0",         "--verify",    "--mode",
+        "throughput", "--format",  "json"};
     if (udp) args.insert(args.end(), {"--rate", "20000"});  // no loss from a flooded socket
     auto run = run_ipchost(args, {}, 60);
     stop = true;
@@ -182,15 +183,15 @@ TEST_CASE("an agent serves a transport without binding only when its operator sa
           "[remote]") {
     // socket.tcp can bind, so the operator's exemption only drops the key: the case still runs,
     // and the opened answer carries no key (the client presents none).
-    agent a({"--token", "s3cret", "--allow-unbound", "socket.tcp"});
-    ipcbench::test::worker_session s(a, "s3cret");
+    agent a({"--token", "s3cret-4f1c9e7a2b8d6053", "--allow-unbound", "socket.tcp"});
+    ipcbench::test::worker_session s(a, "s3cret-4f1c9e7a2b8d6053");
     const json opened =
         s.request(ipcbench::test::setup_frame("", "socket.tcp", "creator", "127.0.0.1:0"));
     INFO(opened.dump());
     REQUIRE(opened.value("type", "") == "opened");
     CHECK(opened.find("binding_key") == opened.end());
-    agent bound({"--token", "s3cret"});
-    ipcbench::test::worker_session t(bound, "s3cret");
+    agent bound({"--token", "s3cret-4f1c9e7a2b8d6053"});
+    ipcbench::test::worker_session t(bound, "s3cret-4f1c9e7a2b8d6053");
     json setup = ipcbench::test::setup_frame("", "socket.tcp", "creator", "127.0.0.1:0");
     setup["binding_key"] = std::string(64, 'a');  // the client's own key is not taken
     setup["binding_peer"] = "127.0.0.9";
@@ -223,10 +224,10 @@ TEST_CASE("a kit of protocol 1.0 against an agent is refused naming the version 
     std::string manifest((std::istreambuf_iterator<char>(mi)), std::istreambuf_iterator<char>());
     manifest.replace(manifest.find("\"name\": \"python\""), 16, "\"name\": \"py10\"");
     std::ofstream(kit / "ipcbench-kit.json") << manifest;
-    agent a({"--token", "s3cret"});
-    const auto run = run_ipchost({"--peer", a.address(), "--token", "s3cret", "--plugin",
-                                  "socket.tcp", "--impl", "sender=py10", "--kit-dir", tmp.path(),
-                                  "--size", "1K", "--count", "100", "--format", "json"},
+    agent a({"--token", "s3cret-4f1c9e7a2b8d6053"});
+    const auto run = run_ipchost({"--peer", a.address(), "--token", "s3cret-4f1c9e7a2b8d6053",
+                                  "--plugin", "socket.tcp", "--impl", "sender=py10", "--kit-dir",
+                                  tmp.path(), "--size", "1K", "--count", "100", "--format", "json"},
                                  {}, 60);
     INFO(run.out << run.err);
     const json r = json::parse(run.out).at("results").at(0);

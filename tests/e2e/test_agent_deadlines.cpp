@@ -34,11 +34,12 @@ using ipcbench::test::seconds_since;
 // peer that never comes): it reads nothing from its control channel, so only the agent's own
 // deadline ends it.
 std::unique_ptr<worker_session> stuck_session(const agent &a, const std::string &source = "") {
-    auto s = std::make_unique<worker_session>(a, "s3cret", source);
+    auto s = std::make_unique<worker_session>(a, "s3cret-4f1c9e7a2b8d6053", source);
     json setup = ipcbench::test::setup_frame("", "socket.tcp", "creator", "127.0.0.1:0");
     const json opened = s->request(setup);
     REQUIRE(opened.value("type", "") == "opened");
-    const std::string connect = frame({{"type", "connect"}, {"timeout_ns", 30'000'000'000LL}});
+    const std::string connect =
+        ipcbench::test::frame_on(s->fd, {{"type", "connect"}, {"timeout_ns", 30'000'000'000LL}});
     REQUIRE(send(s->fd, connect.data(), connect.size(), MSG_NOSIGNAL) > 0);
     return s;
 }
@@ -47,8 +48,8 @@ std::unique_ptr<worker_session> stuck_session(const agent &a, const std::string 
 
 TEST_CASE("a client trickling a frame it never finishes is ended at its idle deadline",
           "[remote]") {
-    agent a({"--token", "s3cret", "--idle-timeout", "1"});
-    worker_session s(a, "s3cret");
+    agent a({"--token", "s3cret-4f1c9e7a2b8d6053", "--idle-timeout", "1"});
+    worker_session s(a, "s3cret-4f1c9e7a2b8d6053");
     // A frame header announcing 200 bytes, then one byte every 0.2 s: bytes, never a frame.
     const std::string header("\0\0\0\xc8", 4);
     REQUIRE(send(s.fd, header.data(), header.size(), MSG_NOSIGNAL) == 4);
@@ -72,17 +73,18 @@ TEST_CASE("a client trickling a frame it never finishes is ended at its idle dea
 }
 
 TEST_CASE("one client address gets its share of the sessions, and busy names nobody", "[remote]") {
-    agent a({"--token", "s3cret", "--max-sessions", "2"});  // one a client address by default
-    worker_session first(a, "s3cret", "127.0.0.1");
-    const json again = a.authenticate("s3cret", json::object(), "127.0.0.1");
+    agent a({"--token", "s3cret-4f1c9e7a2b8d6053", "--max-sessions",
+             "2"});  // one a client address by default
+    worker_session first(a, "s3cret-4f1c9e7a2b8d6053", "127.0.0.1");
+    const json again = a.authenticate("s3cret-4f1c9e7a2b8d6053", json::object(), "127.0.0.1");
     INFO(again.dump());
     CHECK_THAT(again.value("message", ""),
                Catch::Contains("busy") && Catch::Contains("--max-sessions-per-client"));
     // The busy answer says the agent is full, not whom it serves.
     CHECK(again.dump().find("127.0.0.1") == std::string::npos);
     // Another address still gets the second session.
-    worker_session other(a, "s3cret", "127.0.0.2");
-    const json full = a.authenticate("s3cret", json::object(), "127.0.0.3");
+    worker_session other(a, "s3cret-4f1c9e7a2b8d6053", "127.0.0.2");
+    const json full = a.authenticate("s3cret-4f1c9e7a2b8d6053", json::object(), "127.0.0.3");
     CHECK_THAT(full.value("message", ""),
                Catch::Contains("busy: this agent serves 2 benchmark(s) at a time") &&
                    Catch::Contains("is full"));
@@ -95,7 +97,8 @@ TEST_CASE("one client address gets its share of the sessions, and busy names nob
 }
 
 TEST_CASE("ending sixteen stuck sessions does not stall the agent for anyone else", "[remote]") {
-    agent a({"--token", "s3cret", "--max-sessions", "17", "--max-sessions-per-client", "16"});
+    agent a({"--token", "s3cret-4f1c9e7a2b8d6053", "--max-sessions", "17",
+             "--max-sessions-per-client", "16"});
     std::vector<std::unique_ptr<worker_session>> stuck;
     for (int i = 0; i < 16; ++i) stuck.push_back(stuck_session(a));
     REQUIRE(ipcbench::test::children_of(a.pid()).size() == 16);
@@ -103,7 +106,7 @@ TEST_CASE("ending sixteen stuck sessions does not stall the agent for anyone els
     // Another client's whole handshake meanwhile: the agent's loop is not waiting on workers
     // (one after the other, 400 ms each, it took 6.4 s).
     const auto start = deadline_clock::now();
-    const json bye = a.authenticate("s3cret", {{"done", true}}, "127.0.0.2");
+    const json bye = a.authenticate("s3cret-4f1c9e7a2b8d6053", {{"done", true}}, "127.0.0.2");
     const double took = seconds_since(start);
     CHECK(bye.value("type", "") == "goodbye");
     CHECK(took < 2.0);
@@ -114,7 +117,8 @@ TEST_CASE("ending sixteen stuck sessions does not stall the agent for anyone els
 }
 
 TEST_CASE("SIGTERM ends an agent with 64 stuck sessions within a second", "[remote]") {
-    agent a({"--token", "s3cret", "--max-sessions", "64", "--max-sessions-per-client", "64"});
+    agent a({"--token", "s3cret-4f1c9e7a2b8d6053", "--max-sessions", "64",
+             "--max-sessions-per-client", "64"});
     std::vector<std::unique_ptr<worker_session>> stuck;
     for (int i = 0; i < 64; ++i) stuck.push_back(stuck_session(a));
     const auto workers = ipcbench::test::children_of(a.pid());

@@ -1,4 +1,4 @@
-// The agent handshake of protocol 2 (remote/agent_handshake.hpp): no bearer secret on the wire.
+// The agent handshake of protocol 3 (remote/agent_handshake.hpp): no bearer secret on the wire.
 // A party without the token learns nothing from it: an impostor "agent" that every kind of
 // client reaches (a --peer run, a fleet's roll call, an agent's peer client for --from) gets one
 // hello and nothing made with the token; a stranger at the agent gets a challenge, and neither a
@@ -19,6 +19,7 @@
 
 #include "platform/crypto.hpp"
 #include "remote/agent_handshake.hpp"
+#include "remote/agent_protocol.hpp"
 #include "support/agent_process.hpp"
 #include "support/process_runner.hpp"
 
@@ -82,8 +83,8 @@ private:
         for (json m; !(m = read_frame(c)).is_null();) {
             frames_.push_back(m);
             if (m.value("type", "") != "hello") continue;
-            const remote::handshake_transcript t{m.value("nonce", ""), remote::new_nonce(),
-                                                 m.value("session", "worker"), false};
+            const remote::handshake_transcript t =
+                ipcbench::test::transcript_of(m, remote::new_nonce());
             const std::string challenge = frame(
                 {{"type", "challenge"},
                  {"nonce", t.agent_nonce},
@@ -107,7 +108,7 @@ void check_learned_nothing(const std::vector<json> &frames) {
     for (const auto &f : frames) {
         INFO(f.dump());
         CHECK(f.value("type", "") == "hello");
-        CHECK(f.value("protocol", 0) == 2);
+        CHECK(f.value("protocol", 0) == remote::agent_protocol_version);
         CHECK(f.find("token") == f.end());
         CHECK(f.find("proof") == f.end());
         CHECK(f.dump().find(secret) == std::string::npos);
@@ -137,13 +138,30 @@ TEST_CASE("HMAC-SHA256 is the RFC 4231 function, and nonces are fresh", "[remote
     CHECK_FALSE(ipcbench::platform::equal_in_constant_time("abc", "abcd"));
     // Each proof covers its role, both nonces and the request.
     const remote::handshake_transcript t{std::string(64, 'a'), std::string(64, 'b'), "worker",
-                                         false};
-    auto other = t;
-    other.session = "roll_call";
+                                         false, "127.0.0.1:7451"};
     const std::string agent_proof = remote::handshake_proof(secret, remote::proof_role::agent, t);
+    const auto keys = remote::derive_session_keys(secret, t);
     CHECK(agent_proof != remote::handshake_proof(secret, remote::proof_role::client, t));
-    CHECK(agent_proof != remote::handshake_proof(secret, remote::proof_role::agent, other));
     CHECK(agent_proof != remote::handshake_proof("another", remote::proof_role::agent, t));
+    CHECK(keys.to_agent.size() == 32);
+    CHECK(keys.to_client.size() == 32);
+    CHECK(keys.to_agent != keys.to_client);
+    // Every part of the transcript changes the proofs and the session keys: a recorded
+    // challenge replays to no other client, nonce, request or address.
+    std::vector<remote::handshake_transcript> others(5, t);
+    others[0].client_nonce = std::string(64, 'c');
+    others[1].agent_nonce = std::string(64, 'c');
+    others[2].session = "roll_call";
+    others[3].done = true;
+    others[4].dialled = "127.0.0.2:7451";
+    for (const auto &o : others) {
+        INFO(o.client_nonce << " " << o.agent_nonce << " " << o.session << " " << o.dialled);
+        CHECK(agent_proof != remote::handshake_proof(secret, remote::proof_role::agent, o));
+        CHECK(remote::handshake_proof(secret, remote::proof_role::client, t) !=
+              remote::handshake_proof(secret, remote::proof_role::client, o));
+        CHECK(keys.to_agent != remote::derive_session_keys(secret, o).to_agent);
+        CHECK(keys.to_client != remote::derive_session_keys(secret, o).to_client);
+    }
 }
 
 TEST_CASE("a --peer client gives an impostor agent nothing made with its token", "[remote]") {
@@ -193,19 +211,23 @@ TEST_CASE("without the token a stranger gets a challenge and nothing that opens 
     const std::string nonce = remote::new_nonce();
     const int real = a.connect_raw();
     REQUIRE(real >= 0);
-    const std::string hello = frame(client_hello(nonce, {{"done", true}}));
+    const std::string hello =
+        frame(client_hello(nonce, {{"done", true}, {"dialled", a.address()}}));
     REQUIRE(write(real, hello.data(), hello.size()) == static_cast<ssize_t>(hello.size()));
     const json challenge = read_frame(real);
     REQUIRE(challenge.value("type", "") == "challenge");
     // The agent proved itself to the client: its proof is the one the token gives.
-    remote::handshake_transcript t{nonce, challenge.at("nonce"), "worker", true};
+    remote::handshake_transcript t{nonce, challenge.at("nonce"), "worker", true, a.address()};
     CHECK(challenge.at("proof") == remote::handshake_proof(secret, remote::proof_role::agent, t));
     CHECK(challenge.dump().find(secret) == std::string::npos);
     const std::string auth =
         frame({{"type", "auth"},
                {"proof", remote::handshake_proof(secret, remote::proof_role::client, t)}});
     REQUIRE(write(real, auth.data(), auth.size()) == static_cast<ssize_t>(auth.size()));
+    const auto keys = remote::derive_session_keys(secret, t);
+    ipcbench::test::seal_fd(real, keys.to_agent, keys.to_client);
     CHECK(read_frame(real).value("type", "") == "goodbye");
+    ipcbench::test::forget_fd(real);
     close(real);
     // The attacker replays both frames: a fresh agent nonce makes the old proof worthless.
     const int replay = a.connect_raw();
@@ -217,7 +239,7 @@ TEST_CASE("without the token a stranger gets a challenge and nothing that opens 
     close(replay);
     // Nor does the agent's own proof, sent back as the client's.
     const int reflect = a.connect_raw();
-    const std::string hello2 = frame(client_hello(remote::new_nonce(), {}));
+    const std::string hello2 = frame(client_hello(remote::new_nonce(), {{"dialled", a.address()}}));
     REQUIRE(write(reflect, hello2.data(), hello2.size()) == static_cast<ssize_t>(hello2.size()));
     const json third = read_frame(reflect);
     const std::string mirror = frame({{"type", "auth"}, {"proof", third.at("proof")}});
@@ -234,7 +256,7 @@ TEST_CASE("an old client's hello is refused naming both versions, and tokens mee
     const json old = ipcbench::test::answer(
         a.exchange(frame({{"type", "hello"}, {"protocol", 1}, {"token", "whatever"}})));
     CHECK_THAT(old.value("message", ""),
-               Catch::Contains("agent protocol version 1") && Catch::Contains("speaks version 2"));
+               Catch::Contains("agent protocol version 1") && Catch::Contains("speaks version 3"));
     // A client without a token is told the agent needs one; an insecure agent cannot prove
     // itself, so a client holding a token refuses it.
     const auto none = run_ipchost({"--peer", a.address(), "--plugin", "socket.tcp", "--size", "1K",

@@ -38,7 +38,7 @@ int hello(const agent &a, const json &fields) {
     const int fd = a.connect_raw();
     REQUIRE(fd >= 0);
     json extra = fields;
-    const std::string token = extra.value("token", "s3cret");
+    const std::string token = extra.value("token", "s3cret-4f1c9e7a2b8d6053");
     extra.erase("token");
     REQUIRE(send_hello_and_auth(fd, token, extra).value("type", "") == "challenge");
     return fd;
@@ -47,8 +47,9 @@ int hello(const agent &a, const json &fields) {
 std::vector<std::string> small_fleet(std::vector<std::string> where) {
     std::vector<std::string> args = {"fleet"};
     args.insert(args.end(), where.begin(), where.end());
-    for (const char *a : {"--token", "s3cret", "--plugin", "socket.tcp", "--size", "1K", "--mode",
-                          "throughput", "--duration", "0.1", "--warmup", "0", "--format", "json"})
+    for (const char *a :
+         {"--token", "s3cret-4f1c9e7a2b8d6053", "--plugin", "socket.tcp", "--size", "1K", "--mode",
+          "throughput", "--duration", "0.1", "--warmup", "0", "--format", "json"})
         args.emplace_back(a);
     return args;
 }
@@ -59,20 +60,20 @@ TEST_CASE("a token from --token-env authenticates, and nothing the agent starts 
           "[remote]") {
     agent a({"--token-env", "IPCB_TEST_SECRET", "--max-sessions", "2", "--max-sessions-per-client",
              "2"},
-            {{"IPCB_TEST_SECRET", "s3cret"}});
+            {{"IPCB_TEST_SECRET", "s3cret-4f1c9e7a2b8d6053"}});
     REQUIRE(a.reachable());
     // The right token starts a session with a worker; that worker's environment has no token.
-    worker_session session(a, "s3cret");
+    worker_session session(a, "s3cret-4f1c9e7a2b8d6053");
     const auto workers = children_of(a.pid());
     REQUIRE(workers.size() == 1);
     const std::string env = environment_of(workers.front());
     REQUIRE(!env.empty());  // the worker's environment was read (PATH at least)
     CHECK(env.find("IPCB_TEST_SECRET") == std::string::npos);
-    CHECK(env.find("s3cret") == std::string::npos);
+    CHECK(env.find("s3cret-4f1c9e7a2b8d6053") == std::string::npos);
     // Nor does the agent's own environment block, which /proc shows to its user while it runs.
     const std::string own = environment_of(a.pid());
     REQUIRE(own.find("PATH=") != std::string::npos);
-    CHECK(own.find("s3cret") == std::string::npos);
+    CHECK(own.find("s3cret-4f1c9e7a2b8d6053") == std::string::npos);
     CHECK(own.find("IPCB_TEST_SECRET") == std::string::npos);
     // Another token is refused as with --token.
     CHECK_THAT(a.authenticate("other").value("message", ""), Catch::Contains("wrong token"));
@@ -80,7 +81,7 @@ TEST_CASE("a token from --token-env authenticates, and nothing the agent starts 
     const auto run = run_ipchost(
         {"--peer", a.address(), "--token-env", "IPCB_CLIENT_SECRET", "--plugin", "socket.tcp",
          "--size", "1K", "--mode", "latency", "--count", "50", "--format", "json"},
-        {{"IPCB_CLIENT_SECRET", "s3cret"}});
+        {{"IPCB_CLIENT_SECRET", "s3cret-4f1c9e7a2b8d6053"}});
     INFO(run.err);
     CHECK(run.exit_code == 0);
 }
@@ -119,8 +120,8 @@ TEST_CASE(
 
 TEST_CASE("an agent tells its labels in every welcome, and a roll call starts no worker",
           "[remote]") {
-    agent a({"--token", "s3cret", "--label", "node=n1", "--label", "zone=eu-1a", "--max-sessions",
-             "2"});
+    agent a({"--token", "s3cret-4f1c9e7a2b8d6053", "--label", "node=n1", "--label", "zone=eu-1a",
+             "--max-sessions", "2"});
     REQUIRE(a.reachable());
     const int roll = hello(a, {{"session", "roll_call"}});
     const json who = read_frame(roll);
@@ -174,9 +175,10 @@ TEST_CASE("serve --label takes KEY=VALUE by the label rule, naming what breaks i
 
 TEST_CASE("a fleet's rows carry the labels the agents told at the roll call, the list's first",
           "[remote][fleet]") {
-    agent a({"--token", "s3cret", "--allow-peer", "127.0.0.0/8", "--label", "node=n1", "--label",
-             "zone=z1"}),
-        b({"--token", "s3cret", "--allow-peer", "127.0.0.0/8", "--label", "node=n2"});
+    agent a({"--token", "s3cret-4f1c9e7a2b8d6053", "--allow-peer", "127.0.0.0/8", "--label",
+             "node=n1", "--label", "zone=z1"}),
+        b({"--token", "s3cret-4f1c9e7a2b8d6053", "--allow-peer", "127.0.0.0/8", "--label",
+           "node=n2"});
     temp_dir dir;
     const std::string file = dir.path() + "/agents";
     std::ofstream(file) << a.address() << " zone=from-list\n" << b.address() << "\n";
@@ -201,7 +203,7 @@ TEST_CASE("a fleet's rows carry the labels the agents told at the roll call, the
 
 TEST_CASE("an agent that does not answer the roll call is named, and its pairs fail with it",
           "[remote][fleet]") {
-    agent a({"--token", "s3cret", "--allow-peer", "127.0.0.0/8"});
+    agent a({"--token", "s3cret-4f1c9e7a2b8d6053", "--allow-peer", "127.0.0.0/8"});
     const std::string nobody = "127.0.0.1:" + std::to_string(ipcbench::test::free_port());
     const auto run = run_ipchost(small_fleet({"--agent", a.address(), "--agent", nobody}), {}, 120);
     CHECK(run.exit_code == 1);
@@ -225,8 +227,10 @@ TEST_CASE("fleet --agents takes dns:NAME:PORT itself, and --data-port reaches ea
     // on each destination when it is that port, and refused by the agent when it is another.
     const int port = ipcbench::test::free_port();
     const std::string allowed = std::to_string(port) + "-" + std::to_string(port);
-    agent a({"--token", "s3cret", "--allow-peer", "127.0.0.0/8", "--allow-ports", allowed}),
-        b({"--token", "s3cret", "--allow-peer", "127.0.0.0/8", "--allow-ports", allowed});
+    agent a({"--token", "s3cret-4f1c9e7a2b8d6053", "--allow-peer", "127.0.0.0/8", "--allow-ports",
+             allowed}),
+        b({"--token", "s3cret-4f1c9e7a2b8d6053", "--allow-peer", "127.0.0.0/8", "--allow-ports",
+           allowed});
     const auto fits = run_ipchost(small_fleet({"--agent", a.address(), "--agent", b.address(),
                                                "--data-port", std::to_string(port)}),
                                   {}, 120);

@@ -107,8 +107,8 @@ json case_settings() {
 int peer_session(const agent &a) {
     const int fd = a.connect_raw();
     if (fd < 0) return -1;
-    if (send_hello_and_auth(fd, "s3cret", {{"session", "peer_client"}}).value("type", "") !=
-            "challenge" ||
+    if (send_hello_and_auth(fd, "s3cret-4f1c9e7a2b8d6053", {{"session", "peer_client"}})
+                .value("type", "") != "challenge" ||
         read_frame(fd).value("type", "") != "welcome") {
         close(fd);
         return -1;
@@ -122,13 +122,14 @@ TEST_CASE(
     "a run with --from runs the client side on one agent against another and brings the results "
     "back",
     "[remote]") {
-    agent a({"--token", "s3cret", "--allow-peer", "127.0.0.0/8"}),
-        b({"--token", "s3cret", "--allow-peer", "127.0.0.0/8"});
+    agent a({"--token", "s3cret-4f1c9e7a2b8d6053", "--allow-peer", "127.0.0.0/8"}),
+        b({"--token", "s3cret-4f1c9e7a2b8d6053", "--allow-peer", "127.0.0.0/8"});
     REQUIRE(a.reachable());
     REQUIRE(b.reachable());
     std::optional<ipcbench::test::process_output> run;
-    std::thread client(
-        [&] { run = run_ipchost(from_run(a.address(), b.address(), "1.5", "s3cret")); });
+    std::thread client([&] {
+        run = run_ipchost(from_run(a.address(), b.address(), "1.5", "s3cret-4f1c9e7a2b8d6053"));
+    });
     // While it runs, agent A holds a peer client with a worker of its own (the client side)
     // and agent B a worker (the server side).
     const int a_depth = deepest_tree(a.pid(), 10);
@@ -158,16 +159,16 @@ TEST_CASE(
 
 TEST_CASE("a case between agents names the agent that failed it: a wrong token, none there",
           "[remote]") {
-    agent a({"--token", "s3cret", "--allow-peer", "127.0.0.0/8"}),
-        b({"--token", "other", "--allow-peer", "127.0.0.0/8"});
-    const json wrong =
-        peer_results_of(run_ipchost(from_run(a.address(), b.address(), "0.2", "s3cret")));
+    agent a({"--token", "s3cret-4f1c9e7a2b8d6053", "--allow-peer", "127.0.0.0/8"}),
+        b({"--token", "other-7d2e9a4c1b6f8035", "--allow-peer", "127.0.0.0/8"});
+    const json wrong = peer_results_of(
+        run_ipchost(from_run(a.address(), b.address(), "0.2", "s3cret-4f1c9e7a2b8d6053")));
     CHECK(wrong.at(0).at("status") == "failed");
     const std::string not_proven = "the agent at " + b.address() +
                                    " could not prove it holds this token: its token is another";
     CHECK_THAT(wrong.at(0).at("error").get<std::string>(), Catch::StartsWith(not_proven));
-    const json wrong_a =
-        peer_results_of(run_ipchost(from_run(b.address(), a.address(), "0.2", "s3cret")));
+    const json wrong_a = peer_results_of(
+        run_ipchost(from_run(b.address(), a.address(), "0.2", "s3cret-4f1c9e7a2b8d6053")));
     CHECK_THAT(wrong_a.at(0).at("error").get<std::string>(), Catch::StartsWith(not_proven));
     // Nothing at a port, and a service there that is no agent, read the same: agent A is no
     // port scanner for whoever holds its token.
@@ -186,9 +187,11 @@ TEST_CASE("a case between agents names the agent that failed it: a wrong token, 
             close(c);
         }
     });
-    const json none = peer_results_of(run_ipchost(from_run(a.address(), nothing, "0.2", "s3cret")));
-    const json other = peer_results_of(run_ipchost(
-        from_run(a.address(), "127.0.0.1:" + std::to_string(not_agent_port), "0.2", "s3cret")));
+    const json none = peer_results_of(
+        run_ipchost(from_run(a.address(), nothing, "0.2", "s3cret-4f1c9e7a2b8d6053")));
+    const json other = peer_results_of(
+        run_ipchost(from_run(a.address(), "127.0.0.1:" + std::to_string(not_agent_port), "0.2",
+                             "s3cret-4f1c9e7a2b8d6053")));
     garbage.join();
     close(not_agent);
     const std::string unreached =
@@ -198,15 +201,16 @@ TEST_CASE("a case between agents names the agent that failed it: a wrong token, 
           "no ipchost agent answered at 127.0.0.1:" + std::to_string(not_agent_port) + unreached);
     // No agent A at all: the client side's agent is named.
     const std::string gone = "127.0.0.1:" + std::to_string(port);
-    const json no_a = peer_results_of(run_ipchost(from_run(gone, b.address(), "0.2", "s3cret")));
+    const json no_a =
+        peer_results_of(run_ipchost(from_run(gone, b.address(), "0.2", "s3cret-4f1c9e7a2b8d6053")));
     CHECK_THAT(no_a.at(0).at("error").get<std::string>(),
                Catch::StartsWith("cannot connect to the agent at " + gone));
 }
 
 TEST_CASE("a peer case reaches only allowed agents, and fails alike whatever is at the port",
           "[remote]") {
-    agent a({"--token", "s3cret", "--allow-peer", "127.0.0.0/8", "--max-sessions", "3",
-             "--max-sessions-per-client", "3"});
+    agent a({"--token", "s3cret-4f1c9e7a2b8d6053", "--allow-peer", "127.0.0.0/8", "--max-sessions",
+             "3", "--max-sessions-per-client", "3"});
     // Three things that are no agent: a closed port, a service that answers junk, and one that
     // takes the connection and says nothing (as a filtered port would, but on loopback).
     int closed_port = 0, junk_port = 0, silent_port = 0;
@@ -242,7 +246,7 @@ TEST_CASE("a peer case reaches only allowed agents, and fails alike whatever is 
                                   {"data_port_first", 0},
                                   {"data_port_last", 0},
                                   {"settings", case_settings()}};
-            const std::string bytes = frame(request);
+            const std::string bytes = ipcbench::test::frame_on(fd, request);
             const auto start = std::chrono::steady_clock::now();
             (void)!write(fd, bytes.data(), bytes.size());
             at.answer = read_frame(fd).dump();
@@ -264,11 +268,12 @@ TEST_CASE("a peer case reaches only allowed agents, and fails alike whatever is 
         CHECK(at.seconds < ipcbench::remote::hidden_failure_s + 2);
     }
     // Outside the operator's list, or where no agent can be: refused by name, nothing connects.
-    agent narrow({"--token", "s3cret", "--allow-peer", "127.0.0.9"});
+    agent narrow({"--token", "s3cret-4f1c9e7a2b8d6053", "--allow-peer", "127.0.0.9"});
     int trap_port = 0;
     const int trap = listen_on("127.0.0.1", trap_port);
-    const json outside = peer_results_of(run_ipchost(
-        from_run(narrow.address(), "127.0.0.1:" + std::to_string(trap_port), "0.2", "s3cret")));
+    const json outside = peer_results_of(
+        run_ipchost(from_run(narrow.address(), "127.0.0.1:" + std::to_string(trap_port), "0.2",
+                             "s3cret-4f1c9e7a2b8d6053")));
     CHECK_THAT(outside.at(0).value("error", ""),
                Catch::Contains("runs cases only against the agents its operator allows") &&
                    Catch::Contains("127.0.0.1 is not among them"));
@@ -284,7 +289,8 @@ TEST_CASE("a peer case reaches only allowed agents, and fails alike whatever is 
     }
     close(trap);
     for (const char *where : {"0.0.0.0:7451", "224.0.0.1:7451", "169.254.169.254:80"}) {
-        const json r = peer_results_of(run_ipchost(from_run(a.address(), where, "0.2", "s3cret")));
+        const json r = peer_results_of(
+            run_ipchost(from_run(a.address(), where, "0.2", "s3cret-4f1c9e7a2b8d6053")));
         INFO(where);
         CHECK_THAT(r.at(0).value("error", ""), Catch::Contains("no agent is there; refused"));
     }
@@ -292,7 +298,7 @@ TEST_CASE("a peer case reaches only allowed agents, and fails alike whatever is 
 
 TEST_CASE("an agent's peer client connects only where the other agent opened on its own address",
           "[remote]") {
-    agent a({"--token", "s3cret", "--allow-peer", "127.0.0.0/8"});
+    agent a({"--token", "s3cret-4f1c9e7a2b8d6053", "--allow-peer", "127.0.0.0/8"});
     // A hostile "agent": it passes the handshake and, as its worker, says its creator opened an
     // address on another host (127.0.0.2), where a service waits for agent A's connection.
     int trap_port = 0, fake_port = 0;
@@ -305,16 +311,13 @@ TEST_CASE("an agent's peer client connects only where the other agent opened on 
         timeval tv{5, 0};
         setsockopt(c, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
         const json hello = read_frame(c);
-        auto say = [&](const json &m) { (void)!write(c, frame(m).data(), frame(m).size()); };
+        auto say = [&](const json &m) {
+            const std::string f = ipcbench::test::frame_on(c, m);
+            (void)!write(c, f.data(), f.size());
+        };
         if (hello.value("type", "") == "hello") {
             // It holds the token (an agent of the fleet gone hostile): its proof is good.
-            namespace r = ipcbench::remote;
-            const r::handshake_transcript t{hello.value("nonce", ""), r::new_nonce(), "worker",
-                                            false};
-            say({{"type", "challenge"},
-                 {"nonce", t.agent_nonce},
-                 {"proof", r::handshake_proof("s3cret", r::proof_role::agent, t)}});
-            read_frame(c);  // the auth
+            ipcbench::test::answer_as_agent(c, hello, "s3cret-4f1c9e7a2b8d6053");
             say({{"type", "welcome"}, {"agent", "ipchost 1.2.0"}});
             say({{"type", "hello"}, {"versions", {"1.0"}}, {"pid", 4242}});
             read_frame(c);  // the welcome to "its worker"
@@ -324,10 +327,11 @@ TEST_CASE("an agent's peer client connects only where the other agent opened on 
             while (!read_frame(c).is_null()) {
             }
         }
+        ipcbench::test::forget_fd(c);
         close(c);
     });
-    const json r = peer_results_of(run_ipchost(
-        from_run(a.address(), "127.0.0.1:" + std::to_string(fake_port), "0.2", "s3cret")));
+    const json r = peer_results_of(run_ipchost(from_run(
+        a.address(), "127.0.0.1:" + std::to_string(fake_port), "0.2", "s3cret-4f1c9e7a2b8d6053")));
     hostile.join();
     CHECK(saw_setup);
     CHECK(r.at(0).at("status") == "failed");
@@ -340,14 +344,16 @@ TEST_CASE("an agent's peer client connects only where the other agent opened on 
 }
 
 TEST_CASE("a peer client session takes only peer_case, checked before it runs", "[remote]") {
-    agent a({"--token", "s3cret", "--allow-peer", "127.0.0.0/8"});
+    agent a({"--token", "s3cret-4f1c9e7a2b8d6053", "--allow-peer", "127.0.0.0/8"});
     auto session = [&](const json &hello_extra) {
         const int fd = a.connect_raw();
-        REQUIRE(send_hello_and_auth(fd, "s3cret", hello_extra).value("type", "") == "challenge");
+        REQUIRE(send_hello_and_auth(fd, "s3cret-4f1c9e7a2b8d6053", hello_extra).value("type", "") ==
+                "challenge");
         return fd;
     };
     auto ask = [&](int fd, const json &m) {
-        (void)!write(fd, frame(m).data(), frame(m).size());
+        const std::string f = ipcbench::test::frame_on(fd, m);
+        (void)!write(fd, f.data(), f.size());
         return read_frame(fd);
     };
     const json settings = case_settings();
@@ -372,7 +378,7 @@ TEST_CASE("a peer client session takes only peer_case, checked before it runs", 
         {{}, {{"sender_impl", "go"}}, "only its own native worker, not the kit 'go'"},
         {{}, {{"options", {{"bind", "10.0.0.1"}}}}, "option 'bind' of socket.tcp is not taken"},
         {{}, {{"size_bytes", 1 << 30}, {"batch", 64}}, "memory-budget"},
-        {{{"token", "s3cret"}}, {}, "'token' is not taken from a client"},
+        {{{"token", "s3cret-4f1c9e7a2b8d6053"}}, {}, "'token' is not taken from a client"},
     };
     for (const auto &r : refusals) {
         const int fd = session({{"session", "peer_client"}});
@@ -395,22 +401,25 @@ TEST_CASE("a peer client session takes only peer_case, checked before it runs", 
     CHECK_THAT(ask(worker, peer_case({}, {})).value("message", ""),
                Catch::Contains("an agent takes only welcome, setup"));
     close(worker);
-    CHECK_THAT(a.authenticate("s3cret", {{"session", "fleet"}}).value("message", ""),
-               Catch::Contains("'session' must be \"worker\", \"peer_client\" or \"roll_call\""));
+    CHECK_THAT(
+        a.authenticate("s3cret-4f1c9e7a2b8d6053", {{"session", "fleet"}}).value("message", ""),
+        Catch::Contains("'session' must be \"worker\", \"peer_client\" or \"roll_call\""));
 }
 
 TEST_CASE("an agent started with --no-peer-runs refuses peer client sessions by name", "[remote]") {
-    agent a({"--token", "s3cret", "--allow-peer", "127.0.0.0/8", "--no-peer-runs"}),
-        b({"--token", "s3cret", "--allow-peer", "127.0.0.0/8"});
-    const json r =
-        peer_results_of(run_ipchost(from_run(a.address(), b.address(), "0.2", "s3cret")));
+    agent a(
+        {"--token", "s3cret-4f1c9e7a2b8d6053", "--allow-peer", "127.0.0.0/8", "--no-peer-runs"}),
+        b({"--token", "s3cret-4f1c9e7a2b8d6053", "--allow-peer", "127.0.0.0/8"});
+    const json r = peer_results_of(
+        run_ipchost(from_run(a.address(), b.address(), "0.2", "s3cret-4f1c9e7a2b8d6053")));
     CHECK_THAT(r.at(0).at("error").get<std::string>(),
                Catch::Contains("refused: this agent runs no cases against other agents") &&
                    Catch::Contains("--no-peer-runs"));
     // Its ordinary sessions are as before.
-    const auto plain = run_ipchost({"--peer", a.address(), "--token", "s3cret", "--plugin",
-                                    "socket.tcp", "--size", "1K", "--mode", "throughput",
-                                    "--duration", "0.2", "--warmup", "0", "--format", "json"});
+    const auto plain =
+        run_ipchost({"--peer", a.address(), "--token", "s3cret-4f1c9e7a2b8d6053", "--plugin",
+                     "socket.tcp", "--size", "1K", "--mode", "throughput", "--duration", "0.2",
+                     "--warmup", "0", "--format", "json"});
     CHECK(peer_results_of(plain).at(0).at("status") == "ok");
     const auto lone = run_ipchost({"--from", a.address(), "--plugin", "socket.tcp"});
     CHECK(lone.exit_code == 2);

@@ -29,9 +29,10 @@ using nlohmann::json;
 namespace {
 
 std::vector<std::string> peer_run(const agent &a, const std::string &duration) {
-    return {"--peer",   a.address(), "--token",  "s3cret",     "--plugin",   "socket.tcp",
-            "--size",   "1K",        "--mode",   "throughput", "--duration", duration,
-            "--warmup", "0",         "--format", "json"};
+    return {"--peer",   a.address(),  "--token",    "s3cret-4f1c9e7a2b8d6053",
+            "--plugin", "socket.tcp", "--size",     "1K",
+            "--mode",   "throughput", "--duration", duration,
+            "--warmup", "0",          "--format",   "json"};
 }
 
 // The one result of a one-case run, or why there is none.
@@ -57,11 +58,12 @@ bool workers_gone(pid_t agent_pid, double timeout_s) {
 
 TEST_CASE("an agent with --max-sessions 3 runs three sessions at once and tells a fourth busy",
           "[remote]") {
-    agent a({"--token", "s3cret", "--max-sessions", "3", "--max-sessions-per-client", "3"});
+    agent a({"--token", "s3cret-4f1c9e7a2b8d6053", "--max-sessions", "3",
+             "--max-sessions-per-client", "3"});
     REQUIRE(a.reachable());
     std::optional<worker_session> first, second;
-    first.emplace(a, "s3cret");
-    second.emplace(a, "s3cret");
+    first.emplace(a, "s3cret-4f1c9e7a2b8d6053");
+    second.emplace(a, "s3cret-4f1c9e7a2b8d6053");
     CHECK(children_of(a.pid()).size() == 2);  // a worker of its own for each session
 
     // Measured while two other sessions were running: its agent says 3, this one included.
@@ -72,8 +74,8 @@ TEST_CASE("an agent with --max-sessions 3 runs three sessions at once and tells 
     CHECK(beside.at("sender").at("agent_sessions") == 0);  // the side on this host
 
     {
-        worker_session third(a, "s3cret");
-        const json busy = a.authenticate("s3cret");
+        worker_session third(a, "s3cret-4f1c9e7a2b8d6053");
+        const json busy = a.authenticate("s3cret-4f1c9e7a2b8d6053");
         const std::string text = busy.at("message").get<std::string>();
         // The agent is full (--max-sessions), not this client's share of it, which is as large.
         CHECK_THAT(text, Catch::Contains("busy") && Catch::Contains("3 benchmark(s) at a time") &&
@@ -91,7 +93,8 @@ TEST_CASE("an agent with --max-sessions 3 runs three sessions at once and tells 
 }
 
 TEST_CASE("a session killed or hostile beside another leaves its measurement whole", "[remote]") {
-    agent a({"--token", "s3cret", "--max-sessions", "3", "--max-sessions-per-client", "3"});
+    agent a({"--token", "s3cret-4f1c9e7a2b8d6053", "--max-sessions", "3",
+             "--max-sessions-per-client", "3"});
     REQUIRE(a.reachable());
     ipcbench::test::process_output measured;
     std::thread steady([&] { measured = run_ipchost(peer_run(a, "2.5"), {}, 60); });
@@ -104,7 +107,7 @@ TEST_CASE("a session killed or hostile beside another leaves its measurement who
     CHECK(killed.signal == SIGKILL);
     std::string hostile_error;
     {
-        worker_session hostile(a, "s3cret");
+        worker_session hostile(a, "s3cret-4f1c9e7a2b8d6053");
         const json refused = hostile.request({{"type", "probe"}});
         if (refused.is_object()) hostile_error = refused.value("message", "");
     }
@@ -140,14 +143,14 @@ TEST_CASE("a session its client finished has ended at the agent when the client 
     // One session at a time (the default): a run's next case, or a fleet's next round with this
     // agent on the other side, connects right after the last one ended. The session must no
     // longer count by then, or that client is told "busy" by its own finished session.
-    agent a({"--token", "s3cret"});
+    agent a({"--token", "s3cret-4f1c9e7a2b8d6053"});
     REQUIRE(a.reachable());
     const ipcbench::remote::agent_address where{ipcbench::remote::parse_host_port(a.address(), 0),
-                                                "s3cret"};
+                                                "s3cret-4f1c9e7a2b8d6053"};
     for (int i = 0; i < 20; ++i) {
-        const auto fd = ipcbench::remote::connect_agent(where, 10);
-        const bool ended = ipcbench::remote::finish_session(fd, 10'000);
-        ipcbench::platform::close_socket(fd);
+        const auto link = ipcbench::remote::connect_agent(where, 10);
+        const bool ended = ipcbench::remote::finish_session(link.fd, 10'000);
+        ipcbench::platform::close_socket(link.fd);
         REQUIRE(ended);
         const auto who = ipcbench::remote::roll_call(where, 10);
         INFO("session " << i);

@@ -23,7 +23,7 @@ using nlohmann::json;
 namespace {
 
 std::vector<std::string> fleet_run(const std::string &agents_file) {
-    return {"fleet",      "--agents",      agents_file, "--token",  "s3cret",
+    return {"fleet",      "--agents",      agents_file, "--token",  "s3cret-4f1c9e7a2b8d6053",
             "--plugin",   "socket.tcp",    "--size",    "1K",       "--mode",
             "throughput", "--duration",    "0.2",       "--warmup", "0",
             "--verify",   "--concurrency", "2",         "--format", "json"};
@@ -33,10 +33,11 @@ std::vector<std::string> fleet_run(const std::string &agents_file) {
 
 TEST_CASE("a fleet mesh measures every ordered pair once, and a wrong token fails only its rows",
           "[remote][fleet]") {
-    agent a({"--token", "s3cret", "--allow-peer", "127.0.0.0/8", "--max-sessions", "2"}),
-        b({"--token", "s3cret", "--allow-peer", "127.0.0.0/8"}),
-        c({"--token", "s3cret", "--allow-peer", "127.0.0.0/8"}),
-        d({"--token", "wrong", "--allow-peer", "127.0.0.0/8"});
+    agent a({"--token", "s3cret-4f1c9e7a2b8d6053", "--allow-peer", "127.0.0.0/8", "--max-sessions",
+             "2"}),
+        b({"--token", "s3cret-4f1c9e7a2b8d6053", "--allow-peer", "127.0.0.0/8"}),
+        c({"--token", "s3cret-4f1c9e7a2b8d6053", "--allow-peer", "127.0.0.0/8"}),
+        d({"--token", "wrong-5b3e8c1a9d7f2640", "--allow-peer", "127.0.0.0/8"});
     temp_dir dir;
     const std::string file = dir.path() + "/agents";
     {
@@ -189,18 +190,19 @@ TEST_CASE("an --agents line longer than its bound is refused unread, even with n
 
 TEST_CASE("Ctrl+C stops a fleet after its running round and keeps every row measured",
           "[remote][fleet]") {
-    agent a({"--token", "s3cret", "--allow-peer", "127.0.0.0/8"}),
-        b({"--token", "s3cret", "--allow-peer", "127.0.0.0/8"}),
-        c({"--token", "s3cret", "--allow-peer", "127.0.0.0/8"});
+    agent a({"--token", "s3cret-4f1c9e7a2b8d6053", "--allow-peer", "127.0.0.0/8"}),
+        b({"--token", "s3cret-4f1c9e7a2b8d6053", "--allow-peer", "127.0.0.0/8"}),
+        c({"--token", "s3cret-4f1c9e7a2b8d6053", "--allow-peer", "127.0.0.0/8"});
     temp_dir dir;
     const std::string output = dir.path() + "/fleet.json";
     double exit_s = 0;
     // Three agents: six rounds of one pair, each case 1 s; the signal comes during the second.
     const auto run = ipcbench::test::run_process_signalled(
-        {IPCHOST_PATH, "fleet",     "--agent",  a.address(),  "--agent",    b.address(),
-         "--agent",    c.address(), "--token",  "s3cret",     "--plugin",   "socket.tcp",
-         "--size",     "1K",        "--mode",   "throughput", "--duration", "1",
-         "--warmup",   "0",         "--format", "json",       "--output",   output},
+        {IPCHOST_PATH, "fleet",      "--agent",   a.address(), "--agent",
+         b.address(),  "--agent",    c.address(), "--token",   "s3cret-4f1c9e7a2b8d6053",
+         "--plugin",   "socket.tcp", "--size",    "1K",        "--mode",
+         "throughput", "--duration", "1",         "--warmup",  "0",
+         "--format",   "json",       "--output",  output},
         1.8, SIGINT, &exit_s, 90);
     INFO(run.err);
     CHECK(run.exit_code == 130);

@@ -112,16 +112,22 @@ TEST_CASE("a fleet's report shows a source x destination heatmap in Chromium, no
     if (std::string(CHROMIUM_PATH).empty())
         IPCBENCH_SKIP("no chromium here (scripts/install-deps.sh --test, then configure again)");
     using ipcbench::test::agent;
-    agent a({"--token", "s3cret", "--allow-peer", "127.0.0.0/8", "--label", "node=n1"}),
-        b({"--token", "s3cret", "--allow-peer", "127.0.0.0/8", "--label", "node=n2"}),
-        c({"--token", "s3cret", "--allow-peer", "127.0.0.0/8", "--label", "node=n3"});
+    agent a({"--token", "s3cret-4f1c9e7a2b8d6053", "--allow-peer", "127.0.0.0/8", "--label",
+             "node=n1"}),
+        b({"--token", "s3cret-4f1c9e7a2b8d6053", "--allow-peer", "127.0.0.0/8", "--label",
+           "node=n2"}),
+        c({"--token", "s3cret-4f1c9e7a2b8d6053", "--allow-peer", "127.0.0.0/8", "--label",
+           "node=n3"});
     ipcbench::test::temp_dir tmp;
     const std::string results = tmp.path() + "/fleet.json", page = tmp.path() + "/fleet.html";
-    const auto fleet = run_ipchost(
-        {"fleet",   "--agent",  a.address(), "--agent",    b.address(), "--agent",  c.address(),
-         "--token", "s3cret",   "--plugin",  "socket.tcp", "--size",    "1K",       "--duration",
-         "0.1",     "--warmup", "0",         "--format",   "json",      "--output", results},
-        {}, 120);
+    const auto fleet = run_ipchost({"fleet",     "--agent",    a.address(),
+                                    "--agent",   b.address(),  "--agent",
+                                    c.address(), "--token",    "s3cret-4f1c9e7a2b8d6053",
+                                    "--plugin",  "socket.tcp", "--size",
+                                    "1K",        "--duration", "0.1",
+                                    "--warmup",  "0",          "--format",
+                                    "json",      "--output",   results},
+                                   {}, 120);
     INFO(fleet.err);
     REQUIRE(fleet.exit_code == 0);
     REQUIRE(run_ipchost({"report", results, "--output", page}).exit_code == 0);

@@ -36,9 +36,9 @@ using ipcbench::test::setup_frame;
 using ipcbench::test::worker_session;
 
 TEST_CASE("the agent runs cases for a client with the right token", "[remote]") {
-    agent a({"--token", "s3cret"});
+    agent a({"--token", "s3cret-4f1c9e7a2b8d6053"});
     REQUIRE(a.reachable());
-    auto run = run_ipchost({"--peer", a.address(), "--token", "s3cret", "--plugin",
+    auto run = run_ipchost({"--peer", a.address(), "--token", "s3cret-4f1c9e7a2b8d6053", "--plugin",
                             "socket.tcp,udp.inet,pipe.fifo", "--size", "1K", "--duration", "0.2",
                             "--warmup", "0", "--format", "json"});
     INFO(run.err);
@@ -61,7 +61,7 @@ TEST_CASE("the agent runs cases for a client with the right token", "[remote]") 
 }
 
 TEST_CASE("a wrong token is refused, in the client's own words", "[remote]") {
-    agent a({"--token", "s3cret"});
+    agent a({"--token", "s3cret-4f1c9e7a2b8d6053"});
     auto run = run_ipchost({"--peer", a.address(), "--token", "guess", "--plugin", "socket.tcp",
                             "--size", "1K", "--mode", "throughput", "--format", "json"});
     CHECK(run.exit_code == 1);
@@ -71,9 +71,9 @@ TEST_CASE("a wrong token is refused, in the client's own words", "[remote]") {
     auto reply = a.authenticate("guess");
     CHECK(reply.at("type") == "error");
     CHECK(reply.at("message") == "wrong token");
-    auto version = a.authenticate("s3cret", {{"protocol", 99}});
+    auto version = a.authenticate("s3cret-4f1c9e7a2b8d6053", {{"protocol", 99}});
     CHECK_THAT(version.at("message").get<std::string>(),
-               Catch::Contains("agent protocol version 99") && Catch::Contains("speaks version 2"));
+               Catch::Contains("agent protocol version 99") && Catch::Contains("speaks version 3"));
 }
 
 TEST_CASE("without a token the agent makes one, private, and refuses clients without it",
@@ -113,8 +113,9 @@ TEST_CASE("the agent refuses to run as root without --allow-root", "[remote]") {
 TEST_CASE("a client cannot make the agent load a library of its choosing", "[remote]") {
     ipcbench::test::temp_dir dir;
     const std::string marker = dir.path() + "/constructor-ran";
-    agent a({"--token", "s3cret"}, {{"IPCB_HOSTILE", "marker"}, {"IPCB_HOSTILE_MARKER", marker}});
-    worker_session session(a, "s3cret");
+    agent a({"--token", "s3cret-4f1c9e7a2b8d6053"},
+            {{"IPCB_HOSTILE", "marker"}, {"IPCB_HOSTILE_MARKER", marker}});
+    worker_session session(a, "s3cret-4f1c9e7a2b8d6053");
     const std::string library = std::string(HOSTILE_PLUGIN_DIR) + "/ipcb-hostile.so";
     for (const std::string id : {"hostile.stream", "socket.tcp"}) {
         json reply = session.request(setup_frame(library, id, "creator", "127.0.0.1:0"));
@@ -131,10 +132,10 @@ TEST_CASE("a client cannot make the agent load a library of its choosing", "[rem
 }
 
 TEST_CASE("the agent runs only cross-host transports, on network addresses", "[remote]") {
-    agent a({"--token", "s3cret"});
+    agent a({"--token", "s3cret-4f1c9e7a2b8d6053"});
     // A refused request ends its session: each rule gets a client of its own, broken alone.
     auto ask = [&](const json &setup) {
-        worker_session session(a, "s3cret");
+        worker_session session(a, "s3cret-4f1c9e7a2b8d6053");
         return session.request(setup);
     };
     // A network address the policy allows, on a transport that cannot cross hosts.
@@ -155,9 +156,9 @@ TEST_CASE("the agent runs only cross-host transports, on network addresses", "[r
 
 TEST_CASE("the agent's worker type-checks every field of a job and runs no check jobs",
           "[remote]") {
-    agent a({"--token", "s3cret"});
+    agent a({"--token", "s3cret-4f1c9e7a2b8d6053"});
     {
-        worker_session session(a, "s3cret");
+        worker_session session(a, "s3cret-4f1c9e7a2b8d6053");
         json opened = session.request(setup_frame("", "socket.tcp", "creator", "127.0.0.1:0"));
         REQUIRE(opened.at("type") == "opened");
     }
@@ -200,13 +201,13 @@ TEST_CASE("the agent's worker type-checks every field of a job and runs no check
           {"size_bytes", "64", "'size_bytes' must be a non-negative integer"},
           {"duration_s", -5, "'duration_s' is out of range"},
           {"options", json{{"k", json::array()}}, "'options'"}}) {
-        worker_session session(a, "s3cret");  // a refusal ends the session
+        worker_session session(a, "s3cret-4f1c9e7a2b8d6053");  // a refusal ends the session
         json reply = session.request(job(key, value));
         INFO(key << ": " << reply.dump());
         REQUIRE(reply.at("type") == "error");
         CHECK_THAT(reply.at("message").get<std::string>(), Catch::Contains(expected));
     }
-    worker_session session(a, "s3cret");
+    worker_session session(a, "s3cret-4f1c9e7a2b8d6053");
     json check =
         session.request({{"type", "run"},
                          {"directions", {"send"}},
@@ -217,10 +218,10 @@ TEST_CASE("the agent's worker type-checks every field of a job and runs no check
 }
 
 TEST_CASE("a worker takes nothing before its welcome, and only a version it offered", "[remote]") {
-    agent a({"--token", "s3cret"});
+    agent a({"--token", "s3cret-4f1c9e7a2b8d6053"});
     const json setup = ipcbench::test::setup_frame("", "socket.tcp", "creator", "127.0.0.1:0");
     {
-        worker_session unwelcomed(a, "s3cret", "", "");
+        worker_session unwelcomed(a, "s3cret-4f1c9e7a2b8d6053", "", "");
         const json reply = unwelcomed.request(setup);
         INFO(reply.dump());
         REQUIRE(reply.at("type") == "error");
@@ -228,7 +229,7 @@ TEST_CASE("a worker takes nothing before its welcome, and only a version it offe
                    Catch::Contains("a 'setup' message before the 'welcome'"));
     }
     {
-        worker_session wrong(a, "s3cret", "", "2.0");
+        worker_session wrong(a, "s3cret-4f1c9e7a2b8d6053", "", "2.0");
         const json reply = wrong.request(setup);
         INFO(reply.dump());
         REQUIRE(reply.at("type") == "error");
@@ -236,7 +237,7 @@ TEST_CASE("a worker takes nothing before its welcome, and only a version it offe
                    Catch::Contains("picked worker protocol '2.0', which this worker did not "
                                    "offer"));
     }
-    worker_session right(a, "s3cret");
+    worker_session right(a, "s3cret-4f1c9e7a2b8d6053");
     const json opened = right.request(setup);
     INFO(opened.dump());
     CHECK(opened.at("type") == "opened");
@@ -244,15 +245,19 @@ TEST_CASE("a worker takes nothing before its welcome, and only a version it offe
 }
 
 TEST_CASE("malformed hellos get an error frame and the agent lives on", "[remote]") {
-    agent a({"--token", "s3cret"});
+    agent a({"--token", "s3cret-4f1c9e7a2b8d6053"});
     const std::vector<std::pair<json, std::string>> attacks = {
-        {{{"type", "hello"}, {"protocol", 2}, {"nonce", 12345}}, "'nonce' must be a string"},
-        {{{"type", "hello"}, {"protocol", 2}, {"nonce", "00ff"}}, "'nonce' must be 64"},
-        {{{"type", "hello"}, {"protocol", 2}}, "'nonce' is missing"},
+        {{{"type", "hello"}, {"protocol", 3}, {"nonce", 12345}}, "'nonce' must be a string"},
+        {{{"type", "hello"}, {"protocol", 3}, {"nonce", "00ff"}}, "'nonce' must be 64"},
+        {{{"type", "hello"}, {"protocol", 3}}, "'nonce' is missing"},
         {{{"type", "hello"}, {"protocol", "2"}}, "'protocol' must be an"},
         {{{"type", "hello"}, {"protocol", json::array({2})}}, "'protocol' must be an"},
         {{{"type", "hello"}, {"protocol", 1.5}}, "'protocol' must be an"},
         {ipcbench::test::client_hello(std::string(64, 'a'), {{"done", "yes"}}), "'done' must be"},
+        {ipcbench::test::client_hello(std::string(64, 'a'), {{"dialled", 7451}}),
+         "'dialled' must be a string"},
+        {ipcbench::test::client_hello(std::string(64, 'a'), {{"dialled", "10.9.9.9:1"}}),
+         "the client dialled 10.9.9.9:1, but the connection reached this agent at 127.0.0.1:"},
         {ipcbench::test::client_hello(std::string(64, 'a'), {{"client", json::object()}}),
          "'client' must be"},
         {{{"type", 5}}, "string \"type\""},
@@ -267,25 +272,26 @@ TEST_CASE("malformed hellos get an error frame and the agent lives on", "[remote
     }
     auto array = answer(a.exchange(std::string("\0\0\0\x03[1]", 7)));
     CHECK(array.at("type") == "error");
-    auto run = run_ipchost({"--peer", a.address(), "--token", "s3cret", "--plugin", "socket.tcp",
-                            "--size", "64", "--mode", "throughput", "--duration", "0.1"});
+    auto run =
+        run_ipchost({"--peer", a.address(), "--token", "s3cret-4f1c9e7a2b8d6053", "--plugin",
+                     "socket.tcp", "--size", "64", "--mode", "throughput", "--duration", "0.1"});
     CHECK(run.exit_code == 0);
 }
 
 TEST_CASE("silent unauthenticated connections do not lock the rightful client out", "[remote]") {
-    agent a({"--token", "s3cret"});
+    agent a({"--token", "s3cret-4f1c9e7a2b8d6053"});
     std::vector<int> silent;
     for (int i = 0; i < 12; ++i) silent.push_back(a.connect_raw());  // more than the 8 slots
-    auto run =
-        run_ipchost({"--peer", a.address(), "--token", "s3cret", "--plugin", "socket.tcp", "--size",
-                     "64", "--mode", "throughput", "--duration", "0.1", "--format", "json"});
+    auto run = run_ipchost({"--peer", a.address(), "--token", "s3cret-4f1c9e7a2b8d6053", "--plugin",
+                            "socket.tcp", "--size", "64", "--mode", "throughput", "--duration",
+                            "0.1", "--format", "json"});
     INFO(run.out << run.err);
     CHECK(run.exit_code == 0);
     for (int fd : silent) close(fd);
 }
 
 TEST_CASE("garbage, oversized and malformed frames get an error, the agent lives on", "[remote]") {
-    agent a({"--token", "s3cret"});
+    agent a({"--token", "s3cret-4f1c9e7a2b8d6053"});
     auto oversized = answer(a.exchange(std::string("\x7f\xff\xff\xff", 4)));
     CHECK_THAT(oversized.at("message").get<std::string>(), Catch::Contains("exceeds"));
     auto not_json = answer(a.exchange(std::string("\0\0\0\x05hello", 9)));
@@ -301,13 +307,14 @@ TEST_CASE("garbage, oversized and malformed frames get an error, the agent lives
         if (!reply.empty()) CHECK(answer(reply).at("type") == "error");
     }
     CHECK(a.reachable());
-    auto run = run_ipchost({"--peer", a.address(), "--token", "s3cret", "--plugin", "socket.tcp",
-                            "--size", "64", "--mode", "throughput", "--duration", "0.1"});
+    auto run =
+        run_ipchost({"--peer", a.address(), "--token", "s3cret-4f1c9e7a2b8d6053", "--plugin",
+                     "socket.tcp", "--size", "64", "--mode", "throughput", "--duration", "0.1"});
     CHECK(run.exit_code == 0);
 }
 
 TEST_CASE("a silent client is dropped, before and after the handshake", "[remote]") {
-    agent a({"--token", "s3cret", "--idle-timeout", "1"});
+    agent a({"--token", "s3cret-4f1c9e7a2b8d6053", "--idle-timeout", "1"});
     int silent = a.connect_raw();
     REQUIRE(silent >= 0);
     json dropped = read_frame(silent);  // within the 5 s receive timeout
@@ -317,7 +324,7 @@ TEST_CASE("a silent client is dropped, before and after the handshake", "[remote
                Catch::Contains("no handshake within 1 s"));
 
     // Authenticated, then silent with nothing asked of the worker: the session ends.
-    worker_session session(a, "s3cret");
+    worker_session session(a, "s3cret-4f1c9e7a2b8d6053");
     json idle = read_frame(session.fd);
     REQUIRE(idle.is_object());
     CHECK_THAT(idle.at("message").get<std::string>(), Catch::Contains("idle for 1 s"));
@@ -325,9 +332,9 @@ TEST_CASE("a silent client is dropped, before and after the handshake", "[remote
 }
 
 TEST_CASE("a second authenticated client is told busy", "[remote]") {
-    agent a({"--token", "s3cret"});
-    worker_session first(a, "s3cret");
-    auto busy = a.authenticate("s3cret");
+    agent a({"--token", "s3cret-4f1c9e7a2b8d6053"});
+    worker_session first(a, "s3cret-4f1c9e7a2b8d6053");
+    auto busy = a.authenticate("s3cret-4f1c9e7a2b8d6053");
     CHECK_THAT(busy.at("message").get<std::string>(), Catch::Contains("busy"));
     // Without the token a client learns nothing about the agent's state.
     auto stranger = a.authenticate("guess");
@@ -337,11 +344,11 @@ TEST_CASE("a second authenticated client is told busy", "[remote]") {
 TEST_CASE("a case longer than the idle timeout is work, not silence", "[remote]") {
     // The deadline overlaps the work: a 2.5 s case on an agent that drops silent sessions after
     // 1 s. The request stays outstanding the whole time, so the session must live.
-    agent a({"--token", "s3cret", "--idle-timeout", "1"});
-    auto run = run_ipchost(
-        {"--peer", a.address(), "--token", "s3cret", "--plugin", "socket.tcp", "--size", "1K",
-         "--mode", "throughput", "--duration", "2.5", "--warmup", "0", "--format", "json"},
-        {}, 60);
+    agent a({"--token", "s3cret-4f1c9e7a2b8d6053", "--idle-timeout", "1"});
+    auto run = run_ipchost({"--peer", a.address(), "--token", "s3cret-4f1c9e7a2b8d6053", "--plugin",
+                            "socket.tcp", "--size", "1K", "--mode", "throughput", "--duration",
+                            "2.5", "--warmup", "0", "--format", "json"},
+                           {}, 60);
     INFO(run.err);
     REQUIRE(run.exit_code == 0);
     const json r = json::parse(run.out).at("results").at(0);

@@ -149,17 +149,11 @@ TEST_CASE("an agent that reports impossible figures gets its row marked, not ok"
         timeval tv{5, 0};
         setsockopt(c, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
         auto say = [&](const json &m) {
-            const std::string f = ipcbench::test::frame(m);
+            const std::string f = ipcbench::test::frame_on(c, m);
             (void)!write(c, f.data(), f.size());
         };
         const json hello = ipcbench::test::read_frame(c);
-        namespace r = ipcbench::remote;
-        const r::handshake_transcript t{hello.value("nonce", ""), r::new_nonce(),
-                                        hello.value("session", "worker"), false};
-        say({{"type", "challenge"},
-             {"nonce", t.agent_nonce},
-             {"proof", r::handshake_proof("s3cret-s3cret-s3cret-x", r::proof_role::agent, t)}});
-        ipcbench::test::read_frame(c);  // auth
+        ipcbench::test::answer_as_agent(c, hello, "s3cret-s3cret-s3cret-x");
         say({{"type", "welcome"}, {"agent", "ipchost 1.2.0"}});
         ipcbench::test::read_frame(c);  // the peer_case
         say({{"type", "peer_result"}, {"report", claimed}});
@@ -187,11 +181,13 @@ TEST_CASE("an agent that reports impossible figures gets its row marked, not ok"
 TEST_CASE("two agents claiming one node are named, and a star centre must be one agent",
           "[remote][fleet]") {
     using ipcbench::test::agent;
-    agent a({"--token", "s3cret", "--allow-peer", "127.0.0.0/8", "--label", "node=n1"}),
-        b({"--token", "s3cret", "--allow-peer", "127.0.0.0/8", "--label", "node=n1"});
+    agent a({"--token", "s3cret-4f1c9e7a2b8d6053", "--allow-peer", "127.0.0.0/8", "--label",
+             "node=n1"}),
+        b({"--token", "s3cret-4f1c9e7a2b8d6053", "--allow-peer", "127.0.0.0/8", "--label",
+           "node=n1"});
     const auto star = run_ipchost({"fleet", "--agent", a.address(), "--agent", b.address(),
-                                   "--token", "s3cret", "--pairs", "star=n1", "--plugin",
-                                   "socket.tcp", "--size", "1K", "--duration", "0.1"});
+                                   "--token", "s3cret-4f1c9e7a2b8d6053", "--pairs", "star=n1",
+                                   "--plugin", "socket.tcp", "--size", "1K", "--duration", "0.1"});
     INFO(star.err);
     CHECK(star.exit_code == 2);
     CHECK_THAT(star.err, Catch::Contains("2 agents claim node=n1") &&

@@ -12,10 +12,14 @@
 
 #include <chrono>
 #include <filesystem>
+#include <map>
+#include <mutex>
 #include <thread>
 
+#include "control/frame_seal.hpp"
 #include "platform/process_identity.hpp"
 #include "remote/agent_handshake.hpp"
+#include "remote/agent_protocol.hpp"
 #include "support/process_runner.hpp"
 
 namespace ipcbench::test {
@@ -154,6 +158,52 @@ json answer(const std::string &reply) {
     return json::parse(reply.substr(4, n));
 }
 
+namespace {
+
+struct fd_seals {
+    control::frame_seal send, receive;
+};
+std::mutex seals_mutex;
+std::map<int, fd_seals> sealed_fds;
+
+}  // namespace
+
+void seal_fd(int fd, const std::string &send_key, const std::string &receive_key) {
+    const std::lock_guard<std::mutex> lock(seals_mutex);
+    sealed_fds.erase(fd);
+    sealed_fds.emplace(fd,
+                       fd_seals{control::frame_seal(send_key), control::frame_seal(receive_key)});
+}
+
+void forget_fd(int fd) {
+    const std::lock_guard<std::mutex> lock(seals_mutex);
+    sealed_fds.erase(fd);
+}
+
+std::string frame_on(int fd, const json &message) {
+    const std::lock_guard<std::mutex> lock(seals_mutex);
+    const auto it = sealed_fds.find(fd);
+    return it == sealed_fds.end() ? frame(message) : it->second.send.seal(frame(message));
+}
+
+remote_transcript transcript_of(const json &hello, const std::string &agent_nonce) {
+    return {hello.value("nonce", ""), agent_nonce, hello.value("session", "worker"),
+            hello.value("done", false), hello.value("dialled", "")};
+}
+
+json answer_as_agent(int fd, const json &hello, const std::string &token) {
+    const remote_transcript t = transcript_of(hello, remote::new_nonce());
+    const std::string challenge =
+        frame({{"type", "challenge"},
+               {"nonce", t.agent_nonce},
+               {"proof", remote::handshake_proof(token, remote::proof_role::agent, t)}});
+    (void)!write(fd, challenge.data(), challenge.size());
+    const json auth = read_frame(fd);
+    const auto keys = remote::derive_session_keys(token, t);
+    seal_fd(fd, keys.to_client, keys.to_agent);
+    return auth;
+}
+
 json read_frame(int fd) {
     auto read_exact = [fd](char *buf, std::size_t n) {
         for (std::size_t got = 0; got < n;) {
@@ -170,18 +220,42 @@ json read_frame(int fd) {
     if (n >= (1u << 24)) return nullptr;  // no frame a test expects
     std::string body(n, '\0');
     if (!read_exact(body.data(), n)) return nullptr;
-    return json::parse(body, nullptr, false);
+    {
+        const std::lock_guard<std::mutex> lock(seals_mutex);
+        const auto it = sealed_fds.find(fd);
+        if (it != sealed_fds.end())
+            if (const auto opened = it->second.receive.try_open(body.data(), body.size()))
+                return json::parse(*opened, nullptr, false);
+    }
+    return json::parse(body, nullptr, false);  // unsealed: a refusal, or no session
 }
 
 json client_hello(const std::string &nonce, const json &extra) {
-    json hello = {{"type", "hello"}, {"protocol", 2}, {"nonce", nonce}, {"client", "a test"}};
+    json hello = {{"type", "hello"},
+                  {"protocol", remote::agent_protocol_version},
+                  {"nonce", nonce},
+                  {"dialled", "?"},
+                  {"client", "a test"}};
     if (extra.is_object()) hello.update(extra);
     return hello;
 }
 
 json send_hello_and_auth(int fd, const std::string &token, const json &extra) {
-    remote::handshake_transcript t{remote::new_nonce(), "", "worker", false};
-    const json hello = client_hello(t.client_nonce, extra);
+    remote::handshake_transcript t{remote::new_nonce(), "", "worker", false, ""};
+    sockaddr_storage peer{};
+    socklen_t len = sizeof peer;
+    char host[INET6_ADDRSTRLEN] = "?";
+    int port = 0;
+    if (getpeername(fd, reinterpret_cast<sockaddr *>(&peer), &len) == 0 &&
+        peer.ss_family == AF_INET) {
+        const auto *in = reinterpret_cast<const sockaddr_in *>(&peer);
+        inet_ntop(AF_INET, &in->sin_addr, host, sizeof host);
+        port = ntohs(in->sin_port);
+    }
+    json with_address = {{"dialled", remote::transcript_address(host, port)}};
+    if (extra.is_object()) with_address.update(extra);
+    const json hello = client_hello(t.client_nonce, with_address);
+    t.dialled = hello.value("dialled", "");
     if (const auto s = hello.find("session"); s != hello.end() && s->is_string())
         t.session = s->get<std::string>();
     if (const auto d = hello.find("done"); d != hello.end() && d->is_boolean()) t.done = *d;
@@ -197,6 +271,8 @@ json send_hello_and_auth(int fd, const std::string &token, const json &extra) {
         frame({{"type", "auth"},
                {"proof", remote::handshake_proof(token, remote::proof_role::client, t)}});
     send(fd, auth.data(), auth.size(), MSG_NOSIGNAL);
+    const auto keys = remote::derive_session_keys(token, t);
+    seal_fd(fd, keys.to_agent, keys.to_client);
     return challenge;
 }
 
@@ -206,6 +282,7 @@ json agent::authenticate(const std::string &token, const json &extra,
     if (fd < 0) return nullptr;
     json reply = send_hello_and_auth(fd, token, extra);
     if (reply.is_object() && reply.value("type", "") == "challenge") reply = read_frame(fd);
+    forget_fd(fd);
     close(fd);
     return reply;
 }
@@ -225,16 +302,17 @@ worker_session::worker_session(const agent &a, const std::string &token, const s
     REQUIRE(worker_hello.at("versions") == json::array({"1.0", "1.1"}));
     REQUIRE(worker_hello.at("implementation") == "native");
     if (version.empty()) return;
-    const std::string welcome_worker = frame({{"type", "welcome"}, {"protocol", version}});
+    const std::string welcome_worker = frame_on(fd, {{"type", "welcome"}, {"protocol", version}});
     REQUIRE(send(fd, welcome_worker.data(), welcome_worker.size(), MSG_NOSIGNAL) > 0);
 }
 
 worker_session::~worker_session() {
+    forget_fd(fd);
     close(fd);
 }
 
 json worker_session::request(const json &message) {
-    const std::string bytes = frame(message);
+    const std::string bytes = frame_on(fd, message);
     REQUIRE(send(fd, bytes.data(), bytes.size(), MSG_NOSIGNAL) > 0);
     return read_frame(fd);
 }

@@ -9,7 +9,11 @@
 #include <string>
 #include <vector>
 
+#include "remote/agent_handshake.hpp"
+
 namespace ipcbench::test {
+
+using remote_transcript = remote::handshake_transcript;
 
 // A TCP port nobody listens on now on 127.0.0.1 (the kernel's pick).
 int free_port();
@@ -32,7 +36,7 @@ public:
     int connect_raw(const std::string &source = "") const;
     // Sends raw bytes, returns everything the agent answers until it closes (or 5 s pass).
     std::string exchange(const std::string &bytes) const;
-    // A whole handshake of protocol 2 on a fresh connection (send_hello_and_auth), then closed:
+    // A whole handshake of protocol 3 on a fresh connection (send_hello_and_auth), then closed:
     // the agent's refusal of the hello, or its answer to the auth (welcome, goodbye, error).
     nlohmann::json authenticate(const std::string &token,
                                 const nlohmann::json &extra = nlohmann::json::object(),
@@ -56,7 +60,19 @@ nlohmann::json answer(const std::string &reply);
 // (or sent what is no frame). No Catch assertion inside: safe on a thread of the test's own.
 nlohmann::json read_frame(int fd);
 
-// A client's side of the agent handshake (protocol 2, remote/agent_handshake.hpp) on a
+// The seals of an agent session on fd (agent protocol 3, control/frame_seal.hpp), as a client
+// (after send_hello_and_auth) or a fake agent (answer_as_agent) holds them: frame_on seals what
+// is sent on fd, read_frame opens what arrives (an unsealed frame, a refusal, is read as is).
+void seal_fd(int fd, const std::string &send_key, const std::string &receive_key);
+void forget_fd(int fd);
+std::string frame_on(int fd, const nlohmann::json &message);
+// A fake agent holding `token`, after a client's hello on fd: its challenge (a good proof for
+// the hello's transcript), the client's auth read, fd sealed as the agent's. Returns the auth.
+nlohmann::json answer_as_agent(int fd, const nlohmann::json &hello, const std::string &token);
+// The transcript a hello asks for (its nonce, session, done and dialled), with `agent_nonce`.
+remote_transcript transcript_of(const nlohmann::json &hello, const std::string &agent_nonce);
+
+// A client's side of the agent handshake (protocol 3, remote/agent_handshake.hpp) on a
 // connected fd: a hello with a fresh nonce and `extra` fields ({"session": "roll_call"},
 // {"done": true}, or fields that replace the hello's own), then, when the agent answers with a
 // challenge, the auth of a client holding `token` (sent whatever the agent's proof, so a test
