@@ -332,7 +332,8 @@ int ab_command(const command_line &cmd) {
     for (const auto &m : run.st.missing)
         text += "on one side only (or failed there) in some round: " + m + "\n";
     text += "verdict: " + outcome.summary + "\n";
-    if (cmd.format == report::output_format::json) text = ab_json(run, outcome).dump(2) + "\n";
+    if (cmd.format == report::output_format::json)
+        text = ab_json(run, outcome).dump(2, ' ', true) + "\n";
     write_text(text, cmd.output);
     if (!run.failure.empty()) {
         fmt::print(stderr, "ipchost ab: stopped after {} rounds: {}\n", run.st.rounds.size(),

@@ -198,7 +198,7 @@ int compare_command(const command_line &cmd) {
     for (const auto &m : missing) text += "missing from the new run: " + m + "\n";
     for (const auto &u : unmatched) text += "not in the base run: " + u + "\n";
     if (cmd.format == report::output_format::json)
-        text = comparison_json(cmd, c, conditions, missing, unmatched).dump(2) + "\n";
+        text = comparison_json(cmd, c, conditions, missing, unmatched).dump(2, ' ', true) + "\n";
     write_text(text, cmd.output);
     const int gaps = report_missing(cmd, c.cases, missing, unmatched);
     if (gaps != 0 || cmd.fail_on_regression < 0) return gaps;

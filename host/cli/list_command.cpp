@@ -167,7 +167,7 @@ int list_command(const command_line &cmd, const plugin::plugin_registry &registr
         for (const auto &k : kits.kits()) doc["kits"].push_back(kit_json(k));
         doc["kit_search_path"] = nlohmann::json::array();
         for (const auto &f : kit_folders) doc["kit_search_path"].push_back(f.string());
-        fmt::print("{}\n", doc.dump(2));
+        fmt::print("{}\n", doc.dump(2, ' ', true));
         return 0;
     }
     // Columns as wide as their widest entry, so a long capability list shifts nothing.
@@ -216,7 +216,7 @@ int describe_command(const command_line &cmd, const plugin::plugin_registry &reg
     if (cmd.listing_json) {
         nlohmann::json doc = nlohmann::json::array();
         for (const auto *t : selected) doc.push_back(transport_json(*t));
-        fmt::print("{}\n", doc.dump(2));
+        fmt::print("{}\n", doc.dump(2, ' ', true));
         return 0;
     }
     for (const auto *t : selected) {

@@ -44,7 +44,7 @@ int system_command(const command_line &cmd) {
                               {"checks", nlohmann::json::array()}};
         for (const auto &c : checks)
             out["checks"].push_back({{"name", c.name}, {"state", c.state}, {"advice", c.advice}});
-        write_text(out.dump(2) + "\n", cmd.output);
+        write_text(out.dump(2, ' ', true) + "\n", cmd.output);
         return 0;
     }
     write_text(text_of(checks, m), cmd.output);

@@ -108,7 +108,7 @@ int trend_command(const command_line &cmd) {
                               {"series", out.series_count},
                               {"too_short", out.too_short},
                               {"change_points", out.rows}}
-                   .dump(2) +
+                   .dump(2, ' ', true) +
                "\n";
     write_text(text, cmd.output);
     return 0;

@@ -9,7 +9,7 @@ using nlohmann::json;
 namespace {
 
 std::string line(const json &event) {
-    return event.dump() + "\n";
+    return event.dump(-1, ' ', true) + "\n";  // ASCII: inert on a terminal
 }
 
 }  // namespace

@@ -41,7 +41,8 @@ std::string run_format_names() {
 
 std::string render(const run_report &report, output_format format, const table_layout &layout) {
     switch (format) {
-        case output_format::json: return to_json(report).dump(2) + "\n";
+        case output_format::json:
+            return to_json(report).dump(2, ' ', true) + "\n";  // ASCII: inert on a terminal
         case output_format::jsonl: return to_json_lines(report);
         case output_format::csv: return to_csv(report);
         case output_format::markdown: return to_table(report, true, layout);

@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "text/printable_text.hpp"
+
 namespace ipcbench::report {
 namespace {
 
@@ -49,17 +51,7 @@ struct scale {
 }  // namespace
 
 std::string html_escape(const std::string &text) {
-    std::string out;
-    for (char c : text) {
-        switch (c) {
-            case '&': out += "&amp;"; break;
-            case '<': out += "&lt;"; break;
-            case '>': out += "&gt;"; break;
-            case '"': out += "&quot;"; break;
-            default: out += c;
-        }
-    }
-    return out;
+    return text::html_text(text);
 }
 
 // Only points a chart can place: finite, within +-1e300 (so doubling or a log stays finite),

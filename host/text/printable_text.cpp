@@ -18,14 +18,19 @@ std::size_t utf8_sequence(const std::string &s, std::size_t i) {
 }
 
 // A sequence that decodes to a character a terminal may act on: a C1 control (U+0080-U+009F,
-// CSI among them) or a bidirectional override (U+202A-U+202E, U+2066-U+2069) that reorders what
-// follows. Its code point, else 0.
+// CSI among them), a bidirectional control that reorders what follows (the overrides and
+// embeddings U+202A-U+202E, the isolates U+2066-U+2069, the marks U+200E, U+200F and U+061C),
+// or a line or paragraph separator (U+2028, U+2029: a line break to some terminals and
+// editors, so a forged line). Its code point, else 0.
 unsigned acting_code_point(const std::string &s, std::size_t i, std::size_t n) {
     const auto b = [&](std::size_t k) { return static_cast<unsigned char>(s[i + k]); };
     if (n == 2 && b(0) == 0xc2 && b(1) <= 0x9f) return b(1);
+    if (n == 2 && b(0) == 0xd8 && b(1) == 0x9c) return 0x061c;
     if (n != 3 || b(0) != 0xe2) return 0;
     const unsigned cp = ((b(0) & 0x0fu) << 12) | ((b(1) & 0x3fu) << 6) | (b(2) & 0x3fu);
-    return (cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069) ? cp : 0;
+    const bool bidi = (cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069) ||
+                      cp == 0x200e || cp == 0x200f;
+    return bidi || cp == 0x2028 || cp == 0x2029 ? cp : 0;
 }
 
 }  // namespace
@@ -69,6 +74,28 @@ std::string markdown_text(const std::string &untrusted, std::size_t max_chars) {
             case '<': out += "&lt;"; break;
             case '>': out += "&gt;"; break;
             case '&': out += "&amp;"; break;
+            // A link or an image (a beacon) from a result file stays text: \[x\]\(url\)
+            case '[': out += "\\["; break;
+            case ']': out += "\\]"; break;
+            case '(': out += "\\("; break;
+            case ')': out += "\\)"; break;
+            case '!': out += "\\!"; break;
+            case '`': out += "\\`"; break;
+            default: out += c;
+        }
+    }
+    return out;
+}
+
+std::string html_text(const std::string &untrusted) {
+    std::string out;
+    for (const char c : printable(untrusted, 100000)) {
+        switch (c) {
+            case '&': out += "&amp;"; break;
+            case '<': out += "&lt;"; break;
+            case '>': out += "&gt;"; break;
+            case '"': out += "&quot;"; break;
+            case '\'': out += "&#39;"; break;
             default: out += c;
         }
     }

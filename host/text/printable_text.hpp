@@ -14,8 +14,12 @@ std::string printable(const std::string &untrusted, std::size_t max_chars);
 // Where untrusted text meets an output format, each writer passes it through one of these:
 // a terminal table or log line (printable);
 std::string terminal_text(const std::string &untrusted, std::size_t max_chars = 2000);
-// a Markdown table cell or list item: printable, '|' escaped, and <, >, & as HTML entities;
+// a Markdown table cell or list item: printable, '|' escaped, <, >, & as HTML entities, and
+// [ ] ( ) ! ` escaped so no link or image (a beacon) is made of it;
 std::string markdown_text(const std::string &untrusted, std::size_t max_chars = 2000);
+// an HTML text node or attribute value: printable (so the page is inert on a terminal as well:
+// `ipchost report FILE` writes it to standard output) and <, >, &, ", ' as entities;
+std::string html_text(const std::string &untrusted);
 // a CSV field before quoting: printable, and a text a spreadsheet would take for a formula (one
 // that starts with =, +, -, @; tab and CR are escaped already) prefixed with ' as OWASP advises,
 // unless it is a number.

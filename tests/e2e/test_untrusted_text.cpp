@@ -9,7 +9,9 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <pty.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <fstream>
@@ -31,10 +33,17 @@ namespace {
 // ESC ] 0 ; (a window title), BEL, ESC [ 2 J (clear the screen), CR LF and a forged line, a
 // C1 CSI (U+009B) and a right-to-left override (U+202E), a spreadsheet formula, a Markdown cell
 // break and HTML.
+// Also a line separator (U+2028) and a paragraph separator (U+2029) with a forged line after
+// each, the bidirectional isolates (U+2066, U+2069) and marks (U+200F), and a Markdown link and
+// image (a beacon).
 const std::string hostile =
     "\x1b]0;PWNED\x07\x1b[2J\r\n[error] FORGED \xc2\x9b"
     "31m \xe2\x80\xae"
-    "txt.exe|<script>alert(1)</script>";
+    "txt.exe|<script>alert(1)</script>"
+    "\xe2\x80\xa8[error] LS-FORGED\xe2\x80\xa9[error] PS \xe2\x81\xa6i\xe2\x81\xa9\xe2\x80\x8f";
+// Where a reader shows longer text (an error, a warning): a Markdown link and image (a beacon).
+const std::string hostile_links =
+    " [click](http://evil.example/x) ![](http://evil.example/beacon.png)";
 
 // A real result file with `hostile` in every string a reader shows.
 std::string hostile_results(const temp_dir &tmp) {
@@ -45,10 +54,10 @@ std::string hostile_results(const temp_dir &tmp) {
     json &r = doc.at("results").at(0);
     json failed = r;
     failed["status"] = "failed";
-    failed["error"] = "=HYPERLINK(\"http://evil\")" + hostile;
+    failed["error"] = "=HYPERLINK(\"http://evil\")" + hostile + hostile_links;
     failed["transport"] = "pipe.fifo" + hostile;
     failed["settings"]["transport"] = "pipe.fifo" + hostile;
-    r["warnings"] = json::array({"@SUM(1+1)" + hostile});
+    r["warnings"] = json::array({"@SUM(1+1)" + hostile + hostile_links});
     r["settings"]["transport"] = "pipe.fifo" + hostile;  // compare names its rows by it
     r["transport"] = "pipe.fifo" + hostile;
     r["sender"]["runtime"] = "+cmd" + hostile;
@@ -60,7 +69,7 @@ std::string hostile_results(const temp_dir &tmp) {
 }
 
 // Nothing in `out` a terminal would act on.
-void check_inert(const std::string &out, const std::string &what) {
+void check_inert(const std::string &out, const std::string &what, bool shows_text = true) {
     INFO(what << ":\n" << out);
     CHECK(out.find('\x1b') == std::string::npos);
     CHECK(out.find('\x07') == std::string::npos);
@@ -68,7 +77,47 @@ void check_inert(const std::string &out, const std::string &what) {
     CHECK(out.find("\xc2\x9b") == std::string::npos);
     CHECK(out.find("\xe2\x80\xae") == std::string::npos);
     CHECK(out.find("\n[error] FORGED") == std::string::npos);
-    CHECK_THAT(out, Catch::Contains("FORGED"));  // the text is there, as data
+    for (const char *sequence :
+         {"\xe2\x80\xa8", "\xe2\x80\xa9", "\xe2\x81\xa6", "\xe2\x81\xa9", "\xe2\x80\x8f"})
+        CHECK(out.find(sequence) == std::string::npos);
+    if (shows_text) CHECK_THAT(out, Catch::Contains("FORGED") && Catch::Contains("LS-FORGED"));
+}
+
+// What ipchost writes to a terminal: run with standard output and error on a pseudo-terminal.
+std::string through_terminal(const std::vector<std::string> &args) {
+    int master = -1, slave = -1;
+    REQUIRE(openpty(&master, &slave, nullptr, nullptr, nullptr) == 0);
+    const pid_t pid = fork();
+    REQUIRE(pid >= 0);
+    if (pid == 0) {
+        dup2(slave, 1);
+        dup2(slave, 2);
+        close(master);
+        std::vector<char *> argv{const_cast<char *>(IPCHOST_PATH)};
+        for (const auto &a : args) argv.push_back(const_cast<char *>(a.c_str()));
+        argv.push_back(nullptr);
+        execv(IPCHOST_PATH, argv.data());
+        _exit(127);
+    }
+    close(slave);
+    std::string out;
+    char buf[4096];
+    for (int i = 0; i < 6000; ++i) {  // 60 s at most
+        pollfd p{master, POLLIN, 0};
+        if (poll(&p, 1, 10) == 1) {
+            const ssize_t n = read(master, buf, sizeof buf);
+            if (n <= 0) break;  // EIO once the child closed the terminal
+            out.append(buf, static_cast<std::size_t>(n));
+        }
+    }
+    close(master);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    // The terminal turns each \n into \r\n: only what the program wrote is judged.
+    std::string written;
+    for (std::size_t i = 0; i < out.size(); ++i)
+        if (!(out[i] == '\r' && i + 1 < out.size() && out[i + 1] == '\n')) written += out[i];
+    return written;
 }
 
 }  // namespace
@@ -90,6 +139,24 @@ TEST_CASE("a hostile result file's strings reach every format as inert data", "[
     CHECK_THAT(csv.out, Catch::Contains("\"'=HYPERLINK") && Catch::Contains(",'+cmd"));
     const auto compare = run_ipchost({"compare", file, file});
     check_inert(compare.out + compare.err, "compare");
+    // No link or image is made of a result file's text in Markdown.
+    CHECK(markdown.out.find("[click](") == std::string::npos);
+    CHECK(markdown.out.find("![](") == std::string::npos);
+    CHECK_THAT(markdown.out, Catch::Contains("\\[click\\]\\(http"));
+}
+
+TEST_CASE("a hostile result file reaches a terminal inert through every output", "[report]") {
+    temp_dir tmp;
+    const std::string file = hostile_results(tmp);
+    // `report FILE` with no format writes the HTML page to standard output.
+    const std::string page = through_terminal({"report", file});
+    check_inert(page, "report FILE (HTML) on a terminal");
+    CHECK_THAT(page, Catch::Contains("<html") && Catch::Contains("&lt;script&gt;"));
+    for (const char *format : {"table", "markdown", "csv", "json", "jsonl"})
+        check_inert(through_terminal({"report", file, "--format", format}),
+                    std::string("report --format ") + format + " on a terminal");
+    check_inert(through_terminal({"compare", file, file}), "compare on a terminal");
+    check_inert(through_terminal({"trend", file, file, file}), "trend on a terminal", false);
 }
 
 TEST_CASE("a CSV figure that is a negative number stays a number", "[report]") {
