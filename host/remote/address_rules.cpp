@@ -41,6 +41,23 @@ address_scope scope_of(const std::string &host) {
     return address_scope::ordinary;
 }
 
+std::string client_unit(const std::string &host) {
+    auto b = platform::address_bytes(host);
+    if (scope_of(host) == address_scope::loopback) return "loopback";
+    if (b.size() != 16) return host;
+    static const char digits[] = "0123456789abcdef";
+    std::string out;
+    for (int i = 0; i < 8; i += 2) {
+        for (const unsigned char c :
+             {b[static_cast<std::size_t>(i)], b[static_cast<std::size_t>(i + 1)]}) {
+            out += digits[c >> 4];
+            out += digits[c & 15];
+        }
+        out += ':';
+    }
+    return out + ":/64";
+}
+
 const char *describe(address_scope scope) {
     switch (scope) {
         case address_scope::unspecified: return "unspecified";

@@ -14,6 +14,13 @@ enum class address_scope { ordinary, unspecified, loopback, link_local, multicas
 address_scope scope_of(const std::string &host);  // ordinary for what is not numeric
 const char *describe(address_scope scope);        // "link-local", ...
 
+// The unit an agent counts a client by (--max-sessions-per-client, the handshakes a source may
+// have pending): what one party can hold many addresses of counts once. Every loopback address
+// (127.0.0.0/8 and ::1) is this host: "loopback"; an IPv6 address counts by its /64 (one
+// subnet, whose owner has all of it: "2001:db8:1:2::/64"); an IPv4 address other than loopback
+// by itself (a /24 would merge the pods of a node, or the clients behind a NAT, into one).
+std::string client_unit(const std::string &host);
+
 // A network ADDRESS/BITS ("10.244.0.0/16", "fd00::/8") or one address (all its bits).
 struct address_prefix {
     std::string host;                  // canonical

@@ -18,6 +18,7 @@
 #include "platform/run_directory.hpp"
 #include "platform/signals.hpp"
 #include "platform/stream_socket.hpp"
+#include "remote/address_rules.hpp"
 #include "remote/agent_handshake.hpp"
 #include "remote/agent_hello.hpp"
 #include "remote/agent_protocol.hpp"
@@ -88,7 +89,8 @@ struct session {
     socket_handle fd = platform::no_socket;
     socket_handle worker_fd = platform::no_socket;
     std::string peer;
-    std::string source;  // the client's address without the port: --max-sessions-per-client
+    std::string source;  // the client's address without the port
+    std::string unit;    // what it counts as for --max-sessions-per-client (client_unit)
     address_policy policy;
     std::int64_t started = 0;
     std::int64_t idle_deadline = 0;
@@ -216,12 +218,16 @@ private:
             pending_client client;
             client.fd = fd;
             client.source = host_of(peer);
+            client.unit = client_unit(client.source);
             client.peer = host_port{client.source, peer.port}.text();
             client.deadline = now_ns() + seconds_ns(handshake_seconds());
-            if (auto displaced = pending_.admit(std::move(client)))
+            const socket_handle admitted = client.fd;
+            if (auto displaced = pending_.admit(std::move(client), now_ns()))
                 refuse(displaced->fd, displaced->peer,
-                       "too many connections from " + displaced->source +
-                           " are authenticating; dropped the oldest");
+                       displaced->fd == admitted ? "too many handshakes from " + displaced->unit +
+                                                       " are in progress; try again"
+                                                 : "too many connections from " + displaced->unit +
+                                                       " are authenticating; dropped the oldest");
         }
     }
 
@@ -318,6 +324,7 @@ private:
                 "an address translation lies between them (connect to {} directly)",
                 text::printable(hello.dialled, 64), here, here);
         client.hello = hello;
+        client.hello_at = now_ns();
         client.agent_nonce = new_nonce();
         const handshake_transcript t{hello.nonce, client.agent_nonce, hello.session, hello.done,
                                      hello.dialled};
@@ -363,7 +370,7 @@ private:
             return refuse(client.fd, client.peer,
                           "this agent runs no cases against other agents (its operator started "
                           "it with ipchost serve --no-peer-runs)");
-        if (const std::string why = busy_text(client.source); !why.empty())
+        if (const std::string why = busy_text(client.unit); !why.empty())
             return refuse(client.fd, client.peer, why);
         start_session(client, hello, keys);
     }
@@ -384,7 +391,7 @@ private:
 
     // "" when a new session from `source` fits --max-sessions and --max-sessions-per-client,
     // else the "busy" answer: that the agent is full, never who it serves.
-    std::string busy_text(const std::string &source) const {
+    std::string busy_text(const std::string &unit) const {
         if (live_sessions() >= options_.max_sessions)
             return fmt::format(
                 "busy: this agent serves {} benchmark(s) at a time (ipchost serve "
@@ -392,11 +399,12 @@ private:
                 options_.max_sessions);
         const auto from_source =
             std::count_if(sessions_.begin(), sessions_.end(),
-                          [&](const auto &s) { return !s->ended && s->source == source; });
+                          [&](const auto &s) { return !s->ended && s->unit == unit; });
         if (from_source >= options_.max_sessions_per_client)
             return fmt::format(
                 "busy: this agent serves at most {} benchmark(s) at a time for one client "
-                "address (ipchost serve --max-sessions-per-client); try again later",
+                "(an address; every loopback address counts as one, an IPv6 /64 as one: ipchost "
+                "serve --max-sessions-per-client); try again later",
                 options_.max_sessions_per_client);
         return "";
     }
@@ -409,6 +417,7 @@ private:
         s->fd = client.fd;
         s->peer = client.peer;
         s->source = client.source;
+        s->unit = client.unit;
         platform::keep_alive(s->fd, options_.idle_timeout_s);
         s->started = s->client_progress = now_ns();
         s->idle_deadline = s->started + seconds_ns(options_.idle_timeout_s);

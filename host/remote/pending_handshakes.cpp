@@ -5,37 +5,38 @@
 
 namespace ipcbench::remote {
 
-std::size_t pending_handshakes::count_from(const std::string &source) const {
-    return static_cast<std::size_t>(
-        std::count_if(clients_.begin(), clients_.end(),
-                      [&](const pending_client &c) { return c.source == source; }));
+std::size_t pending_handshakes::count_from(const std::string &unit) const {
+    return static_cast<std::size_t>(std::count_if(
+        clients_.begin(), clients_.end(), [&](const pending_client &c) { return c.unit == unit; }));
 }
 
-std::optional<pending_client> pending_handshakes::admit(pending_client client) {
-    std::optional<pending_client> displaced;
-    std::string victim_source;
-    if (count_from(client.source) >= per_source_) {
-        victim_source = client.source;
+std::optional<pending_client> pending_handshakes::admit(pending_client client, std::int64_t now) {
+    std::string victim_unit;
+    if (count_from(client.unit) >= per_source_) {
+        victim_unit = client.unit;
     } else if (clients_.size() >= total_) {
         std::map<std::string, std::size_t> held;
-        for (const auto &c : clients_) ++held[c.source];
-        // The source holding the most; among equals, the one whose oldest came first.
+        for (const auto &c : clients_) ++held[c.unit];
+        // The unit holding the most; among equals, the one whose oldest came first.
         std::size_t most = 0;
         for (const auto &c : clients_)
-            if (held[c.source] > most) {
-                most = held[c.source];
-                victim_source = c.source;
+            if (held[c.unit] > most) {
+                most = held[c.unit];
+                victim_unit = c.unit;
             }
+    } else {
+        clients_.push_back(std::move(client));
+        return std::nullopt;
     }
-    if (!victim_source.empty() || (clients_.size() >= total_ && !clients_.empty())) {
-        auto it = std::find_if(clients_.begin(), clients_.end(), [&](const pending_client &c) {
-            return victim_source.empty() || c.source == victim_source;
-        });
-        if (it != clients_.end()) {
-            displaced = std::move(*it);
-            clients_.erase(it);
-        }
-    }
+    const auto past_floor = [now](const pending_client &c) {
+        return c.hello_at == 0 || now - c.hello_at >= handshake_floor_ns;
+    };
+    auto it = std::find_if(clients_.begin(), clients_.end(), [&](const pending_client &c) {
+        return c.unit == victim_unit && past_floor(c);
+    });
+    if (it == clients_.end()) return client;  // all of its unit's are within their floor
+    std::optional<pending_client> displaced = std::move(*it);
+    clients_.erase(it);
     clients_.push_back(std::move(client));
     return displaced;
 }

@@ -22,7 +22,8 @@ namespace ipcbench::remote {
 // Memory is bounded too: a handshake frame is at most control::max_handshake_frame_bytes.
 struct pending_client {
     platform::socket_handle fd = platform::no_socket;
-    std::string source;  // the peer's address without the port: the unit of fairness
+    std::string source;  // the peer's address without the port
+    std::string unit;    // what it counts as (client_unit of source): the unit of fairness
     std::string peer;    // with the port, for the log
     std::int64_t deadline = 0;
     control::frame_decoder decoder{control::max_handshake_frame_bytes};
@@ -31,7 +32,14 @@ struct pending_client {
     // deadline (remote/agent_handshake.hpp).
     std::optional<agent_hello> hello;
     std::string agent_nonce;
+    std::int64_t hello_at = 0;  // when its hello was taken (platform::now_ns); 0: none yet
 };
+
+// A client that sent its hello has this long, from then, to finish (its challenge's round trip
+// and its auth) before a newcomer from its unit may displace it: a flood from a client's own
+// address (a NAT, a shared host) must not rotate a distant client's handshake out between its
+// two round trips. A connection that sent nothing yet has no floor.
+inline constexpr std::int64_t handshake_floor_ns = 2'000'000'000;
 
 class pending_handshakes {
 public:
@@ -42,8 +50,11 @@ public:
                                 std::size_t total = default_total)
         : per_source_(per_source), total_(total) {}
 
-    // Admits `client`; returns the connection it displaced, if any (the caller refuses it).
-    std::optional<pending_client> admit(pending_client client);
+    // Admits `client` at `now`; returns the connection it displaced, if any (the caller refuses
+    // it): the oldest of its unit's when that unit holds per_source already, else of the unit
+    // holding most when all total are taken, never one within its handshake floor. When every
+    // candidate is within its floor, the newcomer itself comes back, refused.
+    std::optional<pending_client> admit(pending_client client, std::int64_t now);
     // Takes out the connection on fd (its handshake is decided); nullopt if it is not here.
     std::optional<pending_client> take(platform::socket_handle fd);
     // Takes out every connection whose deadline is before `now`.
@@ -52,7 +63,7 @@ public:
     pending_client *find(platform::socket_handle fd);
     const std::vector<pending_client> &all() const { return clients_; }
     std::size_t size() const { return clients_.size(); }
-    std::size_t count_from(const std::string &source) const;
+    std::size_t count_from(const std::string &unit) const;
     std::size_t capacity() const { return total_; }
 
 private:

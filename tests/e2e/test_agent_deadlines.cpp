@@ -72,19 +72,31 @@ TEST_CASE("a client trickling a frame it never finishes is ended at its idle dea
     CHECK(seconds_since(start) < 4);  // a trickle of 20 bytes did not hold it past its deadline
 }
 
-TEST_CASE("one client address gets its share of the sessions, and busy names nobody", "[remote]") {
-    agent a({"--token", "s3cret-4f1c9e7a2b8d6053", "--max-sessions",
-             "2"});  // one a client address by default
-    worker_session first(a, "s3cret-4f1c9e7a2b8d6053", "127.0.0.1");
-    const json again = a.authenticate("s3cret-4f1c9e7a2b8d6053", json::object(), "127.0.0.1");
+TEST_CASE(
+    "one client gets its share of the sessions, however many loopback addresses it uses, "
+    "and busy names nobody",
+    "[remote]") {
+    const std::string token = "s3cret-4f1c9e7a2b8d6053";
+    agent a({"--token", token, "--max-sessions", "2"});  // one a client by default
+    worker_session first(a, token, "127.0.0.1");
+    const json again = a.authenticate(token, json::object(), "127.0.0.1");
     INFO(again.dump());
     CHECK_THAT(again.value("message", ""),
                Catch::Contains("busy") && Catch::Contains("--max-sessions-per-client"));
     // The busy answer says the agent is full, not whom it serves.
     CHECK(again.dump().find("127.0.0.1") == std::string::npos);
-    // Another address still gets the second session.
-    worker_session other(a, "s3cret-4f1c9e7a2b8d6053", "127.0.0.2");
-    const json full = a.authenticate("s3cret-4f1c9e7a2b8d6053", json::object(), "127.0.0.3");
+    // Another loopback address is the same host, so the same client: busy as well (one token
+    // holder on 127.0.0.1 and 127.0.0.2 held every session before).
+    const json alias = a.authenticate(token, json::object(), "127.0.0.2");
+    INFO(alias.dump());
+    CHECK_THAT(alias.value("message", ""),
+               Catch::Contains("busy") && Catch::Contains("--max-sessions-per-client"));
+    CHECK(children_of(a.pid()).size() == 1);  // one worker: first's
+    // An agent whose cap is its whole room is full after two, from whichever addresses.
+    agent b({"--token", token, "--max-sessions", "2", "--max-sessions-per-client", "2"});
+    worker_session one(b, token, "127.0.0.1");
+    worker_session two(b, token, "127.0.0.2");
+    const json full = b.authenticate(token, json::object(), "127.0.0.3");
     CHECK_THAT(full.value("message", ""),
                Catch::Contains("busy: this agent serves 2 benchmark(s) at a time") &&
                    Catch::Contains("is full"));
