@@ -267,8 +267,9 @@ po::options_description remote_options(typed_options &t) {
         "serve: run up to N clients' sessions at once, each with its own worker (default 1; "
         "one more is told busy); results record how many ran beside them");
     add("max-sessions-per-client", po::value(&t.max_sessions_per_client)->value_name("N"),
-        "serve: sessions at once for one client address, at most --max-sessions (default: "
-        "half of it, rounded up), so one client cannot take every session");
+        "serve: sessions at once for one client (every loopback address counts as one, an "
+        "IPv6 /64 as one), at most --max-sessions (default: half of it, rounded up), so one "
+        "client cannot take every session");
     add("no-peer-runs",
         "serve: refuse clients that ask this agent to run cases against other agents "
         "(--from); by default it does, reaching only agents --allow-peer names that prove they "
