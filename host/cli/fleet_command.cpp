@@ -7,6 +7,7 @@
 #include <exception>
 #include <functional>
 #include <map>
+#include <mutex>
 #include <thread>
 
 #include "cli/commands.hpp"
@@ -52,15 +53,75 @@ std::vector<fleet_round> schedule_of(const fleet_options &f,
                       "): a centre must be one; name it by address");
 }
 
+// The agents that missed a pair's deadline: an agent holding the token that answers the roll
+// call and the handshake and then nothing costs each of its pairs the whole deadline (a 50-agent
+// mesh would wait over an hour on one); once it missed one, its remaining pairs fail at once,
+// naming the pair it missed. Shared by the wave's threads.
+class missed_deadlines {
+public:
+    // The agent a failed row blames for not answering in time: the one named last before "did
+    // not answer" ("the agent at A (client side): timed out: the receiver (the agent at B) did
+    // not answer 'hello'" blames B), or the one no agent answered at; nullptr for another
+    // failure (a refusal, a wrong token, a crash), which marks no one.
+    static const fleet_agent *blamed(const std::string &error, const fleet_agent &source,
+                                     const fleet_agent &destination) {
+        std::size_t until = error.find("did not answer");
+        if (until == std::string::npos) until = error.find("no ipchost agent answered at");
+        if (until == std::string::npos) return nullptr;
+        const fleet_agent *who = nullptr;
+        std::size_t last = 0;
+        for (const fleet_agent *a : {&source, &destination}) {
+            for (const std::string &named :
+                 {"the agent at " + a->name(), " answered at " + a->name()}) {
+                const std::size_t at = error.rfind(named, until);
+                if (at != std::string::npos && (who == nullptr || at >= last)) {
+                    who = a;
+                    last = at;
+                }
+            }
+        }
+        return who;
+    }
+    void mark(const fleet_agent &agent, const std::string &pair, int round) {
+        const std::lock_guard<std::mutex> lock(mutex_);
+        why_.emplace(agent.name(), fmt::format("{} in round {}", pair, round));
+    }
+    std::string reason(const fleet_agent &agent) const {
+        const std::lock_guard<std::mutex> lock(mutex_);
+        const auto it = why_.find(agent.name());
+        return it == why_.end() ? "" : it->second;
+    }
+
+private:
+    mutable std::mutex mutex_;
+    std::map<std::string, std::string> why_;
+};
+
+// The rows of a pair not run because one of its agents missed a deadline before ("" if none).
+std::string marked_reason(const missed_deadlines &missed, const fleet_agent &source,
+                          const fleet_agent &destination) {
+    for (const fleet_agent *a : {&source, &destination})
+        if (std::string why = missed.reason(*a); !why.empty())
+            return "not run: the agent at " + a->name() + " missed a pair's deadline (" + why +
+                   "), so its remaining pairs fail at once";
+    return "";
+}
+
 // Every case of the command line between one pair, one after another; each row says where.
 std::vector<report::case_result> run_pair(const std::vector<planned_case> &cases,
                                           const fleet_agent &source, const fleet_agent &destination,
-                                          int round, int concurrent) {
+                                          int round, int concurrent, missed_deadlines &missed) {
     std::vector<report::case_result> rows;
     for (const auto &c : cases) {
         std::vector<report::case_result> results;
-        if (std::string skip = harness::reason_to_skip(*c.transport, c.settings, true);
-            !skip.empty()) {
+        if (std::string marked = marked_reason(missed, source, destination); !marked.empty()) {
+            results = harness::blank_results(*c.transport, c.settings);
+            for (auto &r : results) {
+                r.status = report::case_status::failed;
+                r.error = marked;
+            }
+        } else if (std::string skip = harness::reason_to_skip(*c.transport, c.settings, true);
+                   !skip.empty()) {
             results = harness::blank_results(*c.transport, c.settings);
             for (auto &r : results) {
                 r.status = report::case_status::skipped;
@@ -69,6 +130,11 @@ std::vector<report::case_result> run_pair(const std::vector<planned_case> &cases
         } else {
             results = harness::run_case_between_agents(*c.transport, c.settings, source.agent,
                                                        destination.agent, true);
+            for (const auto &r : results)
+                if (r.status == report::case_status::failed)
+                    if (const fleet_agent *late =
+                            missed_deadlines::blamed(r.error, source, destination))
+                        missed.mark(*late, source.name() + " -> " + destination.name(), round);
         }
         for (auto &r : results) {
             r.fleet = model::fleet_place{source.name(), destination.name(),
@@ -107,11 +173,12 @@ void on_threads(std::size_t n, const std::function<void(std::size_t)> &body) {
 // One wave: its pairs at once, each on a thread of its own; the rows in the wave's order.
 std::vector<report::case_result> run_wave(const fleet_round &wave,
                                           const std::vector<planned_case> &cases,
-                                          const std::vector<fleet_agent> &agents, int round) {
+                                          const std::vector<fleet_agent> &agents, int round,
+                                          missed_deadlines &missed) {
     std::vector<std::vector<report::case_result>> rows(wave.size());
     on_threads(wave.size(), [&](std::size_t k) {
         rows[k] = run_pair(cases, agents[wave[k].source], agents[wave[k].destination], round,
-                           static_cast<int>(wave.size()));
+                           static_cast<int>(wave.size()), missed);
     });
     std::vector<report::case_result> out;
     for (auto &pair_rows : rows)
@@ -201,11 +268,12 @@ int fleet_command(const command_line &cmd, const plugin::plugin_registry &regist
     const std::int64_t start = platform::now_ns();
     std::size_t done = 0, rounds_done = 0;
     bool failed = false;
+    missed_deadlines missed;
     for (std::size_t r = 0; r < rounds.size() && !platform::interrupted(); ++r) {
         if (r > 0 && cmd.fleet.gap_s > 0)
             std::this_thread::sleep_for(std::chrono::duration<double>(cmd.fleet.gap_s));
         for (const auto &wave : harness::waves_of(rounds[r], cmd.fleet.concurrency)) {
-            for (auto &row : run_wave(wave, cases, agents, static_cast<int>(r + 1))) {
+            for (auto &row : run_wave(wave, cases, agents, static_cast<int>(r + 1), missed)) {
                 if (row.status == report::case_status::failed) {
                     failed = true;
                     spdlog::error("{} -> {}: {}", text::terminal_text(row.fleet->source),

@@ -67,8 +67,11 @@ struct worker_pair::process {
               keep, launch.start_cpu,
               launch.implementation == "native" ? nullptr : &launch.environment)),
           channel(child->control_socket()) {}
-    process(std::string side, remote::agent_link link)
-        : side(std::move(side)), remote_socket(link.fd), channel(link.fd) {
+    process(std::string side, remote::agent_link link, std::string agent)
+        : side(std::move(side)),
+          where(" (the agent at " + agent + ")"),
+          remote_socket(link.fd),
+          channel(link.fd) {
         link.seal(channel);
     }
     ~process() { platform::close_socket(remote_socket); }
@@ -95,6 +98,7 @@ struct worker_pair::process {
     }
 
     std::string side;
+    std::string where;  // " (the agent at HOST:PORT)" for a remote worker, for its errors
     std::unique_ptr<platform::child_process> child;  // null for a remote worker
     platform::socket_handle remote_socket = platform::no_socket;
     bool remote_closed = false;
@@ -194,7 +198,7 @@ void worker_pair::wait_for_input(const std::vector<process *> &workers,
         std::string late;
         int count = 0;
         for (std::size_t i = 0; i < workers.size(); ++i)
-            if (!done[i]) late += (count++ ? " and " : "") + workers[i]->side;
+            if (!done[i]) late += (count++ ? " and " : "") + workers[i]->side + workers[i]->where;
         const bool setting_up = type == control::message_kind::opened ||
                                 type == control::message_kind::connected ||
                                 type == control::message_kind::hello;
@@ -379,7 +383,8 @@ std::vector<std::string> worker_pair::creator_addresses() const {
 void worker_pair::start() {
     if (server_) return;
     auto keep = [this](const std::string &side) { return outputs_ ? &(*outputs_)[side] : nullptr; };
-    server_ = remote_ ? std::make_unique<process>(server_side_, remote::connect_agent(*remote_, 10))
+    server_ = remote_ ? std::make_unique<process>(server_side_, remote::connect_agent(*remote_, 10),
+                                                  remote_->address.text())
                       : std::make_unique<process>(server_side_, keep(server_side_), server_launch_);
     client_ = std::make_unique<process>(client_side_, keep(client_side_), client_launch_);
     const auto hellos = collect({server_.get(), client_.get()}, control::message_kind::hello,

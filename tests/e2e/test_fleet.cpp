@@ -2,13 +2,19 @@
 // where and when they were measured, and an agent that fails failing only its own rows.
 #include <catch2/catch.hpp>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <signal.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
+#include <chrono>
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "support/agent_process.hpp"
@@ -217,4 +223,95 @@ TEST_CASE("Ctrl+C stops a fleet after its running round and keeps every row meas
     }
     CHECK_THAT(run.err,
                Catch::Contains("interrupted after round " + std::to_string(round) + " of 6"));
+}
+
+namespace {
+
+// An agent that holds the fleet's token and goes silent: it answers the roll call and every
+// handshake (a sealed welcome), then says nothing on the session and holds it open.
+class tarpit {
+public:
+    explicit tarpit(const std::string &token) : token_(token) {
+        listener_ = socket(AF_INET, SOCK_STREAM, 0);
+        sockaddr_in a{};
+        a.sin_family = AF_INET;
+        a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        socklen_t len = sizeof a;
+        REQUIRE(bind(listener_, reinterpret_cast<sockaddr *>(&a), sizeof a) == 0);
+        REQUIRE(listen(listener_, 16) == 0);
+        REQUIRE(getsockname(listener_, reinterpret_cast<sockaddr *>(&a), &len) == 0);
+        port_ = ntohs(a.sin_port);
+        thread_ = std::thread([this] { serve(); });
+    }
+    ~tarpit() {
+        shutdown(listener_, SHUT_RDWR);
+        close(listener_);
+        thread_.join();
+        for (int fd : held_) close(fd);
+    }
+    std::string address() const { return "127.0.0.1:" + std::to_string(port_); }
+
+private:
+    void serve() {
+        for (;;) {
+            const int c = accept(listener_, nullptr, nullptr);
+            if (c < 0) return;
+            timeval tv{5, 0};
+            setsockopt(c, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+            const json hello = ipcbench::test::read_frame(c);
+            if (hello.value("type", "") == "hello") {
+                ipcbench::test::answer_as_agent(c, hello, token_);
+                const std::string welcome = ipcbench::test::frame_on(
+                    c,
+                    {{"type", "welcome"}, {"agent", "ipchost 9.9.9"}, {"labels", json::object()}});
+                (void)!write(c, welcome.data(), welcome.size());
+            }
+            ipcbench::test::forget_fd(c);
+            held_.push_back(c);  // silent from here on, never closed while the test runs
+        }
+    }
+    std::string token_;
+    int listener_ = -1, port_ = 0;
+    std::thread thread_;
+    std::vector<int> held_;
+};
+
+}  // namespace
+
+TEST_CASE("an agent that misses a pair's deadline fails its other pairs at once",
+          "[remote][fleet]") {
+    const std::string token = "s3cret-4f1c9e7a2b8d6053";
+    agent a({"--token", token, "--allow-peer", "127.0.0.0/8"}),
+        b({"--token", token, "--allow-peer", "127.0.0.0/8"});
+    tarpit t(token);
+    const auto start = std::chrono::steady_clock::now();
+    const auto run =
+        run_ipchost({"fleet",     "--agent",   a.address(),  "--agent",    b.address(),  "--agent",
+                     t.address(), "--token",   token,        "--plugin",   "socket.tcp", "--size",
+                     "1K",        "--mode",    "throughput", "--duration", "0.2",        "--warmup",
+                     "0",         "--timeout", "3",          "--format",   "json"},
+                    {}, 600);
+    const double took =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    INFO(run.err);
+    INFO("took " << took << " s");
+    CHECK(run.exit_code == 1);
+    const json rows = json::parse(run.out).at("results");
+    REQUIRE(rows.size() == 6);
+    int with_tarpit = 0, at_once = 0;
+    for (const auto &r : rows) {
+        const bool involved = r.at("fleet").at("source") == t.address() ||
+                              r.at("fleet").at("destination") == t.address();
+        INFO(r.dump());
+        if (!involved) {
+            CHECK(r.at("status") == "ok");  // a and b between themselves are measured
+            continue;
+        }
+        ++with_tarpit;
+        CHECK(r.at("status") == "failed");
+        const std::string error = r.at("error");
+        if (error.find("missed a pair's deadline") != std::string::npos) ++at_once;
+    }
+    CHECK(with_tarpit == 4);
+    CHECK(at_once >= 2);  // after its first miss (or two: one each way), the rest at once
 }
