@@ -257,6 +257,12 @@ TEST_CASE("an old client's hello is refused naming both versions, and tokens mee
         a.exchange(frame({{"type", "hello"}, {"protocol", 1}, {"token", "whatever"}})));
     CHECK_THAT(old.value("message", ""),
                Catch::Contains("agent protocol version 1") && Catch::Contains("speaks version 3"));
+    // Protocol 2 had the proofs but no sealed session: refused by name as well.
+    const json two = ipcbench::test::answer(a.exchange(
+        frame(client_hello(remote::new_nonce(), {{"protocol", 2}, {"dialled", a.address()}}))));
+    CHECK_THAT(two.value("message", ""), Catch::Contains("agent protocol version 2") &&
+                                             Catch::Contains("speaks version 3") &&
+                                             Catch::Contains("bound to its handshake"));
     // A client without a token is told the agent needs one; an insecure agent cannot prove
     // itself, so a client holding a token refuses it.
     const auto none = run_ipchost({"--peer", a.address(), "--plugin", "socket.tcp", "--size", "1K",
