@@ -66,7 +66,7 @@ echo "netns-fleet-test: agents $net.1-$net.$agents, driver $net.100, on a bridge
 
 umask 077
 head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$work/token"
-echo wrong-token >"$work/wrong"
+head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$work/wrong"  # another strong token
 start_agent() {  # start_agent I TOKENFILE
   ip netns exec "$tag-$1" "$ipchost" serve --allow-root --bind "$(addr_of "$1"):$port" \
     --token-file "$2" --max-sessions 2 --allow-peer "$net.0/24" >>"$work/agent$1.log" 2>&1 &

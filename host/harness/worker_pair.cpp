@@ -29,6 +29,9 @@ constexpr std::int64_t setup_timeout_ns = 10'000'000'000;
 // kernel searches for free ports (thousands of TCP listeners beside thousands of TIME_WAIT
 // sockets from a run a minute ago): each endpoint adds to the deadline of those steps.
 constexpr std::int64_t setup_per_endpoint_ns = 5'000'000;
+// A worker that keeps saying it is still opening (progress, worker protocol 1.2) is waited for
+// this long at most (40,000 endpoints at 15 ms each, a loaded machine's slow kit).
+constexpr std::int64_t max_setup_ns = 600'000'000'000;
 
 std::int64_t setup_deadline(std::size_t endpoints) {
     return now_ns() + setup_timeout_ns +
@@ -153,12 +156,20 @@ bool died_within(Process &w, int timeout_ms) {
 std::optional<json> worker_pair::next_reply(const std::vector<process *> &workers, std::size_t i,
                                             control::message_kind type,
                                             const std::vector<bool> &done,
-                                            const event_callback &on_event, bool &progressed) {
+                                            const event_callback &on_event, bool &progressed,
+                                            bool &heard_progress) {
     std::optional<json> message;
     try {
         message = workers[i]->channel.next_buffered();
         if (!message) return std::nullopt;
         progressed = true;
+        // A worker still opening a setup's endpoints (protocol 1.2): alive, not the reply.
+        if (type == control::message_kind::opened &&
+            control::is(*message, control::message_kind::progress)) {
+            (void)control::read_message<control::setup_progress>(*message);  // checked
+            heard_progress = true;
+            return std::nullopt;
+        }
         // Reports during a run are events, not the awaited reply.
         if (type == control::message_kind::result && on_event &&
             (control::is(*message, control::message_kind::sent) ||
@@ -247,16 +258,21 @@ std::vector<json> worker_pair::collect(const std::vector<process *> &workers,
     std::vector<json> replies(workers.size());
     std::vector<bool> done(workers.size(), false);
     std::size_t pending = workers.size();
+    const std::int64_t cap = now_ns() + max_setup_ns;
     while (pending > 0) {
-        bool progressed = false;
+        bool progressed = false, heard_progress = false;
         for (std::size_t i = 0; i < workers.size(); ++i) {
             if (done[i]) continue;
-            auto reply = next_reply(workers, i, type, done, on_event, progressed);
+            auto reply = next_reply(workers, i, type, done, on_event, progressed, heard_progress);
             if (!reply) continue;
             replies[i] = std::move(*reply);
             done[i] = true;
             --pending;
         }
+        // A watchdog against hangs, not a rate: a worker that says it is still opening gets
+        // setup_timeout_ns from its word, up to max_setup_ns in all.
+        if (heard_progress)
+            deadline = std::max(deadline, std::min(cap, now_ns() + setup_timeout_ns));
         if (on_tick) on_tick();
         if (progressed || pending == 0) continue;
         wait_for_input(workers, done, type, deadline, on_tick != nullptr);

@@ -141,7 +141,7 @@ private:
                                                     std::size_t i, control::message_kind type,
                                                     const std::vector<bool> &done,
                                                     const event_callback &on_event,
-                                                    bool &progressed);
+                                                    bool &progressed, bool &heard_progress);
     static void wait_for_input(const std::vector<process *> &workers, const std::vector<bool> &done,
                                control::message_kind type, std::int64_t deadline, bool ticking);
     nlohmann::json setup_message(control::endpoint_role role,

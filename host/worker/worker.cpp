@@ -135,6 +135,7 @@ private:
                                           text::printable(w.protocol, 16) +
                                           "', which this worker did not offer");
         welcomed_ = true;
+        says_progress_ = !(*picked < control::protocol_version{1, 2});
     }
 
     void load(const std::string &id, const std::string &library, const std::string &identity) {
@@ -165,7 +166,15 @@ private:
         const std::string runtime_dir = runtime_dir_.empty() ? m.runtime_dir : runtime_dir_;
         control::opened_reply opened;
         connector_ = !creator;
+        std::int64_t next_progress = platform::now_ns() + progress_every_ns;
         for (const auto &spec : m.endpoints) {
+            if (says_progress_ && platform::now_ns() >= next_progress) {
+                // Still opening (protocol 1.2): the orchestrator's deadline runs from here.
+                control::setup_progress p;
+                p.opened = opened.addresses.size();
+                channel_.send(control::write_message(p));
+                next_progress = platform::now_ns() + progress_every_ns;
+            }
             if (agent_mode_) remote::check_agent_address(spec.address, creator);
             without_oracle(spec.address, [&] {
                 endpoints_.push_back(std::make_unique<plugin::transport_endpoint>(
@@ -303,6 +312,10 @@ private:
     int streams_ = 1;
     bool connector_ = false;
     bool welcomed_ = false;
+    // Worker protocol 1.2 and later: a setup that takes long says how far it got, at least this
+    // often (the orchestrator's deadline for opened runs from the last one).
+    bool says_progress_ = false;
+    static constexpr std::int64_t progress_every_ns = 1'000'000'000;
     std::int64_t rss_before_kib_ = 0;
 };
 

@@ -4,6 +4,8 @@
 #include <fmt/format.h>
 #include <catch2/catch.hpp>
 
+#include <chrono>
+
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -692,6 +694,37 @@ TEST_CASE("a broken kit fails its own cases with the reason, and the others stil
             run_ipchost({"--kit-dir", dir.path(), "--plugin", "pipe.fifo", "--impl", "nosuch"});
         CHECK(run.exit_code == 2);
         CHECK_THAT(run.err, Catch::Contains("no kit of that name in " + dir.path()));
+    }
+    CHECK(ipcbench::test::tagged_processes().empty());
+}
+
+TEST_CASE("a kit that says it is still opening its endpoints is waited for, a silent one is not",
+          "[kits]") {
+    // 12 endpoints at 1.1 s each: 13 s, past the deadline for opened (10 s + 5 ms each).
+    ipcbench::test::temp_dir dir;
+    write_kit(dir.path(), "slowkit", "slow-setup");
+    write_kit(dir.path(), "silentkit", "slow-silent");
+    for (const char *kit : {"slowkit", "silentkit"}) {
+        DYNAMIC_SECTION(kit) {
+            const auto start = std::chrono::steady_clock::now();
+            const auto results =
+                run_json({"--kit-dir", dir.path(), "--plugin", "pipe.fifo", "--mode", "throughput",
+                          "--size", "64", "--count", "100", "--streams", "12", "--impl",
+                          std::string("receiver=") + kit});
+            const double took =
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+            REQUIRE(results.size() == 1);
+            INFO(results[0].dump() << "\ntook " << took << " s");
+            if (std::string(kit) == "slowkit") {
+                CHECK(results[0]["status"] == "ok");
+                CHECK(results[0]["integrity"]["messages_received"] == 12 * 100);
+                CHECK(took > 13);  // it did take longer than the deadline it used to have
+            } else {
+                CHECK(results[0]["status"] == "failed");
+                CHECK_THAT(results[0]["error"].get<std::string>(),
+                           Catch::Contains("did not answer 'opened' in time"));
+            }
+        }
     }
     CHECK(ipcbench::test::tagged_processes().empty());
 }

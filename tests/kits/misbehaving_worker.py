@@ -14,6 +14,9 @@ that each check of ipchost (a run, ipchost check --impl) catches it:
   cpu-inflated    a real Python worker that reports three times the CPU its loops used
   blind           a real Python worker whose --verify finds every payload intact
   echo-marker     a real Python worker whose ponger counts the end marker in `echoed`
+  slow-setup      a real Python worker that takes 1.1 s to open each endpoint (a loaded machine
+                  making 20,001 FIFOs): it says progress between them (worker protocol 1.2)
+  slow-silent     the same, saying nothing while it opens
 """
 
 import os
@@ -90,6 +93,15 @@ def main():
                 u["cpu_user_s"] = 3 * u["cpu_user_s"] + 0.2
                 return u
         loops.Usage = Inflated
+    if mode in ("slow-setup", "slow-silent"):
+        opening = session.open_endpoint
+
+        def slowly(*args):
+            time.sleep(1.1)
+            return opening(*args)
+        session.open_endpoint = slowly
+        if mode == "slow-silent":
+            session.Session.still_opening = lambda self, opened: None
     return session.Session(sock, name).serve()
 
 

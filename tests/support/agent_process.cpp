@@ -299,7 +299,7 @@ worker_session::worker_session(const agent &a, const std::string &token, const s
     REQUIRE(welcome.at("type") == "welcome");
     const json worker_hello = read_frame(fd);  // the worker's own
     REQUIRE(worker_hello.at("type") == "hello");
-    REQUIRE(worker_hello.at("versions") == json::array({"1.0", "1.1"}));
+    REQUIRE(worker_hello.at("versions") == json::array({"1.0", "1.1", "1.2"}));
     REQUIRE(worker_hello.at("implementation") == "native");
     if (version.empty()) return;
     const std::string welcome_worker = frame_on(fd, {{"type", "welcome"}, {"protocol", version}});

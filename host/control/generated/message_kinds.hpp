@@ -11,6 +11,7 @@ enum class message_kind {
     goodbye,  // agent -> client: it is stopping
     setup,  // -> worker: load the transport, open the endpoints (answer: opened)
     opened,  // worker ->: the endpoints and their addresses
+    progress,  // worker ->: still opening a setup's endpoints, this many so far (1.2)
     connect,  // -> worker: connect the endpoints (answer: connected)
     connected,  // worker ->: connected, with the connections' set-up figures
     run,  // -> worker: run this job (answer: result)

@@ -60,6 +60,13 @@ struct opened_reply {
     std::string binding_key;  // since 1.1: from an agent: the key its client's connectors present
 };
 
+// worker -> orchestrator: sent while a setup's endpoints are being opened, at least every second,
+// only when both sides speak 1.2
+struct setup_progress {
+    static constexpr message_kind kind = message_kind::progress;
+    std::uint64_t opened = 0;  // endpoints opened so far
+};
+
 // orchestrator -> worker: connect every endpoint, each within timeout_ns
 struct connect_request {
     static constexpr message_kind kind = message_kind::connect;
@@ -159,6 +166,10 @@ template <class M, class V>
 auto visit_fields(M &m, V &&v) -> detail::if_a<M, opened_reply> {
     v.text_list("addresses", m.addresses, protocol::max_endpoints, 4096);
     v.optional_text("binding_key", m.binding_key, 128);
+}
+template <class M, class V>
+auto visit_fields(M &m, V &&v) -> detail::if_a<M, setup_progress> {
+    v.count("opened", m.opened, 0, protocol::max_endpoints);
 }
 template <class M, class V>
 auto visit_fields(M &m, V &&v) -> detail::if_a<M, connect_request> {

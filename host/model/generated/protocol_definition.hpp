@@ -15,7 +15,7 @@ inline constexpr std::int64_t histogram_sub_bits = 8;  // a latency histogram's 
 inline constexpr std::int64_t connect_timeout_ns = 5000000000;  // the connect message's timeout_ns that ipchost sends
 
 // The versions this side speaks, oldest first.
-inline constexpr const char *versions[] = {"1.0", "1.1"};
+inline constexpr const char *versions[] = {"1.0", "1.1", "1.2"};
 
 // Statuses (sdk/include/ipcbench/transport.h's IPCB_*: a test holds the two equal).
 inline constexpr int status_ok = 0;  // success
@@ -43,6 +43,7 @@ inline constexpr kind_row kinds[] = {
     {"goodbye", false, false, false, false},
     {"setup", true, false, true, false},
     {"opened", false, true, false, false},
+    {"progress", false, false, false, false},
     {"connect", true, false, true, false},
     {"connected", false, true, false, false},
     {"run", true, false, true, false},

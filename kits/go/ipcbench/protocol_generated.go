@@ -3,7 +3,7 @@
 package ipcbench
 
 // ProtocolVersions are the protocol versions this kit speaks, oldest first.
-var ProtocolVersions = []string{"1.0", "1.1"}
+var ProtocolVersions = []string{"1.0", "1.1", "1.2"}
 
 // Limits (docs/worker-protocol.md).
 const (
@@ -41,6 +41,7 @@ const (
 	MsgGoodbye    = "goodbye"
 	MsgSetup      = "setup"
 	MsgOpened     = "opened"
+	MsgProgress   = "progress"
 	MsgConnect    = "connect"
 	MsgConnected  = "connected"
 	MsgRun        = "run"
@@ -94,6 +95,9 @@ var MessageFields = map[string][]FieldSpec{
 	"opened": {
 		{Name: "addresses", Type: "text_list", Required: true, Since: "1.0", MaxLength: 4096, MaxItems: 40000},
 		{Name: "binding_key", Type: "optional_text", Required: false, Since: "1.1", MaxLength: 128},
+	},
+	"progress": {
+		{Name: "opened", Type: "count", Required: true, Since: "1.0", Min: 0.0, HasMin: true, Max: 40000.0, HasMax: true},
 	},
 	"connect": {
 		{Name: "timeout_ns", Type: "integer", Required: true, Since: "1.0", Min: 0.0, HasMin: true, Max: 9.223372036854776e+18, HasMax: true},

@@ -16,6 +16,8 @@ from .control import (E_INTERNAL, E_INVALID, E_SYSTEM, E_TIMEOUT, E_UNSUPPORTED,
 from .transports import BOTH, CONNECTOR, CREATOR, RECV, SEND, open_endpoint
 
 VERSIONS = list(PROTOCOL_VERSIONS)
+# Worker protocol 1.2: a setup still opening endpoints says so at least this often.
+PROGRESS_EVERY_S = 1.0
 ROLES = (CREATOR, CONNECTOR)
 DIRECTIONS = (SEND, RECV, BOTH)
 KINDS = ("send", "receive", "bidir", "ping", "pong")
@@ -52,6 +54,7 @@ class Session:
         self.channel = Channel(sock)
         self.implementation = implementation
         self.welcomed = False
+        self.says_progress = False
         self.endpoints = []
         self.rss_before_kib = 0
 
@@ -70,6 +73,8 @@ class Session:
             try:
                 if self.dispatch(stage, message):
                     return 0
+            except EOFError:
+                return 1  # closed while it worked (a long setup looks): gone, nothing to say
             except KitError as e:
                 self.error(stage, e.status, str(e))
             except ProtocolError as e:
@@ -92,6 +97,7 @@ class Session:
                 raise ProtocolError(f"the orchestrator picked worker protocol '{protocol[:16]}', "
                                     "which this worker did not offer")
             self.welcomed = True
+            self.says_progress = tuple(map(int, protocol.split("."))) >= (1, 2)
         elif not self.welcomed:
             raise ProtocolError(f"a '{kind[:32]}' message before the 'welcome'")
         elif kind == "setup":
@@ -128,7 +134,11 @@ class Session:
         if not self.endpoints:
             self.rss_before_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
         addresses = []
+        next_look = time.monotonic() + PROGRESS_EVERY_S
         for i, spec in enumerate(specs):
+            if time.monotonic() >= next_look:
+                self.still_opening(len(addresses))
+                next_look = time.monotonic() + PROGRESS_EVERY_S
             if not isinstance(spec, dict) or spec.get("direction") not in DIRECTIONS:
                 raise ProtocolError(f"setup message field 'endpoints'[{i}] field 'direction' "
                                     "is missing or unknown")
@@ -142,6 +152,14 @@ class Session:
             self.endpoints.append((ep, spec["direction"]))
             addresses.append(ep.export_address() if role == CREATOR else address)
         self.channel.send({"type": "opened", "addresses": addresses})
+
+    def still_opening(self, opened):
+        """A long setup (20,001 FIFOs under load): says how far it got (protocol 1.2), so the
+        orchestrator's deadline runs from here, and ends at once if the channel closed."""
+        if self.channel.closed():
+            raise EOFError("the orchestrator closed the control channel during the setup")
+        if self.says_progress:
+            self.channel.send({"type": "progress", "opened": opened})
 
     def connect(self, m):
         timeout_s = field(m, "timeout_ns", int) / 1e9
