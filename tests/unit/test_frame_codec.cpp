@@ -1,6 +1,8 @@
 #include <catch2/catch.hpp>
 
 #include "control/frame_codec.hpp"
+#include "control/frame_seal.hpp"
+#include "platform/crypto.hpp"
 
 using namespace ipcbench::control;
 
@@ -77,4 +79,60 @@ TEST_CASE("a decoder's bounds: the frame size it was made with, and nesting", "[
     CHECK(ok.next().value()["type"] == "x");
     deep.feed(past.data(), past.size());
     CHECK_THROWS_WITH(deep.next(), Catch::Contains("nested deeper than 32 levels"));
+}
+
+// The session keys of agent protocol 3 come from HKDF-SHA256: OpenSSL's on POSIX, its two steps
+// over CNG's HMAC on Windows. A Linux client and a Windows agent must derive the same keys, so
+// both are held to RFC 5869's first test case.
+TEST_CASE("HKDF-SHA256 gives RFC 5869's test vector on every platform", "[control]") {
+    auto bytes = [](std::initializer_list<int> values) {
+        std::string out;
+        for (int v : values) out.push_back(static_cast<char>(v));
+        return out;
+    };
+    const std::string ikm(22, '\x0b');
+    const std::string salt = bytes({0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12});
+    const std::string info = bytes({0xf0, 0xf1, 0xf2, 0xf3, 0xf4, 0xf5, 0xf6, 0xf7, 0xf8, 0xf9});
+    const std::string okm = ipcbench::platform::hkdf_sha256(ikm, salt, info, 42);
+    std::string hex;
+    for (unsigned char c : okm) {
+        static const char digits[] = "0123456789abcdef";
+        hex += digits[c >> 4];
+        hex += digits[c & 15];
+    }
+    CHECK(hex ==
+          "3cb25f25faacd57a90434f64d0362f2a2d2d0a90cf1a5a4c5db02d56ecc4c5bf34007208d5b887185865");
+}
+
+TEST_CASE("a sealed frame opens once, in order, and not altered", "[control]") {
+    const std::string key(32, 'k');
+    frame_seal sender(key), receiver(key);
+    const std::string first = sender.seal(encode_frame({{"type", "run"}}));
+    const std::string second = sender.seal(encode_frame({{"type", "close"}}));
+    frame_decoder d;
+    d.open_with(frame_seal(key));
+    d.feed(first.data(), first.size());
+    d.feed(second.data(), second.size());
+    CHECK(d.next()->at("type") == "run");
+    CHECK(d.next()->at("type") == "close");
+    // The same frame again (a replay), one out of order (the third where the second is due),
+    // one unsealed: refused; and one altered, below.
+    const std::string third = sender.seal(encode_frame({{"type", "run"}}));
+    for (const std::string &bad : {first, third, encode_frame({{"type", "run"}})}) {
+        frame_decoder again;
+        again.open_with(frame_seal(key));
+        const std::string ok = frame_seal(key).seal(encode_frame({{"type", "run"}}));
+        again.feed(ok.data(), ok.size());
+        CHECK(again.next()->at("type") == "run");
+        again.feed(bad.data(), bad.size());
+        CHECK_THROWS_AS(again.next(), protocol_error);
+    }
+    std::string altered = frame_seal(key).seal(encode_frame({{"type", "run"}}));
+    altered[6] = static_cast<char>(altered[6] ^ 0x20);
+    frame_decoder other;
+    other.open_with(frame_seal(key));
+    other.feed(altered.data(), altered.size());
+    CHECK_THROWS_AS(other.next(), protocol_error);
+    CHECK(receiver.try_open(first.data() + 4, first.size() - 4).has_value());
+    CHECK_FALSE(receiver.try_open(first.data() + 4, first.size() - 4).has_value());  // used
 }

@@ -120,8 +120,9 @@ TEST_CASE("the hello's versions pick the newest both speak, or none", "[control]
     CHECK(picked({"1.0"}) == "1.0");
     CHECK(picked({"1.1"}) == "1.1");
     CHECK(picked({"1.0", "1.1"}) == "1.1");
-    CHECK(picked({"1.7"}) == "1.1");         // a later minor speaks the earlier ones too
-    CHECK(picked({"2.0", "1.3"}) == "1.1");  // any order
+    CHECK(picked({"1.0", "1.1", "1.2"}) == "1.2");
+    CHECK(picked({"1.7"}) == "1.2");         // a later minor speaks the earlier ones too
+    CHECK(picked({"2.0", "1.3"}) == "1.2");  // any order
     CHECK(picked({"2.0"}) == "none");
     CHECK(picked({"0.9", "x.y", "1", "1.0.0", "-1.0", "99999.0"}) == "none");
     CHECK(picked({}) == "none");
