@@ -111,6 +111,7 @@ int run_main(int argc, char **argv) {
         // Parsed from a copy, so the token's bytes can be wiped from the process's own argv.
         std::vector<std::string> copies(argv, argv + argc);
         std::vector<const char *> args;
+        args.reserve(copies.size());
         for (const auto &a : copies) args.push_back(a.c_str());
         const bool token_on_command_line = cli::wipe_token_arguments(argc, argv);
         auto cmd = cli::parse_command_line(argc, args.data());

@@ -70,7 +70,7 @@ struct worker_pair::process {
               keep, launch.start_cpu,
               launch.implementation == "native" ? nullptr : &launch.environment)),
           channel(child->control_socket()) {}
-    process(std::string side, remote::agent_link link, std::string agent)
+    process(std::string side, remote::agent_link link, const std::string &agent)
         : side(std::move(side)),
           where(" (the agent at " + agent + ")"),
           remote_socket(link.fd),

@@ -68,6 +68,7 @@ child_process::child_process(const std::string &program, const std::vector<std::
     std::vector<std::string> env_storage;
     std::vector<char *> envp;
     if (environment != nullptr) env_storage = *environment;
+    envp.reserve(env_storage.size() + 1);
     for (auto &entry : env_storage) envp.push_back(entry.data());
     envp.push_back(nullptr);
 

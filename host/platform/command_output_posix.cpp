@@ -87,6 +87,7 @@ command_output run_for_output(const std::vector<std::string> &argv, int timeout_
     std::vector<std::string> env_storage;
     std::vector<char *> envp;
     if (environment != nullptr) env_storage = *environment;
+    envp.reserve(env_storage.size() + 1);
     for (auto &entry : env_storage) envp.push_back(entry.data());
     envp.push_back(nullptr);
     const pid_t parent = getpid();

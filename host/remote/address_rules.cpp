@@ -47,9 +47,8 @@ std::string client_unit(const std::string &host) {
     if (b.size() != 16) return host;
     static const char digits[] = "0123456789abcdef";
     std::string out;
-    for (int i = 0; i < 8; i += 2) {
-        for (const unsigned char c :
-             {b[static_cast<std::size_t>(i)], b[static_cast<std::size_t>(i + 1)]}) {
+    for (std::size_t i = 0; i < 8; i += 2) {
+        for (const unsigned char c : {b[i], b[i + 1]}) {
             out += digits[c >> 4];
             out += digits[c & 15];
         }

@@ -222,7 +222,10 @@ private:
             client.peer = host_port{client.source, peer.port}.text();
             client.deadline = now_ns() + seconds_ns(handshake_seconds());
             const socket_handle admitted = client.fd;
-            if (auto displaced = pending_.admit(std::move(client), now_ns()))
+            const auto speaking = [](const pending_client &c) {
+                return platform::wait_readable({c.fd}, 0).any();
+            };
+            if (auto displaced = pending_.admit(std::move(client), now_ns(), speaking))
                 refuse(displaced->fd, displaced->peer,
                        displaced->fd == admitted ? "too many handshakes from " + displaced->unit +
                                                        " are in progress; try again"

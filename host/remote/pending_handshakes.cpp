@@ -10,7 +10,10 @@ std::size_t pending_handshakes::count_from(const std::string &unit) const {
         clients_.begin(), clients_.end(), [&](const pending_client &c) { return c.unit == unit; }));
 }
 
-std::optional<pending_client> pending_handshakes::admit(pending_client client, std::int64_t now) {
+std::optional<pending_client> pending_handshakes::admit(
+    pending_client client, std::int64_t now,
+    const std::function<bool(const pending_client &)> &speaking) {
+    client.admitted_at = now;
     std::string victim_unit;
     if (count_from(client.unit) >= per_source_) {
         victim_unit = client.unit;
@@ -28,8 +31,9 @@ std::optional<pending_client> pending_handshakes::admit(pending_client client, s
         clients_.push_back(std::move(client));
         return std::nullopt;
     }
-    const auto past_floor = [now](const pending_client &c) {
-        return c.hello_at == 0 || now - c.hello_at >= handshake_floor_ns;
+    const auto past_floor = [&](const pending_client &c) {
+        if (c.hello_at != 0) return now - c.hello_at >= handshake_floor_ns;
+        return now - c.admitted_at >= handshake_floor_ns || !speaking || !speaking(c);
     };
     auto it = std::find_if(clients_.begin(), clients_.end(), [&](const pending_client &c) {
         return c.unit == victim_unit && past_floor(c);

@@ -2,6 +2,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -32,13 +33,15 @@ struct pending_client {
     // deadline (remote/agent_handshake.hpp).
     std::optional<agent_hello> hello;
     std::string agent_nonce;
-    std::int64_t hello_at = 0;  // when its hello was taken (platform::now_ns); 0: none yet
+    std::int64_t hello_at = 0;     // when its hello was taken (platform::now_ns); 0: none yet
+    std::int64_t admitted_at = 0;  // when it was admitted
 };
 
 // A client that sent its hello has this long, from then, to finish (its challenge's round trip
 // and its auth) before a newcomer from its unit may displace it: a flood from a client's own
 // address (a NAT, a shared host) must not rotate a distant client's handshake out between its
-// two round trips. A connection that sent nothing yet has no floor.
+// two round trips. A connection that sent nothing yet has no floor; one whose first bytes are
+// waiting unread (the agent reads them next turn) has it from its admission.
 inline constexpr std::int64_t handshake_floor_ns = 2'000'000'000;
 
 class pending_handshakes {
@@ -54,7 +57,10 @@ public:
     // it): the oldest of its unit's when that unit holds per_source already, else of the unit
     // holding most when all total are taken, never one within its handshake floor. When every
     // candidate is within its floor, the newcomer itself comes back, refused.
-    std::optional<pending_client> admit(pending_client client, std::int64_t now);
+    // `speaking` says whether a connection's bytes are waiting unread.
+    std::optional<pending_client> admit(
+        pending_client client, std::int64_t now,
+        const std::function<bool(const pending_client &)> &speaking = {});
     // Takes out the connection on fd (its handshake is decided); nullopt if it is not here.
     std::optional<pending_client> take(platform::socket_handle fd);
     // Takes out every connection whose deadline is before `now`.
